@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+import { VaultdError } from './errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'vaultd-config-'));
+function file(content: unknown): string {
+  const p = join(dir, `c${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+}
+function failure(fn: () => unknown): VaultdError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(VaultdError);
+    return e as VaultdError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('config', () => {
+  it('defaults: every key optional', () => {
+    const c = loadConfig({}, {});
+    expect(c.db).toBe('data/vaultd.duckdb');
+    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(c.auth.anonymous).toBe(true);
+    expect(c.rate_limits).toEqual({ anonymous_per_minute: 60, keyed_per_minute: 600 });
+    expect(c.schedules).toEqual({ ingest: '*/15 * * * * *', prices: '0 */5 * * * *' });
+    expect(c.chains).toEqual([]);
+    expect(c.registry).toEqual({ strategies: [], groups: [], vaults: [] });
+    expect(Object.isFrozen(c) && Object.isFrozen(c.server)).toBe(true);
+  });
+
+  it('precedence: defaults < file < env < flags', () => {
+    const f = file({ db: 'from-file.duckdb', server: { port: 9001, host: '127.0.0.2' }, rate_limits: { keyed_per_minute: 5 } });
+    expect(loadConfig({ config: f }, {}).server.port).toBe(9001);
+    expect(loadConfig({ config: f }, {}).rate_limits).toEqual({ anonymous_per_minute: 60, keyed_per_minute: 5 });
+    const env = { VAULTD_DB: 'env.duckdb', VAULTD_PORT: '9002' };
+    expect(loadConfig({ config: f }, env).db).toBe('env.duckdb');
+    expect(loadConfig({ config: f }, env).server).toEqual({ host: '127.0.0.2', port: 9002 });
+    expect(loadConfig({ config: f, port: 9003, db: 'flag.duckdb' }, env)).toMatchObject({ db: 'flag.duckdb', server: { port: 9003 } });
+    expect(loadConfig({}, { VAULTD_CONFIG: f }).db).toBe('from-file.duckdb');
+  });
+
+  it('error: a bad value names its exact key', () => {
+    const e = failure(() => loadConfig({ config: file({ rate_limits: { anonymous_per_minute: 'lots' } }) }, {}));
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toContain('"rate_limits.anonymous_per_minute"');
+  });
+
+  it('error: a bad item of a list names its index', () => {
+    const e = failure(() => loadConfig({ config: file({ chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: ['not a url'] }] }) }, {}));
+    expect(e.message).toContain('"chains.0.rpc_urls.0"');
+  });
+
+  it('error: an unknown key is named', () => {
+    const e = failure(() => loadConfig({ config: file({ server: { prot: 80 } }) }, {}));
+    expect(e.message).toContain('"server.prot"');
+  });
+
+  it('error: invalid JSON, missing file, bad env', () => {
+    expect(failure(() => loadConfig({ config: file('{"db": ') }, {})).message).toMatch(/is not valid JSON/);
+    expect(failure(() => loadConfig({ config: join(dir, 'nope.json') }, {})).message).toMatch(/does not exist/);
+    expect(failure(() => loadConfig({}, { VAULTD_PORT: 'eighty' })).message).toContain('VAULTD_PORT');
+    expect(failure(() => loadConfig({}, { VAULTD_LOG_LEVEL: 'loud' })).message).toContain('VAULTD_LOG_LEVEL');
+  });
+});
+
+describe('data/registry.example.json', () => {
+  it('is a valid configuration file with the real manifest deployments', async () => {
+    const { PROJECT_ROOT } = await import('./version.js');
+    const c = loadConfig({ config: join(PROJECT_ROOT, 'data', 'registry.example.json') }, {});
+    expect(c.registry.vaults.length).toBeGreaterThanOrEqual(90);
+    expect(new Set(c.registry.vaults.map((v) => v.vault_type))).toEqual(new Set(['aera_v3', 'morpho_v1', 'morpho_v2']));
+    const groups = new Set(c.registry.groups.map((g) => g.id));
+    for (const v of c.registry.vaults) expect(groups.has(v.group_id!)).toBe(true);
+  });
+});

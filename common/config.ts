@@ -1,0 +1,198 @@
+// The one place that reads configuration: defaults < config file < environment < flags
+// (DESIGN §2). Validated with valibot; an error names the exact bad key. Returns a frozen object.
+import { existsSync, readFileSync } from 'node:fs';
+import * as v from 'valibot';
+import { VaultdError } from './errors.js';
+
+const nonEmpty = v.pipe(v.string(), v.minLength(1));
+const port = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535));
+const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+const address = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'Expected a 0x-prefixed 20-byte hex address'));
+const nullableString = v.optional(v.nullable(v.string()));
+
+const ChainSchema = v.strictObject({
+  chain_id: positiveInt,
+  slug: nonEmpty,
+  name: nonEmpty,
+  rpc_urls: v.optional(v.array(v.pipe(v.string(), v.url())), []),
+  finality_blocks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 12),
+  block_time_seconds: v.optional(v.pipe(v.number(), v.minValue(0))),
+});
+
+const TokenRefSchema = v.strictObject({
+  address,
+  decimals: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(36)),
+  symbol: nonEmpty,
+});
+
+const StrategySchema = v.strictObject({
+  id: nonEmpty,
+  name: nonEmpty,
+  description: nullableString,
+  short_description: nullableString,
+  display_rank: v.optional(v.pipe(v.number(), v.integer())),
+});
+
+const GroupSchema = v.strictObject({
+  id: nonEmpty,
+  slug: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]*$/, 'Expected a lowercase slug')),
+  name: nonEmpty,
+  is_stable: v.optional(v.boolean(), false),
+  deployment_date: v.optional(v.nullable(v.pipe(v.string(), v.isoDate()))),
+  description: nullableString,
+  short_description: nullableString,
+  featured_rank: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+});
+
+const VaultSchema = v.strictObject({
+  chain_id: positiveInt,
+  address,
+  vault_type: v.picklist(['aera_v3', 'morpho_v1', 'morpho_v2', 'symbiotic']),
+  name: nonEmpty,
+  symbol: nonEmpty,
+  numeraire_token: TokenRefSchema,
+  group_id: nullableString,
+  is_primary: v.optional(v.boolean(), false),
+  strategy_id: nullableString,
+  visibility: v.optional(v.picklist(['visible', 'hidden', 'disabled']), 'visible'),
+  listed_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  start_block: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  provisioner: v.optional(address),
+  fee_calculator: v.optional(address),
+  definition: v.optional(v.record(v.string(), v.unknown()), {}),
+});
+
+const PriceProviderSchema = v.looseObject({
+  kind: v.picklist(['chainlink', 'http', 'static', 'demo']),
+});
+
+const TvlSourceSchema = v.looseObject({
+  id: nonEmpty,
+  label: nonEmpty,
+  kind: v.picklist(['http', 'static']),
+});
+
+const cron = v.pipe(v.string(), v.minLength(1));
+
+export const ConfigSchema = v.strictObject({
+  db: v.optional(nonEmpty, 'data/vaultd.duckdb'),
+  server: v.optional(
+    v.strictObject({
+      host: v.optional(nonEmpty, '0.0.0.0'),
+      port: v.optional(port, 8080),
+    }),
+    {},
+  ),
+  auth: v.optional(v.strictObject({ anonymous: v.optional(v.boolean(), true) }), {}),
+  rate_limits: v.optional(
+    v.strictObject({
+      anonymous_per_minute: v.optional(positiveInt, 60),
+      keyed_per_minute: v.optional(positiveInt, 600),
+    }),
+    {},
+  ),
+  chains: v.optional(v.array(ChainSchema), []),
+  registry: v.optional(
+    v.strictObject({
+      strategies: v.optional(v.array(StrategySchema), []),
+      groups: v.optional(v.array(GroupSchema), []),
+      vaults: v.optional(v.array(VaultSchema), []),
+    }),
+    {},
+  ),
+  prices: v.optional(v.strictObject({ providers: v.optional(v.array(PriceProviderSchema), []) }), {}),
+  tvl_sources: v.optional(v.array(TvlSourceSchema), []),
+  schedules: v.optional(
+    v.strictObject({
+      ingest: v.optional(cron, '*/15 * * * * *'),
+      prices: v.optional(cron, '0 */5 * * * *'),
+    }),
+    {},
+  ),
+});
+
+export type ConfigInput = v.InferInput<typeof ConfigSchema>;
+export type Config = v.InferOutput<typeof ConfigSchema> & {
+  /** the file the config came from, or null for defaults only */
+  readonly source: string | null;
+  readonly log_level: string;
+};
+
+/** The flags every command may pass that override config keys. */
+export interface ConfigOverrides {
+  config?: string | undefined;
+  db?: string | undefined;
+  port?: number | undefined;
+  host?: string | undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function configError(message: string, details?: unknown): VaultdError {
+  return new VaultdError('CONFIG_INVALID', message, { details });
+}
+
+/** Validate a parsed config object; `origin` names where it came from in messages. */
+export function parseConfig(input: unknown, origin: string): v.InferOutput<typeof ConfigSchema> {
+  const result = v.safeParse(ConfigSchema, input ?? {});
+  if (result.success) return result.output;
+  const issue = result.issues[0]!;
+  const path = v.getDotPath(issue) ?? '(root)';
+  throw configError(`invalid configuration in ${origin}: "${path}": ${issue.message}`, { key: path });
+}
+
+function readConfigFile(file: string): unknown {
+  if (!existsSync(file)) throw configError(`config file "${file}" does not exist; pass an existing JSON file to --config`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw configError(`config file "${file}" cannot be read: ${(cause as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw configError(`config file "${file}" is not valid JSON: ${(cause as Error).message}`);
+  }
+}
+
+function envPort(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.VAULTD_PORT;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw configError(`invalid environment variable VAULTD_PORT: "${raw}" is not a port number (0-65535)`, { key: 'VAULTD_PORT' });
+  }
+  return Number(raw);
+}
+
+/** Load the effective configuration. Pure over its inputs: pass `env` in tests. */
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const file = overrides.config ?? (env.VAULTD_CONFIG || undefined);
+  const parsed = parseConfig(file ? readConfigFile(file) : {}, file ? `"${file}"` : 'defaults');
+
+  const db = overrides.db ?? (env.VAULTD_DB || undefined) ?? parsed.db;
+  const host = overrides.host ?? (env.VAULTD_HOST || undefined) ?? parsed.server.host;
+  const port = overrides.port ?? envPort(env) ?? parsed.server.port;
+  const logLevel = env.VAULTD_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw configError(`invalid environment variable VAULTD_LOG_LEVEL: "${logLevel}"; use one of ${LOG_LEVELS.join(', ')}`, {
+      key: 'VAULTD_LOG_LEVEL',
+    });
+  }
+  const config: Config = {
+    ...parsed,
+    db,
+    server: { host, port },
+    source: file ?? null,
+    log_level: logLevel,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const value of Object.values(o)) deepFreeze(value);
+    Object.freeze(o);
+  }
+  return o;
+}

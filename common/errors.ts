@@ -1,0 +1,66 @@
+// One error base for the whole program: a stable code, a short message that quotes the
+// offending value, optional details and cause. HTTP statuses and CLI exit codes map from the code.
+
+export const ERROR_CODES = {
+  // request errors (DESIGN §5.3)
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_PARAMETER: 422,
+  INVALID_CURSOR: 422,
+  RATE_LIMITED: 429,
+  NOT_READY: 503,
+  INTERNAL: 500,
+  // program errors (CLI, config, store, sources)
+  USAGE: 2,
+  CONFIG_INVALID: 2,
+  DB_UNAVAILABLE: 2,
+  STORE_QUERY_FAILED: 1,
+  SOURCE_FAILED: 1,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface VaultdErrorOptions {
+  details?: unknown;
+  cause?: unknown;
+  /** transient failures (RPC timeouts, 429s) may be retried with backoff */
+  retryable?: boolean;
+}
+
+export class VaultdError extends Error {
+  override readonly name = 'VaultdError';
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options: VaultdErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+    this.retryable = options.retryable ?? false;
+  }
+
+  /** HTTP status for request codes; 500 for program codes that reach a request. */
+  get status(): number {
+    const n = ERROR_CODES[this.code];
+    return n >= 400 ? n : 500;
+  }
+
+  /** Process exit code for program codes (2 = bad input, 1 = failure). */
+  get exitCode(): number {
+    const n = ERROR_CODES[this.code];
+    return n < 100 ? n : 1;
+  }
+}
+
+export function isVaultdError(e: unknown): e is VaultdError {
+  return e instanceof VaultdError;
+}
+
+/** A message safe to show anyone: never a stack, never a file path. */
+export function describeError(e: unknown): string {
+  if (e instanceof VaultdError) return e.message;
+  if (e instanceof Error) return e.message.replace(/(\/[\w.@-]+)+/g, '<path>');
+  return String(e);
+}
