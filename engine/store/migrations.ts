@@ -1,0 +1,194 @@
+// Versioned schema of the one DuckDB file (DESIGN §3). Append a migration; never edit one
+// that has shipped. Large raw tables carry no PRIMARY KEY on purpose: loading is 7x slower
+// with one (DESIGN §8), so the loader deduplicates through a staging table and an anti-join.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'registry, raw and derived tables',
+    sql: `
+CREATE TABLE settings (
+  key VARCHAR PRIMARY KEY,
+  value VARCHAR NOT NULL
+);
+
+-- registry (curated; from the config file or the demo) --------------------------------
+CREATE TABLE chains (
+  chain_id BIGINT PRIMARY KEY,
+  slug VARCHAR NOT NULL UNIQUE,
+  name VARCHAR NOT NULL,
+  finality_blocks INTEGER NOT NULL,
+  rpc_urls VARCHAR[] NOT NULL
+);
+CREATE TABLE strategies (
+  id VARCHAR PRIMARY KEY,
+  name VARCHAR NOT NULL,
+  description VARCHAR,
+  short_description VARCHAR,
+  display_rank INTEGER NOT NULL
+);
+CREATE TABLE vault_groups (
+  id VARCHAR PRIMARY KEY,
+  slug VARCHAR NOT NULL UNIQUE,
+  name VARCHAR NOT NULL,
+  is_stable BOOLEAN NOT NULL,
+  deployment_date DATE,
+  description VARCHAR,
+  short_description VARCHAR,
+  featured_rank INTEGER
+);
+CREATE TABLE vaults (
+  vault_id VARCHAR PRIMARY KEY,
+  chain_id BIGINT NOT NULL,
+  address VARCHAR NOT NULL,
+  vault_type VARCHAR NOT NULL CHECK (vault_type IN ('aera_v3', 'morpho_v1', 'morpho_v2', 'symbiotic')),
+  name VARCHAR NOT NULL,
+  symbol VARCHAR NOT NULL,
+  numeraire_address VARCHAR NOT NULL,
+  numeraire_decimals INTEGER NOT NULL,
+  numeraire_symbol VARCHAR NOT NULL,
+  group_id VARCHAR,
+  is_primary BOOLEAN NOT NULL,
+  strategy_id VARCHAR,
+  visibility VARCHAR NOT NULL CHECK (visibility IN ('visible', 'hidden', 'disabled')),
+  listed_at TIMESTAMP NOT NULL,
+  definition JSON NOT NULL
+);
+CREATE TABLE tokens (
+  chain_id BIGINT NOT NULL,
+  address VARCHAR NOT NULL,
+  symbol VARCHAR NOT NULL,
+  decimals INTEGER NOT NULL,
+  PRIMARY KEY (chain_id, address)
+);
+CREATE TABLE tvl_sources (
+  id VARCHAR PRIMARY KEY,
+  label VARCHAR NOT NULL,
+  kind VARCHAR NOT NULL,
+  config JSON NOT NULL,
+  display_rank INTEGER NOT NULL
+);
+CREATE TABLE api_keys (
+  id VARCHAR PRIMARY KEY,
+  name VARCHAR NOT NULL,
+  secret_sha256 VARCHAR NOT NULL UNIQUE,
+  tier VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  revoked_at TIMESTAMP
+);
+
+-- raw (ingested; append-only, deduplicated by the loader) --------------------------------
+CREATE TABLE vault_snapshots (
+  vault_id VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  block_number BIGINT NOT NULL,
+  total_assets HUGEINT NOT NULL,
+  total_supply HUGEINT NOT NULL,
+  unit_price HUGEINT
+);
+CREATE TABLE vault_events (
+  chain_id BIGINT NOT NULL,
+  block_number BIGINT NOT NULL,
+  log_index INTEGER NOT NULL,
+  sub_index INTEGER NOT NULL,
+  block_hash VARCHAR NOT NULL,
+  tx_hash VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  vault_id VARCHAR NOT NULL,
+  kind VARCHAR NOT NULL,
+  wallet VARCHAR NOT NULL,
+  counterparty VARCHAR,
+  token VARCHAR NOT NULL,
+  assets HUGEINT NOT NULL,
+  shares HUGEINT NOT NULL,
+  request_hash VARCHAR
+);
+CREATE TABLE prices (
+  chain_id BIGINT NOT NULL,
+  address VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  usd DECIMAL(38, 18) NOT NULL,
+  source VARCHAR NOT NULL
+);
+CREATE TABLE allocations (
+  vault_id VARCHAR NOT NULL,
+  as_of TIMESTAMP NOT NULL,
+  position INTEGER NOT NULL,
+  category VARCHAR NOT NULL,
+  target JSON NOT NULL,
+  allocation DOUBLE NOT NULL,
+  amount DOUBLE NOT NULL,
+  amount_usd DOUBLE
+);
+CREATE TABLE tvl_source_values (
+  source_id VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  usd DECIMAL(38, 6),
+  error VARCHAR
+);
+CREATE TABLE ingest_checkpoints (
+  chain_id BIGINT NOT NULL,
+  stream VARCHAR NOT NULL,
+  block_number BIGINT NOT NULL,
+  block_hash VARCHAR,
+  updated_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (chain_id, stream)
+);
+CREATE TABLE block_hashes (
+  chain_id BIGINT NOT NULL,
+  block_number BIGINT NOT NULL,
+  block_hash VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  PRIMARY KEY (chain_id, block_number)
+);
+
+-- derived (recomputed; the published snapshot is built from these) ----------------------
+CREATE TABLE vault_metrics_hourly (
+  vault_id VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  unit_price VARCHAR NOT NULL,
+  tvl_native VARCHAR NOT NULL,
+  tvl_usd VARCHAR,
+  total_supply VARCHAR NOT NULL,
+  apy_7d DOUBLE,
+  apy_30d DOUBLE,
+  apy_90d DOUBLE
+);
+CREATE TABLE positions (
+  position_id BIGINT NOT NULL,
+  wallet VARCHAR NOT NULL,
+  vault_id VARCHAR NOT NULL,
+  shares_owned VARCHAR NOT NULL,
+  cost_basis_native VARCHAR NOT NULL,
+  cost_basis_usd VARCHAR,
+  realized_native VARCHAR NOT NULL,
+  realized_usd VARCHAR,
+  pending_deposit_assets VARCHAR NOT NULL,
+  pending_redeem_shares VARCHAR NOT NULL,
+  updated_at TIMESTAMP NOT NULL
+);
+CREATE TABLE activity (
+  wallet VARCHAR NOT NULL,
+  vault_id VARCHAR NOT NULL,
+  row_id VARCHAR NOT NULL,
+  type VARCHAR NOT NULL,
+  block_timestamp BIGINT NOT NULL,
+  chain_id BIGINT NOT NULL,
+  block_number BIGINT NOT NULL,
+  log_index INTEGER NOT NULL,
+  sub_index INTEGER NOT NULL,
+  block_hash VARCHAR NOT NULL,
+  tx_hash VARCHAR NOT NULL,
+  request_hash VARCHAR,
+  shares_delta VARCHAR NOT NULL,
+  assets_delta VARCHAR NOT NULL
+);
+`,
+  },
+];

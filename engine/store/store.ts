@@ -1,0 +1,149 @@
+// The DuckDB store: opens the one database file, applies migrations, and runs labelled
+// queries (the label shows in logs and in the query-duration metric). No extension is ever
+// auto-installed (no network) and memory is bounded explicitly (DESIGN §8).
+import { dirname, resolve } from 'node:path';
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { Histogram } from 'prom-client';
+import type { Common } from '../../common/common.js';
+import { ensureDir } from '../../common/ensureDir.js';
+import { VaultdError } from '../../common/errors.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
+
+export interface StoreOptions {
+  /** database file, or ':memory:' */
+  path: string;
+  /** DuckDB worker threads; lower it while the compute pool runs (DESIGN §8) */
+  threads?: number;
+  memoryLimit?: string;
+  migrations?: readonly Migration[];
+}
+
+export interface Store {
+  readonly path: string;
+  readonly connection: DuckDBConnection;
+  run(label: string, sql: string, params?: Params): Promise<void>;
+  /** Rows as plain JS objects (TIMESTAMP → Date, HUGEINT → bigint). For small results only. */
+  rows<T = Record<string, unknown>>(label: string, sql: string, params?: Params): Promise<T[]>;
+  /** The first row, or null. */
+  one<T = Record<string, unknown>>(label: string, sql: string, params?: Params): Promise<T | null>;
+  /** Run `fn` in one transaction; rolls back on error. Not re-entrant. */
+  transaction<T>(label: string, fn: () => Promise<T>): Promise<T>;
+  /** Current schema version. */
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+}
+
+const queryHistograms = new WeakMap<object, Histogram<'label'>>();
+
+function queryHistogram(common: Common): Histogram<'label'> {
+  let h = queryHistograms.get(common.metrics);
+  if (!h) {
+    h = new Histogram({
+      name: 'vaultd_store_query_seconds',
+      help: 'DuckDB query duration by label',
+      labelNames: ['label'],
+      buckets: [0.001, 0.005, 0.02, 0.1, 0.5, 2, 10],
+      registers: [common.metrics],
+    });
+    queryHistograms.set(common.metrics, h);
+  }
+  return h;
+}
+
+export async function createStore(common: Common, options: StoreOptions): Promise<Store> {
+  const path = options.path === ':memory:' ? ':memory:' : resolve(options.path);
+  let instance: DuckDBInstance;
+  try {
+    if (path !== ':memory:') ensureDir(dirname(path));
+    instance = await DuckDBInstance.create(path, {
+      threads: String(options.threads ?? 2),
+      memory_limit: options.memoryLimit ?? '4GB',
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+  } catch (cause) {
+    throw new VaultdError(
+      'DB_UNAVAILABLE',
+      `cannot open database "${options.path}": ${(cause as Error).message.split('\n')[0]}; check the path is writable and no other vaultd process holds it`,
+      { cause },
+    );
+  }
+  const connection = await instance.connect();
+  const histogram = queryHistogram(common);
+  const logger = common.logger.child({ component: 'store' });
+
+  async function timed<T>(label: string, sql: string, work: () => Promise<T>): Promise<T> {
+    const end = histogram.startTimer({ label });
+    try {
+      return await work();
+    } catch (cause) {
+      throw new VaultdError('STORE_QUERY_FAILED', `query "${label}" failed: ${(cause as Error).message.split('\n')[0]}`, {
+        cause,
+        details: { label },
+      });
+    } finally {
+      const seconds = end();
+      if (seconds > 1) logger.debug({ label, seconds }, 'slow query');
+    }
+  }
+
+  let inTransaction = false;
+  const store: Store = {
+    path,
+    connection,
+    run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
+    rows: (label, sql, params) =>
+      timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),
+    async one(label, sql, params) {
+      const rows = await store.rows(label, sql, params);
+      return (rows[0] as never) ?? null;
+    },
+    async transaction(label, fn) {
+      if (inTransaction) throw new VaultdError('STORE_QUERY_FAILED', `nested transaction "${label}"`);
+      inTransaction = true;
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        const result = await fn();
+        await connection.run('COMMIT');
+        return result;
+      } catch (err) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        inTransaction = false;
+      }
+    },
+    async schemaVersion() {
+      const row = await store.one<{ v: number | null }>('schema.version', 'SELECT max(version)::INTEGER AS v FROM schema_migrations');
+      return row?.v ?? 0;
+    },
+    async close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+
+  await migrate(store, options.migrations ?? MIGRATIONS);
+  return store;
+}
+
+/** Apply every migration newer than the database, each in its own transaction. Idempotent. */
+export async function migrate(store: Store, migrations: readonly Migration[]): Promise<number[]> {
+  await store.run(
+    'schema.init',
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)',
+  );
+  const current = await store.schemaVersion();
+  const applied: number[] = [];
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    await store.transaction(`migrate.${m.version}`, async () => {
+      await store.run(`migrate.${m.version}`, m.sql);
+      await store.run('schema.record', 'INSERT INTO schema_migrations VALUES ($1, $2, now()::TIMESTAMP)', [m.version, m.name]);
+    });
+    applied.push(m.version);
+  }
+  return applied;
+}
