@@ -1,0 +1,108 @@
+// Builds the demo world into a fresh database file beside the target and swaps it in with
+// a rename, so a crash or a bad flag never leaves a half-written database behind.
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Common } from '../../common/common.js';
+import { ensureDir } from '../../common/ensureDir.js';
+import { VaultdError } from '../../common/errors.js';
+import type { Progress } from '../../common/progress.js';
+import { createRawWriter } from '../../engine/store/rawWriter.js';
+import { writeRegistry } from '../../engine/store/registryStore.js';
+import { setSetting } from '../../engine/store/settings.js';
+import { createStore } from '../../engine/store/store.js';
+import { buildDemoRegistry, simulateDemo, type DemoParams } from './index.js';
+
+export interface DemoWorldSummary {
+  path: string;
+  params: DemoParams;
+  vaults: number;
+  wallets: number;
+  snapshots: number;
+  events: number;
+  prices: number;
+  seconds: number;
+  rows_per_second: number;
+}
+
+export const DEMO_SETTING = 'demo.params';
+
+/** Does the database at `path` already hold a registry? Opens and closes it. */
+export async function databaseHasData(common: Common, path: string): Promise<boolean> {
+  if (path === ':memory:' || !existsSync(path)) return false;
+  const store = await createStore(common, { path });
+  try {
+    const row = await store.one<{ n: bigint }>('demo.has_data', 'SELECT count(*) AS n FROM vaults');
+    return (row?.n ?? 0n) > 0n;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function createDemoWorld(
+  common: Common,
+  opts: { path: string; params: DemoParams; force: boolean; progress?: Progress },
+): Promise<DemoWorldSummary> {
+  const target = resolve(opts.path);
+  try {
+    ensureDir(dirname(target));
+  } catch (cause) {
+    throw new VaultdError('DB_UNAVAILABLE', `cannot create the folder of database "${opts.path}": ${(cause as Error).message}`, { cause });
+  }
+  if (!opts.force && (await databaseHasData(common, target))) {
+    throw new VaultdError('USAGE', `database "${opts.path}" already holds a world; pass --force to replace it`);
+  }
+  const tmp = `${target}.tmp-${process.pid}`;
+  removeStaleBuilds(target);
+  const t0 = performance.now();
+  let summary: DemoWorldSummary;
+  try {
+    const store = await createStore(common, { path: tmp });
+    try {
+      const registry = buildDemoRegistry(opts.params);
+      await writeRegistry(store, registry);
+      const writer = await createRawWriter(store, 'append');
+      const sim = simulateDemo(opts.params, registry, writer.sink, {
+        onProgress: (done, total) => opts.progress?.update(done, total),
+      });
+      const added = await writer.finish();
+      opts.progress?.stop();
+      await setSetting(store, DEMO_SETTING, JSON.stringify({ ...opts.params, end: sim.end }));
+      await store.run('demo.checkpoint', 'CHECKPOINT');
+      const seconds = (performance.now() - t0) / 1000;
+      const rows = added.snapshots + added.events + added.prices + added.allocations + added.tvlSourceValues;
+      summary = {
+        path: target,
+        params: opts.params,
+        vaults: registry.vaults.length,
+        wallets: sim.wallets,
+        snapshots: added.snapshots,
+        events: added.events,
+        prices: added.prices,
+        seconds: Math.round(seconds * 100) / 100,
+        rows_per_second: Math.round(rows / seconds),
+      };
+    } finally {
+      await store.close();
+    }
+    // A stale write-ahead log of the old file would be replayed into the new one.
+    removeDatabase(target);
+    renameSync(tmp, target);
+  } catch (err) {
+    removeDatabase(tmp);
+    throw err;
+  }
+  return summary;
+}
+
+/** Leftovers of a build that was killed before its swap. */
+function removeStaleBuilds(target: string): void {
+  const base = `${basename(target)}.tmp-`;
+  for (const name of readdirSync(dirname(target), { withFileTypes: true })) {
+    if (name.isFile() && name.name.startsWith(base)) rmSync(join(dirname(target), name.name), { force: true });
+  }
+}
+
+function removeDatabase(path: string): void {
+  rmSync(path, { force: true });
+  rmSync(`${path}.wal`, { force: true });
+}
