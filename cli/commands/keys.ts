@@ -1,0 +1,38 @@
+// `vaultd keys create NAME | list | revoke ID`: API credentials, stored only as SHA-256.
+import { createCommon } from '../../common/common.js';
+import { loadConfig } from '../../common/config.js';
+import { VaultdError } from '../../common/errors.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../engine/store/apiKeys.js';
+import { createStore } from '../../engine/store/store.js';
+import { parseFlags } from '../args.js';
+
+export async function keysCommand(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  const arity = action === 'create' || action === 'revoke' ? 1 : 0;
+  if (action !== 'create' && action !== 'list' && action !== 'revoke') {
+    throw new VaultdError('USAGE', `keys: expected "create NAME", "list" or "revoke ID", got ${action ? `"${action}"` : 'nothing'}`);
+  }
+  const { values, positionals } = parseFlags(`keys ${action}`, rest, { db: { type: 'string' }, config: { type: 'string' } }, arity);
+  if (positionals.length < arity) {
+    throw new VaultdError('USAGE', `keys ${action}: missing ${action === 'create' ? 'NAME' : 'ID'}`);
+  }
+  const config = loadConfig({ config: values.config, db: values.db });
+  const common = createCommon(config);
+  const store = await createStore(common, { path: config.db });
+  try {
+    if (action === 'create') {
+      const { id, secret } = await createApiKey(store, positionals[0]!);
+      process.stdout.write(`created API key ${id} (${positionals[0]}); the secret is shown once, on the next line:\n${secret}\n`);
+    } else if (action === 'list') {
+      for (const k of await listApiKeys(store)) {
+        process.stdout.write(`${k.id}\t${k.name}\t${k.tier}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\n`);
+      }
+    } else {
+      await revokeApiKey(store, positionals[0]!);
+      process.stdout.write(`revoked ${positionals[0]}\n`);
+    }
+  } finally {
+    await store.close();
+  }
+  return 0;
+}

@@ -1,0 +1,27 @@
+// `vaultd wallets`: wallet addresses known to the store, most active first.
+import { createCommon } from '../../common/common.js';
+import { loadConfig } from '../../common/config.js';
+import { createStore } from '../../engine/store/store.js';
+import { intFlag, parseFlags } from '../args.js';
+
+export async function walletsCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags('wallets', argv, {
+    db: { type: 'string' },
+    config: { type: 'string' },
+    limit: { type: 'string' },
+  });
+  const limit = intFlag('limit', values.limit, 1);
+  const config = loadConfig({ config: values.config, db: values.db });
+  const store = await createStore(createCommon(config), { path: config.db });
+  try {
+    const rows = await store.rows<{ wallet: string }>(
+      'wallets.list',
+      `SELECT wallet FROM vault_events GROUP BY wallet ORDER BY count(*) DESC, wallet ${limit ? 'LIMIT $1' : ''}`,
+      limit ? [limit] : [],
+    );
+    process.stdout.write(rows.map((r) => `${r.wallet}\n`).join(''));
+  } finally {
+    await store.close();
+  }
+  return 0;
+}

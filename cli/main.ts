@@ -1,0 +1,54 @@
+// `vaultd` command-line entry (DESIGN §2): dispatches to one module per command and turns
+// every error into one clear line on stderr with a stable exit code (2 = bad input).
+import { VaultdError, describeError } from '../common/errors.js';
+import { VERSION } from '../common/version.js';
+
+const USAGE = `vaultd ${VERSION} — curated yield vault engine and read-only HTTP API
+
+Usage:
+  vaultd demo [--db PATH] [--seed N] [--now ISO] [--vaults N] [--wallets N] [--days N] [--force]
+  vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs]
+  vaultd recompute [--db PATH] [--full]
+  vaultd ingest [--config FILE] [--once]
+  vaultd devnet [--db PATH] [--port N]
+  vaultd keys create NAME [--db PATH] | keys list [--db PATH] | keys revoke ID [--db PATH]
+  vaultd wallets [--db PATH] [--limit N]
+
+Environment: VAULTD_DB, VAULTD_PORT, VAULTD_HOST, VAULTD_CONFIG, VAULTD_LOG_LEVEL.`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  keys: async () => (await import('./commands/keys.js')).keysCommand,
+  wallets: async () => (await import('./commands/wallets.js')).walletsCommand,
+  recompute: async () => (await import('./commands/notYet.js')).notYet('recompute', 'the compute engine'),
+  ingest: async () => (await import('./commands/notYet.js')).notYet('ingest', 'the chain indexer'),
+  devnet: async () => (await import('./commands/notYet.js')).notYet('devnet', 'the chain indexer'),
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`vaultd: unknown command "${name}"; see \`vaultd help\`\n`);
+    return 2;
+  }
+  try {
+    return await (await load())(rest);
+  } catch (err) {
+    const code = err instanceof VaultdError ? err.exitCode : 1;
+    process.stderr.write(`vaultd ${name}: ${describeError(err)}\n`);
+    if (!(err instanceof VaultdError) && process.env.VAULTD_LOG_LEVEL === 'debug') console.error(err);
+    return code;
+  }
+}

@@ -1,0 +1,146 @@
+// The command-line contract of DESIGN §2, driven through the real bin.
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore } from '../engine/store/store.js';
+import { tempDir, testCommon } from './helpers/common.js';
+import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+
+const dir = tempDir('vaultd-cli-');
+const db = join(dir, 'world.duckdb');
+const small = ['--seed', '7', '--now', '2026-01-10T00:00:00Z', '--days', '30', '--wallets', '40'];
+
+function oneLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('vaultd CLI', () => {
+  beforeAll(() => {
+    const r = vaultd(['demo', '--db', db, ...small]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^demo world: \d+ vaults, \d+ wallets, \d+ snapshots, \d+ events, \d+ prices in [\d.]+ s \(\d+ rows\/s\) -> /);
+  });
+
+  it('error: unknown flag names it, exit 2, nothing written', () => {
+    const target = join(dir, 'never.duckdb');
+    const r = vaultd(['demo', '--db', target, '--bogus']);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(/^vaultd demo: .*'--bogus'/);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('error: unknown command and bad flag values exit 2', () => {
+    expect(vaultd(['explode']).status).toBe(2);
+    const r = vaultd(['demo', '--db', join(dir, 'x.duckdb'), '--days', 'many']);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toBe('vaultd demo: invalid --days "many": expected an integer from 1 to 3650');
+    expect(oneLine(vaultd(['demo', '--db', join(dir, 'x.duckdb'), '--now', 'yesterday']).stderr)).toContain('invalid --now "yesterday"');
+  });
+
+  it('error: a bad config value names the key', () => {
+    const config = join(dir, 'bad.json');
+    writeFileSync(config, JSON.stringify({ rate_limits: { keyed_per_minute: -5 } }));
+    const r = vaultd(['serve', '--config', config, '--db', join(dir, 'y.duckdb')]);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toContain('"rate_limits.keyed_per_minute"');
+  });
+
+  it('error: an unwritable database path is one clear line, exit 2', () => {
+    const r = vaultd(['demo', '--db', '/proc/vaultd-nope/world.duckdb', ...small]);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(/^vaultd demo: cannot create the folder of database "\/proc\/vaultd-nope\/world.duckdb"/);
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const under = vaultd(['keys', 'create', 'x', '--db', join(file, 'k.duckdb')]);
+    expect(under.status).toBe(2);
+    expect(oneLine(under.stderr)).toMatch(/^vaultd keys: cannot open database ".*a-file\/k.duckdb": "\S+a-file" is not a directory/);
+  });
+
+  it('demo refuses to replace a world without --force, replaces it with --force', () => {
+    const again = vaultd(['demo', '--db', db, ...small]);
+    expect(again.status).toBe(2);
+    expect(oneLine(again.stderr)).toContain('already holds a world; pass --force to replace it');
+    expect(vaultd(['demo', '--db', db, ...small, '--force']).status).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('a demo killed mid-build leaves no database behind', async () => {
+    const target = join(dir, 'killed.duckdb');
+    const child = vaultdSpawn(['demo', '--db', target, '--days', '400', '--wallets', '3000', '--vaults', '200']);
+    await new Promise<void>((resolve) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        if (d.toString().includes('"msg":"progress"')) resolve();
+      });
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(existsSync(target)).toBe(false);
+    // the next build cleans the leftovers of the killed one
+    expect(vaultd(['demo', '--db', target, ...small]).status).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.startsWith('killed.duckdb.tmp-'))).toEqual([]);
+  });
+
+  it('wallets: one address per line, most active first', async () => {
+    const r = vaultd(['wallets', '--db', db, '--limit', '5']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    for (const l of lines) expect(l).toMatch(/^0x[0-9a-f]{40}$/);
+    const store = await createStore(testCommon(), { path: db });
+    try {
+      const counts = await store.rows<{ wallet: string; n: bigint }>(
+        'q',
+        'SELECT wallet, count(*) AS n FROM vault_events GROUP BY wallet ORDER BY n DESC, wallet LIMIT 5',
+      );
+      expect(lines).toEqual(counts.map((c) => c.wallet));
+      expect(counts[0]!.n >= counts[4]!.n).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keys: create prints the secret alone on the last line; list; revoke', () => {
+    const kdb = join(dir, 'keys.duckdb');
+    const created = vaultd(['keys', 'create', 'ci bot', '--db', kdb]);
+    expect(created.status).toBe(0);
+    const lines = created.stdout.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^vk_[A-Za-z0-9_-]{43}$/);
+    const id = /created API key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
+    expect(vaultd(['keys', 'list', '--db', kdb]).stdout).toMatch(new RegExp(`^${id}\\tci bot\\tkeyed\\t\\S+Z\\tactive$`, 'm'));
+    expect(vaultd(['keys', 'revoke', id, '--db', kdb]).status).toBe(0);
+    expect(vaultd(['keys', 'list', '--db', kdb]).stdout).toMatch(new RegExp(`^${id}\\t.*\\trevoked \\S+Z$`, 'm'));
+    const missing = vaultd(['keys', 'revoke', 'key_000', '--db', kdb]);
+    expect(missing.status).not.toBe(0);
+    expect(oneLine(missing.stderr)).toContain('no API key with id "key_000"');
+    expect(vaultd(['keys', 'create', '--db', kdb]).status).toBe(2);
+  });
+
+  describe('serve', () => {
+    let child: ReturnType<typeof vaultdSpawn>;
+    let port: number;
+    beforeAll(async () => {
+      child = vaultdSpawn(['serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--no-jobs']);
+      port = await waitForListening(child);
+    });
+    afterAll(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+
+    it('answers /health with status, version and uptime', async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const body = await res.json();
+      expect(body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime_seconds: expect.any(Number) });
+    });
+
+    it('SIGTERM: stops and exits 0', async () => {
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+  });
+});

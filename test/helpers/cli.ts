@@ -1,0 +1,48 @@
+// Runs the compiled `vaultd` bin as a child process, the way users and acceptance tests do.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../common/version.js';
+
+export const BIN = join(PROJECT_ROOT, 'bin', 'vaultd.js');
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function vaultd(args: string[], env: Record<string, string> = {}): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, VAULTD_LOG_LEVEL: 'warn', ...env },
+    timeout: 300_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function vaultdSpawn(args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, VAULTD_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Resolve with the port once the server logs its "listening" line. */
+export function waitForListening(child: ChildProcess, timeoutMs = 120_000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${buf}`)), timeoutMs);
+    child.stderr!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${buf}`));
+    });
+  });
+}
