@@ -1,0 +1,73 @@
+import fc from 'fast-check';
+import { Decimal } from 'decimal.js';
+import { describe, expect, it } from 'vitest';
+import { D, formatDown, formatUnits, formatUsd, isoSeconds, parseUnits, unitPriceE18 } from './numbers.js';
+
+// Oracle: string arithmetic only, written independently of the implementation.
+function naiveUnits(v: bigint, decimals: number): string {
+  const sign = v < 0n ? '-' : '';
+  const digits = (v < 0n ? -v : v).toString().padStart(decimals + 1, '0');
+  const int = digits.slice(0, digits.length - decimals);
+  const frac = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  const out = frac ? `${int}.${frac}` : int;
+  return out === '0' ? '0' : sign + out;
+}
+
+describe('formatUnits / parseUnits', () => {
+  it('matches the string oracle and round-trips exactly', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }), fc.integer({ min: 0, max: 36 }), (v, d) => {
+        const s = formatUnits(v, d);
+        expect(s).toBe(naiveUnits(v, d));
+        expect(s).not.toMatch(/e|\.$|\.\d*0$/);
+        expect(parseUnits(s, d)).toBe(v);
+      }),
+    );
+  });
+  it('examples', () => {
+    expect(formatUnits(0n, 6)).toBe('0');
+    expect(formatUnits(1_500_000n, 6)).toBe('1.5');
+    expect(formatUnits(-1n, 18)).toBe('-0.000000000000000001');
+    expect(formatUnits(10n ** 30n, 18)).toBe('1000000000000');
+  });
+  it('error: excess precision is rejected, not rounded', () => {
+    expect(() => parseUnits('1.1234567', 6)).toThrow(/more than 6 fractional digits/);
+    expect(() => parseUnits('1e5', 6)).toThrow(/not a decimal string/);
+  });
+});
+
+const Wide = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_DOWN });
+
+describe('unitPriceE18', () => {
+  it('is (assets/10^dec)/(supply/10^18) truncated at 18 digits', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 32n }),
+        fc.bigInt({ min: 1n, max: 10n ** 32n }),
+        fc.constantFrom(0, 6, 8, 18, 24),
+        (assets, supply, dec) => {
+          const exact = new Wide(assets.toString()).mul(new Wide(10).pow(18)).div(new Wide(supply.toString()).mul(new Wide(10).pow(dec)));
+          expect(formatUnits(unitPriceE18(assets, supply, dec), 18)).toBe(formatDown(exact, 18));
+        },
+      ),
+    );
+  });
+});
+
+describe('formatUsd / formatDown', () => {
+  it('USD rounds half-even at 6 places', () => {
+    expect(formatUsd(new D('1.0000005'))).toBe('1');
+    expect(formatUsd(new D('1.0000015'))).toBe('1.000002');
+    expect(formatUsd(new D('-0.0000004'))).toBe('0');
+    expect(formatUsd(new D('123456789012345678901234.5'))).toBe('123456789012345678901234.5');
+    expect(formatUsd(new D('0.00000001'))).toBe('0');
+  });
+  it('formatDown truncates toward zero, never exponent notation', () => {
+    expect(formatDown(new D('-1.99'), 1)).toBe('-1.9');
+    expect(formatDown(new D('1e-30'), 18)).toBe('0');
+    expect(formatDown(new D('1e30'), 18)).toBe('1000000000000000000000000000000');
+  });
+  it('isoSeconds: RFC 3339 UTC, whole seconds', () => {
+    expect(isoSeconds(1_700_000_000)).toBe('2023-11-14T22:13:20Z');
+  });
+});

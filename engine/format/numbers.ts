@@ -1,0 +1,82 @@
+// Number and time formatting of DESIGN §4.7, the one module everything that emits numbers
+// uses: exact decimal strings (never exponent notation, no trailing zeros, "0" for zero),
+// token amounts at most at their decimals, unit prices truncated at 18 digits, USD half-even at 6.
+import { Decimal } from 'decimal.js';
+
+/** Decimal configured for replay arithmetic: 60 significant digits, no exponent output. */
+export const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_DOWN, toExpNeg: -100, toExpPos: 100 });
+export type Dec = InstanceType<typeof D>;
+
+export const UNIT_PRICE_DECIMALS = 18;
+export const SHARE_DECIMALS = 18;
+export const USD_DECIMALS = 6;
+
+const POW10: bigint[] = Array.from({ length: 80 }, (_, i) => 10n ** BigInt(i));
+export function pow10(n: number): bigint {
+  return POW10[n] ?? 10n ** BigInt(n);
+}
+
+/** A base-unit integer as a human decimal string: 1500000n, 6 → "1.5". */
+export function formatUnits(value: bigint, decimals: number): string {
+  const neg = value < 0n;
+  const abs = neg ? -value : value;
+  if (decimals === 0) return (neg ? '-' : '') + abs.toString();
+  const base = pow10(decimals);
+  const int = abs / base;
+  const frac = abs % base;
+  let out = int.toString();
+  if (frac !== 0n) {
+    let digits = frac.toString().padStart(decimals, '0');
+    let end = digits.length;
+    while (digits.charCodeAt(end - 1) === 48) end--;
+    digits = digits.slice(0, end);
+    out += '.' + digits;
+  }
+  return neg && abs !== 0n ? '-' + out : out;
+}
+
+/** A human decimal string as base units; throws on excess precision or a malformed value. */
+export function parseUnits(text: string, decimals: number): bigint {
+  const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) throw new RangeError(`not a decimal string: "${text}"`);
+  const frac = m[3] ?? '';
+  if (frac.length > decimals) throw new RangeError(`"${text}" has more than ${decimals} fractional digits`);
+  const v = BigInt(m[2]! + frac.padEnd(decimals, '0'));
+  return m[1] ? -v : v;
+}
+
+/**
+ * Unit price in human units as an 18-decimal base-unit integer, truncated toward zero
+ * (DESIGN §4.1): (assets / 10^dec) / (supply / 10^18).
+ */
+export function unitPriceE18(totalAssets: bigint, totalSupply: bigint, numeraireDecimals: number): bigint {
+  // assets·10^(36−dec) / supply, with dec > 36 handled by dividing instead.
+  const shift = 36 - numeraireDecimals;
+  return shift >= 0 ? (totalAssets * pow10(shift)) / totalSupply : totalAssets / (totalSupply * pow10(-shift));
+}
+
+/** A Decimal as a plain string rounded toward zero at `dp` places (token amounts, unit prices). */
+export function formatDown(x: Dec | Decimal, dp: number): string {
+  return clean(new D(x).toDecimalPlaces(dp, Decimal.ROUND_DOWN).toFixed());
+}
+
+/** A Decimal as a USD string: half-even at 6 places (DESIGN §4.7). */
+export function formatUsd(x: Dec | Decimal): string {
+  return clean(new D(x).toDecimalPlaces(USD_DECIMALS, Decimal.ROUND_HALF_EVEN).toFixed());
+}
+
+/** Strip trailing fractional zeros and normalize "-0" to "0". */
+function clean(s: string): string {
+  if (s.includes('.')) {
+    let end = s.length;
+    while (s.charCodeAt(end - 1) === 48) end--;
+    if (s.charCodeAt(end - 1) === 46) end--;
+    s = s.slice(0, end);
+  }
+  return s === '-0' ? '0' : s;
+}
+
+/** Unix seconds as RFC 3339 UTC with Z and whole seconds. */
+export function isoSeconds(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
