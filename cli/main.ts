@@ -23,7 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   keys: async () => (await import('./commands/keys.js')).keysCommand,
   wallets: async () => (await import('./commands/wallets.js')).walletsCommand,
-  recompute: async () => (await import('./commands/notYet.js')).notYet('recompute', 'the compute engine'),
+  recompute: async () => (await import('./commands/recompute.js')).recomputeCommand,
   ingest: async () => (await import('./commands/notYet.js')).notYet('ingest', 'the chain indexer'),
   devnet: async () => (await import('./commands/notYet.js')).notYet('devnet', 'the chain indexer'),
 };

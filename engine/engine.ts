@@ -1,0 +1,183 @@
+// The engine: keeps the world resident, recomputes it (fully, or incrementally from rows newer
+// than what it holds), and publishes immutable snapshots to subscribers (DESIGN §1). A failed
+// recompute or publish leaves the previous snapshot serving.
+import { Gauge } from 'prom-client';
+import type { Common } from '../common/common.js';
+import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPrices, loadTvlSources, loadWorld, sortChainOrder } from './load/loadWorld.js';
+import type { PriceSeries, VaultSeries, World } from './model/world.js';
+import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
+import { computeApy } from './series/apyWindows.js';
+import { computeUnitPrices } from './series/unitPrices.js';
+import { appendSnapshot } from './series/vaultSeries.js';
+import type { Store } from './store/store.js';
+
+export type StageTimings = Record<string, number>;
+
+/** Runs the series kernels (unit price, then APY) from a start index per vault. */
+export interface SeriesCompute {
+  run(work: { series: VaultSeries; from: number }[]): Promise<void>;
+}
+
+export const inThreadCompute: SeriesCompute = {
+  async run(work) {
+    for (const { series, from } of work) {
+      computeUnitPrices(series, from);
+      computeApy(series, from);
+    }
+  },
+};
+
+export interface Engine {
+  current(): Snapshot | null;
+  world(): World | null;
+  subscribe(listener: (s: Snapshot) => void): void;
+  /** Read every raw row, compute everything, publish. */
+  recomputeFull(): Promise<StageTimings>;
+  /** Read rows newer than the world, compute what they touch, publish; null when nothing is new. */
+  refresh(): Promise<StageTimings | null>;
+}
+
+/** Runs work with the database open (a long-running server opens it per job). */
+export type StoreAccess = <T>(work: (store: Store) => Promise<T>) => Promise<T>;
+
+export function createEngine(common: Common, access: StoreAccess, opts: { compute?: SeriesCompute; clock?: () => number } = {}): Engine {
+  const compute = opts.compute ?? inThreadCompute;
+  const clock = opts.clock ?? (() => Math.floor(Date.now() / 1000));
+  const listeners: ((s: Snapshot) => void)[] = [];
+  let world: World | null = null;
+  let snapshot: Snapshot | null = null;
+  let generation = 0;
+  let busy: Promise<unknown> = Promise.resolve();
+  const generationGauge = new Gauge({ name: 'vaultd_snapshot_generation', help: 'Generation of the published snapshot', registers: [common.metrics] });
+  const publishedGauge = new Gauge({
+    name: 'vaultd_snapshot_published_timestamp_seconds',
+    help: 'Publish time of the serving snapshot (age = now - this)',
+    registers: [common.metrics],
+  });
+  const skippedGauge = new Gauge({ name: 'vaultd_corrupt_snapshots_skipped', help: 'Raw snapshot rows skipped as corrupt', registers: [common.metrics] });
+
+  async function timed<T>(timings: StageTimings, stage: string, work: () => Promise<T> | T): Promise<T> {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      timings[stage] = Math.round((performance.now() - t0) * 10) / 10;
+    }
+  }
+
+  function publish(w: World, timings: StageTimings): Promise<void> {
+    return timed(timings, 'publish', () => {
+      const next = buildSnapshot(w, { generation: generation + 1, now: clock() });
+      generation = next.generation;
+      snapshot = next;
+      world = w;
+      generationGauge.set(generation);
+      publishedGauge.set(next.refreshed_at_s);
+      let skipped = 0;
+      for (const s of w.series.values()) skipped += s.skipped;
+      skippedGauge.set(skipped);
+      for (const l of listeners) l(next);
+    });
+  }
+
+  /** One recompute at a time: a refresh waits for a running full recompute and vice versa. */
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = busy.then(work, work);
+    busy = run.catch(() => undefined);
+    return run;
+  }
+
+  return {
+    current: () => snapshot,
+    world: () => world,
+    subscribe: (l) => void listeners.push(l),
+    recomputeFull: () =>
+      exclusive(async () => {
+        const timings: StageTimings = {};
+        const w = await timed(timings, 'load', () => access((store) => loadWorld(common, store)));
+        await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
+        await publish(w, timings);
+        common.logger.info({ timings, generation }, 'recomputed');
+        return timings;
+      }),
+    refresh: () =>
+      exclusive(async () => {
+        if (!world) return null;
+        const timings: StageTimings = {};
+        const w = world;
+        const work = await timed(timings, 'load', () => access((store) => appendNewRows(store, w)));
+        if (!work) return null;
+        await timed(timings, 'series', () => compute.run(work));
+        await publish(w, timings);
+        common.logger.info({ timings, generation, points: work.length }, 'refreshed');
+        return timings;
+      }),
+  };
+}
+
+/**
+ * Append raw rows newer than the world to it, in place (the published snapshot keeps its own
+ * references to immutable pages; series only grow at the end). Returns the series work, or
+ * null when nothing is new.
+ */
+async function appendNewRows(store: Store, w: World): Promise<{ series: VaultSeries; from: number }[] | null> {
+  let oldest = Infinity;
+  for (const s of w.series.values()) oldest = Math.min(oldest, s.length > 0 ? s.ts[s.length - 1]! : -Infinity);
+  if (!Number.isFinite(oldest)) oldest = -1e15;
+  const rows = await store.rows<{ vault_id: string; ts: number; block_number: number; total_assets: bigint; total_supply: bigint; unit_price: bigint | null }>(
+    'refresh.snapshots',
+    `SELECT vault_id, epoch(ts)::DOUBLE AS ts, block_number::DOUBLE AS block_number, total_assets, total_supply, unit_price
+       FROM vault_snapshots WHERE epoch(ts) > $1 ORDER BY vault_id, ts`,
+    [oldest],
+  );
+  const from = new Map<VaultSeries, number>();
+  for (const r of rows) {
+    const s = w.series.get(r.vault_id);
+    if (!s || (s.length > 0 && r.ts <= s.ts[s.length - 1]!)) continue;
+    if (!from.has(s)) from.set(s, s.length);
+    appendSnapshot(s, { ts: r.ts, total_assets: r.total_assets, total_supply: r.total_supply, unit_price: r.unit_price });
+  }
+
+  const lastEvent = w.events.at(-1)?.ts ?? -1e15;
+  const events = await loadEvents(store, `WHERE epoch(ts) > ${Number(lastEvent)}`);
+  if (events.length > 0) {
+    w.events.push(...events);
+    const touched = groupByWallet(events, new Map());
+    for (const [wallet, byVault] of touched) {
+      let mine = w.walletRows.get(wallet);
+      if (!mine) w.walletRows.set(wallet, (mine = new Map()));
+      for (const [vaultId, rows2] of byVault) {
+        const list = mine.get(vaultId);
+        if (list) {
+          list.push(...rows2);
+          sortChainOrder(list);
+        } else mine.set(vaultId, rows2);
+      }
+    }
+  }
+
+  let lastPrice = -1e15;
+  for (const p of w.prices.values()) if (p.ts.length > 0) lastPrice = Math.max(lastPrice, p.ts[p.ts.length - 1]!);
+  const prices = await loadPrices(store, lastPrice);
+  for (const [key, add] of prices) w.prices.set(key, concatPrices(w.prices.get(key), add));
+
+  w.chainHeads = await loadChainHeads(store);
+  w.allocations = await loadAllocations(store);
+  w.tvlSources = await loadTvlSources(store, w.registry.tvl_sources);
+  for (const s of w.series.values()) if (s.length > 0) w.end = Math.max(w.end, s.ts[s.length - 1]!);
+
+  if (from.size === 0 && events.length === 0 && prices.size === 0) return null;
+  return [...from].map(([series, start]) => ({ series, from: start }));
+}
+
+function concatPrices(old: PriceSeries | undefined, add: PriceSeries): PriceSeries {
+  if (!old) return add;
+  const keep = old.ts.length;
+  const ts = new Float64Array(keep + add.ts.length);
+  ts.set(old.ts);
+  ts.set(add.ts, keep);
+  const usdF = new Float64Array(keep + add.ts.length);
+  usdF.set(old.usd_f);
+  usdF.set(add.usd_f, keep);
+  return { chain_id: old.chain_id, address: old.address, ts, usd: [...old.usd, ...add.usd], usd_f: usdF };
+}

@@ -1,0 +1,64 @@
+// One vault's metrics at one series index, in API shape (DESIGN §4.1–§4.3, §4.7): the
+// timeseries point and the current `metrics` object share these values.
+import { formatUnits, isoSeconds, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../format/numbers.js';
+import type { PriceSeries, VaultSeries } from '../model/world.js';
+import { usdIndexAt } from '../series/asOf.js';
+import { usdE18, usdString } from './usdValue.js';
+
+export interface AmountPair {
+  native: string;
+  usd: string | null;
+}
+
+export interface VaultPointValues {
+  total_supply: string;
+  tvl: AmountPair;
+  unit_price: string;
+  apy_7d: number | null;
+  apy_30d: number | null;
+  apy_90d: number | null;
+}
+
+export interface VaultTimeseriesPoint extends VaultPointValues {
+  timestamp: string;
+}
+
+export interface VaultMetrics extends VaultPointValues {
+  as_of: number | null;
+}
+
+const apy = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** USD value of a base-unit amount at time t (48 h staleness rule), or null when unpriced. */
+export function usdAt(amount: bigint, decimals: number, prices: PriceSeries | undefined, t: number): string | null {
+  const i = usdIndexAt(prices, t);
+  return i < 0 ? null : usdString(amount, decimals, usdE18(prices!, i));
+}
+
+/** The values of snapshot i; tvl.usd priced as of the snapshot's own time (DESIGN §4.1). */
+export function vaultPointValues(s: VaultSeries, i: number, prices: PriceSeries | undefined): VaultPointValues {
+  const assets = s.total_assets.get(i);
+  return {
+    total_supply: formatUnits(s.total_supply.get(i), SHARE_DECIMALS),
+    tvl: { native: formatUnits(assets, s.numeraire_decimals), usd: usdAt(assets, s.numeraire_decimals, prices, s.ts[i]!) },
+    unit_price: formatUnits(s.unit_price.get(i), UNIT_PRICE_DECIMALS),
+    apy_7d: apy(s.apy_7d[i]!),
+    apy_30d: apy(s.apy_30d[i]!),
+    apy_90d: apy(s.apy_90d[i]!),
+  };
+}
+
+/** A timeseries point: every field of the as-of snapshot i, stamped with `instant` (DESIGN §4.3). */
+export function vaultTimeseriesPoint(s: VaultSeries, i: number, instant: number, prices: PriceSeries | undefined): VaultTimeseriesPoint {
+  return { timestamp: isoSeconds(instant), ...vaultPointValues(s, i, prices) };
+}
+
+/** Current metrics: the latest snapshot, `as_of` in Unix seconds (DESIGN §4.2). */
+export function currentMetrics(s: VaultSeries | undefined, prices: PriceSeries | undefined): VaultMetrics {
+  if (!s || s.length === 0) {
+    return { tvl: { native: '0', usd: null }, unit_price: '1', total_supply: '0', apy_7d: null, apy_30d: null, apy_90d: null, as_of: null };
+  }
+  const i = s.length - 1;
+  const v = vaultPointValues(s, i, prices);
+  return { tvl: v.tvl, unit_price: v.unit_price, total_supply: v.total_supply, apy_7d: v.apy_7d, apy_30d: v.apy_30d, apy_90d: v.apy_90d, as_of: s.ts[i]! };
+}

@@ -1,0 +1,84 @@
+// The resident in-memory model the engine computes over and publishes from (DESIGN §1,
+// §5.7): registry indices, hourly vault series as typed arrays, price series, and each
+// wallet's raw rows. Loaded once from DuckDB, then extended hour by hour.
+import type { EventRow, Registry, VaultRow } from '../store/rows.js';
+import type { I128Array } from './int128.js';
+
+/** Hourly series of one vault. Arrays may be longer than `length` (capacity for appends). */
+export interface VaultSeries {
+  vault_id: string;
+  numeraire_decimals: number;
+  /** Aera family: the on-chain unit price is used as-is (DESIGN §4.1) */
+  publishes_unit_price: boolean;
+  /** number of valid points */
+  length: number;
+  /** Unix seconds, strictly ascending, on the hour */
+  ts: Float64Array;
+  /** base units of the numeraire */
+  total_assets: I128Array;
+  /** 18-decimal share base units */
+  total_supply: I128Array;
+  /** Aera: the published unit price (18-decimal base units), 0 where the snapshot has none */
+  published_price: I128Array;
+
+  // ---- derived by the kernels (engine/series) ----
+  /** exact unit price, 18-decimal base units, as published (DESIGN §4.1) */
+  unit_price: I128Array;
+  /** unit_price / 1e18 as a double: input of APY and ROI ratios only */
+  unit_price_f: Float64Array;
+  /** APY fractions at each point; NaN = null (warming up) */
+  apy_7d: Float64Array;
+  apy_30d: Float64Array;
+  apy_90d: Float64Array;
+  /** rows skipped as corrupt (negative supply or assets) */
+  skipped: number;
+}
+
+/** USD price history of one token, ascending. */
+export interface PriceSeries {
+  chain_id: number;
+  address: string;
+  ts: Float64Array;
+  /** exact decimal strings, as stored */
+  usd: string[];
+  /** the same as doubles (ROI ratios only) */
+  usd_f: Float64Array;
+}
+
+export interface TvlSourceState {
+  id: string;
+  label: string;
+  /** the last good value and its time; null if the source never answered */
+  last_good: { usd: string; ts: number } | null;
+  /** the error of the newest reading, if it failed */
+  last_error: { message: string; ts: number } | null;
+}
+
+export interface World {
+  registry: Registry;
+  vaults: Map<string, VaultRow>;
+  series: Map<string, VaultSeries>;
+  /** key `${chain_id}:${address}` (lowercase) */
+  prices: Map<string, PriceSeries>;
+  /** every raw event, ordered by (ts, chain_id, block_number, log_index, sub_index) */
+  events: EventRow[];
+  /** wallet → vault_id → its rows in (block_number, log_index, sub_index) order */
+  walletRows: Map<string, Map<string, EventRow[]>>;
+  /** latest allocation set per vault */
+  allocations: Map<string, { as_of: number; items: AllocationItem[] }>;
+  tvlSources: TvlSourceState[];
+  /** the newest snapshot hour of any vault */
+  end: number;
+  /** per chain: the newest indexed snapshot's block and time */
+  chainHeads: Map<number, { block: number; ts: number }>;
+}
+
+export interface AllocationItem {
+  category: string;
+  target: Record<string, unknown>;
+  allocation: number;
+  amount: number;
+  amount_usd: number | null;
+}
+
+export const priceKey = (chainId: number, address: string) => `${chainId}:${address.toLowerCase()}`;

@@ -1,0 +1,92 @@
+// The compute pool (DESIGN §1): piscina worker threads running the pure series kernels over
+// SharedArrayBuffers, and an in-thread implementation of the same interface for tests, small
+// worlds and one-hour increments (where a round trip to a worker costs more than the work).
+// Never run it while DuckDB runs a query: both want both cores (DESIGN §8).
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { Gauge } from 'prom-client';
+import type { Common } from '../../common/common.js';
+import { VaultdError } from '../../common/errors.js';
+import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
+
+export interface ComputePool {
+  readonly kind: 'piscina' | 'in-thread';
+  readonly threads: number;
+  run(task: SeriesTask): Promise<SeriesTaskResult>;
+  close(): Promise<void>;
+}
+
+export interface ComputePoolOptions {
+  /** worker threads; default the machine's parallelism */
+  threads?: number;
+}
+
+/**
+ * The compiled worker. Under vitest this module runs from the .ts sources, where no worker
+ * can be loaded, so it points at the build: dist/engine/pool/worker.js (`npm test` runs tsc first).
+ */
+export function workerFilename(moduleUrl: string = import.meta.url): string {
+  const here = fileURLToPath(moduleUrl);
+  if (here.endsWith('.js')) return join(dirname(here), 'worker.js');
+  return join(resolve(dirname(here), '..', '..'), 'dist', 'engine', 'pool', 'worker.js');
+}
+
+export function createComputePool(common: Common, options: ComputePoolOptions = {}): ComputePool {
+  const threads = options.threads ?? availableParallelism();
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+    throw new VaultdError('USAGE', `compute pool threads must be an integer from 1 to 256, got ${String(threads)}`);
+  }
+  const filename = workerFilename();
+  if (!existsSync(filename)) {
+    throw new VaultdError('INTERNAL', 'the compute worker is not built (dist/engine/pool/worker.js): run `npm run build`');
+  }
+  const piscina = new Piscina<SeriesTask, SeriesTaskResult>({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  queueGauge(common).set({}, 0);
+  let closed = false;
+  const pool: ComputePool = {
+    kind: 'piscina',
+    threads,
+    async run(task) {
+      if (closed) throw new VaultdError('INTERNAL', 'the compute pool is closed');
+      const gauge = queueGauge(common);
+      gauge.inc();
+      try {
+        return await piscina.run(task);
+      } finally {
+        gauge.dec();
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await piscina.close();
+    },
+  };
+  common.shutdown.add('compute-pool', () => pool.close());
+  return pool;
+}
+
+/** The same interface, running each task synchronously on the calling thread. */
+export function createInThreadPool(): ComputePool {
+  return {
+    kind: 'in-thread',
+    threads: 1,
+    run: async (task) => runSeriesTask(task),
+    close: async () => undefined,
+  };
+}
+
+const gauges = new WeakMap<object, Gauge<string>>();
+
+/** Tasks submitted and not finished (shown on /metrics). */
+function queueGauge(common: Common): Gauge<string> {
+  let g = gauges.get(common.metrics);
+  if (!g) {
+    g = new Gauge({ name: 'vaultd_pool_tasks_in_flight', help: 'Compute pool tasks submitted and not finished', registers: [common.metrics] });
+    gauges.set(common.metrics, g);
+  }
+  return g;
+}

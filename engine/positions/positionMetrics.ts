@@ -1,0 +1,115 @@
+// Values a replayed position at an instant and emits the API's Position metrics (DESIGN §4.4,
+// §4.7, §4.8): native amounts truncated at the numeraire's decimals, USD half-even at 6 places,
+// pnl.total the exact sum of the published parts, roi_pct as a time-weighted return in percent.
+import { formatUnits, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../format/numbers.js';
+import { asOfIndex, usdIndexAt } from '../series/asOf.js';
+import { sharesToAssets, unitPriceAt } from './marketValue.js';
+import type { PositionContext, PositionState } from './replayPosition.js';
+import { usdE18, USD_PRICE_DECIMALS } from './usdPriceCache.js';
+
+export interface AmountPair {
+  native: string;
+  usd: string | null;
+}
+
+export interface PositionMetrics {
+  shares_owned: string;
+  value: AmountPair;
+  cost_basis: AmountPair;
+  pending_deposit_assets: AmountPair;
+  pending_redeem_shares: string;
+  pnl: { realized: AmountPair; unrealized: AmountPair; total: AmountPair };
+  roi_pct: { native: number | null; usd: number | null };
+}
+
+/** The vault's latest snapshot time (`metrics.as_of`), "now" for a position (DESIGN §4.8); null without snapshots. */
+export function positionNow(ctx: PositionContext): number | null {
+  const n = ctx.series.length;
+  return n > 0 ? ctx.series.ts[n - 1]! : null;
+}
+
+/**
+ * The position's metrics valued at `now` (the vault's latest snapshot for the current
+ * position, a grid instant for a timeseries point): unit price and USD price as of `now`.
+ */
+export function positionMetrics(st: PositionState, ctx: PositionContext, now: number): PositionMetrics {
+  const d = st.decimals;
+  const fine = st.fine;
+  // (S+Pr)·unit_price is in 10^-36 tokens; × 10^(d + fine − 36) brings it to the state's fixed point.
+  const lift = pow10(d + st.fineDigits - 36);
+  const usdShift = d + st.fineDigits + USD_PRICE_DECIMALS - USD_DECIMALS;
+
+  const up = unitPriceAt(ctx.series, now);
+  const j = usdIndexAt(ctx.prices, now);
+  const spot = j >= 0 ? usdE18(ctx.prices!, j) : null;
+  const held = st.shares + st.pendingRedeemShares;
+
+  // every amount at the full fixed point (a state not yet scaled holds integers of base units)
+  const k = st.scaled ? 1n : fine;
+  const costFine = st.cost * k;
+  const costUsdFine = st.costUsd * k;
+  const value = sharesToAssets(st.shares, up, d);
+  const cost = st.cost / (st.scaled ? fine : 1n);
+  const realized = st.realized / (st.scaled ? fine : 1n);
+  const unrealizedExact = held * up * lift - costFine;
+  const unrealized = unrealizedExact / fine;
+
+  const usd = st.usdComplete;
+  const costUsd = usd ? halfEven(costUsdFine, usdShift) : null;
+  const realizedUsd = usd ? halfEven(st.realizedUsd * k, usdShift) : null;
+  const unrealizedUsd = usd && spot !== null ? halfEven(held * up * spot * lift - costUsdFine, usdShift) : null;
+
+  const spotShift = d + USD_PRICE_DECIMALS - USD_DECIMALS;
+  const u = (x: bigint | null) => (x === null ? null : formatUnits(x, USD_DECIMALS));
+  const n = (x: bigint) => formatUnits(x, d);
+
+  // roi: the closed spells' product times the open spell's p(now)/p(start) when shares are held
+  let roi: number | null = null;
+  let roiUsd: number | null = null;
+  if (st.everHeld) {
+    const i = asOfIndex(ctx.series.ts, ctx.series.length, now);
+    const p = i < 0 ? 1 : ctx.series.unit_price_f[i]!;
+    roi = finiteOrNull((st.twr * (held > 0n ? p / st.spellP : 1) - 1) * 100);
+    if (usd && spot !== null) {
+      const pu = p * ctx.prices!.usd_f[j]!;
+      roiUsd = finiteOrNull((st.twrUsd * (held > 0n ? pu / st.spellPUsd : 1) - 1) * 100);
+    }
+  }
+
+  return {
+    shares_owned: formatUnits(st.shares, SHARE_DECIMALS),
+    value: { native: n(value), usd: spot === null ? null : u(halfEven(value * spot, spotShift)) },
+    cost_basis: { native: n(cost), usd: u(costUsd) },
+    pending_deposit_assets: {
+      native: n(st.pendingDepositAssets),
+      usd: spot === null ? null : u(halfEven(st.pendingDepositAssets * spot, spotShift)),
+    },
+    pending_redeem_shares: formatUnits(st.pendingRedeemShares, SHARE_DECIMALS),
+    pnl: {
+      realized: { native: n(realized), usd: u(realizedUsd) },
+      unrealized: { native: n(unrealized), usd: u(unrealizedUsd) },
+      // the exact sum of the two published (already rounded) parts, DESIGN §4.4
+      total: {
+        native: n(realized + unrealized),
+        usd: realizedUsd === null || unrealizedUsd === null ? null : u(realizedUsd + unrealizedUsd),
+      },
+    },
+    roi_pct: { native: roi, usd: roiUsd },
+  };
+}
+
+/** x / 10^k rounded half to even (USD strings, DESIGN §4.7). */
+export function halfEven(x: bigint, k: number): bigint {
+  if (k <= 0) return x * pow10(-k);
+  const m = pow10(k);
+  const neg = x < 0n;
+  const a = neg ? -x : x;
+  let q = a / m;
+  const r2 = (a - q * m) * 2n;
+  if (r2 > m || (r2 === m && (q & 1n) === 1n)) q += 1n;
+  return neg ? -q : q;
+}
+
+function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}

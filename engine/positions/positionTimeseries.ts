@@ -1,0 +1,76 @@
+// Position history (DESIGN §4.4, §4.8): at each grid instant, the state after every row with
+// block_timestamp ≤ the instant, valued at that instant. One pass over rows and instants together.
+import { isoSeconds } from '../format/numbers.js';
+import { asOfIndex } from '../series/asOf.js';
+import type { EventRow } from '../store/rows.js';
+import { positionMetrics, type AmountPair } from './positionMetrics.js';
+import { applyRow, createPositionState, type PositionContext } from './replayPosition.js';
+
+export interface PositionPoint {
+  timestamp: string;
+  shares_owned: string;
+  value: AmountPair;
+  cost_basis: AmountPair;
+  pnl: { realized: AmountPair; unrealized: AmountPair; total: AmountPair };
+  roi_pct: { native: number | null; usd: number | null };
+}
+
+export type Granularity = 'hour' | 'day' | 'week' | 'month';
+
+/**
+ * Points at `instants` (Unix seconds, ascending). Instants before the position's first row, or
+ * before the vault's first snapshot, have no point (DESIGN §4.8, §4.3).
+ */
+export function positionPoints(rows: readonly EventRow[], ctx: PositionContext, instants: readonly number[]): PositionPoint[] {
+  const out: PositionPoint[] = [];
+  if (rows.length === 0) return out;
+  const first = rows[0]!.ts;
+  const { series } = ctx;
+  const st = createPositionState(ctx);
+  let k = 0;
+  let prev = -Infinity;
+  for (const t of instants) {
+    if (!(t >= prev)) throw new RangeError(`positionPoints: instants must ascend, got ${t} after ${prev}`);
+    prev = t;
+    if (t < first || asOfIndex(series.ts, series.length, t) < 0) continue;
+    while (k < rows.length && rows[k]!.ts <= t) applyRow(st, rows[k++]!, ctx);
+    const m = positionMetrics(st, ctx, t);
+    out.push({
+      timestamp: isoSeconds(t),
+      shares_owned: m.shares_owned,
+      value: m.value,
+      cost_basis: m.cost_basis,
+      pnl: m.pnl,
+      roi_pct: m.roi_pct,
+    });
+  }
+  return out;
+}
+
+/** Default window start: the first grid instant at or after the position's first row; null without rows. */
+export function defaultPositionStart(rows: readonly EventRow[], granularity: Granularity): number | null {
+  return rows.length === 0 ? null : ceilToGrid(rows[0]!.ts, granularity);
+}
+
+const HOUR = 3600;
+const DAY = 86_400;
+
+/** The first grid instant ≥ t (UTC): hours, days at 00:00, Mondays 00:00, the 1st of a month 00:00. */
+export function ceilToGrid(t: number, granularity: Granularity): number {
+  switch (granularity) {
+    case 'hour':
+      return Math.ceil(t / HOUR) * HOUR;
+    case 'day':
+      return Math.ceil(t / DAY) * DAY;
+    case 'week': {
+      // 1970-01-05 (Unix day 4) was a Monday
+      const day = Math.ceil(t / DAY);
+      return (day + ((4 - day) % 7 + 7) % 7) * DAY;
+    }
+    case 'month': {
+      const d = new Date(t * 1000);
+      const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000;
+      return start === t ? t : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// Pre-serialized response bodies (DESIGN §1 "publish", §5.7). `meta.request_id` is the LAST
+// key of every body, so a page is a constant prefix ending in `"request_id":"` plus the
+// constant suffix `"}}`: the server splices the id between them (and, because the variable
+// part sits at the end, compressed variants can be spliced too: see server/transport).
+import { createHash } from 'node:crypto';
+
+export const PAGE_SUFFIX = Buffer.from('"}}');
+
+export interface Page {
+  /** the body up to and including `"request_id":"` */
+  prefix: Buffer;
+  /** strong ETag of the body without its request id (DESIGN §5.6) */
+  etag: string;
+}
+
+export interface ListMeta {
+  count: number;
+  limit: number | null;
+  next_cursor: string | null;
+  partial_errors: unknown[] | null;
+  start?: string | null;
+  end?: string | null;
+}
+
+/** Serialize `{data, meta}` with meta's own keys, then refreshed_at and the request-id slot. */
+export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string, dataJson?: string): Page {
+  const metaJson = JSON.stringify({ ...(meta ?? {}), refreshed_at: refreshedAt });
+  const prefix = Buffer.from(`{"data":${dataJson ?? JSON.stringify(data)},"meta":${metaJson.slice(0, -1)},"request_id":"`);
+  return { prefix, etag: etagOf(prefix) };
+}
+
+export function etagOf(prefix: Buffer): string {
+  return `"${createHash('sha256').update(prefix).digest('base64url').slice(0, 27)}"`;
+}
+
+/** The whole body for a given request id (tests, and the uncompressed hot path). */
+export function pageBody(page: Page, requestId: string): Buffer {
+  return Buffer.concat([page.prefix, Buffer.from(requestId), PAGE_SUFFIX]);
+}

@@ -1,0 +1,40 @@
+// Short-lived access to the database file. DuckDB lets one process write a file at a time, so
+// a long-running server opens it per job and closes it after, and every opener retries while
+// another process (a `vaultd keys create`, a job of the server) holds the lock.
+import type { Common } from '../../common/common.js';
+import { VaultdError } from '../../common/errors.js';
+import { createStore, type Store, type StoreOptions } from './store.js';
+
+const LOCKED = /Could not set lock|Conflicting lock/i;
+
+export function isLockError(err: unknown): boolean {
+  return err instanceof VaultdError && LOCKED.test(String((err.cause as Error | undefined)?.message ?? err.message));
+}
+
+/** Open the store, retrying with backoff while another process holds the file lock. */
+export async function openStoreWithRetry(common: Common, options: StoreOptions, waitMs = 15_000): Promise<Store> {
+  const deadline = Date.now() + waitMs;
+  for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+    try {
+      return await createStore(common, options);
+    } catch (err) {
+      if (!isLockError(err) || Date.now() + delay > deadline) {
+        if (isLockError(err)) {
+          throw new VaultdError('DB_UNAVAILABLE', `database "${options.path}" is held by another process for over ${Math.round(waitMs / 1000)} s; retry later`, { cause: err });
+        }
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** Run `work` with the store open, then close it (even on error). */
+export async function withStore<T>(common: Common, options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStoreWithRetry(common, options);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
