@@ -1,36 +1,61 @@
-// The uWebSockets.js listener: the only module that touches uWS request/response objects.
-// This first cut answers /health and a JSON 404; the API routes plug in through `routes`.
+// The uWebSockets.js listener: the only module that touches uWS request/response objects
+// (DESIGN §5.8). It copies what the pipeline needs out of the request first, answers inside
+// the handler when it can, attaches onAborted before any async work, writes in one cork,
+// and streams large bodies with tryEnd/onWritable.
 import uWS from 'uWebSockets.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
-import { VERSION } from '../common/version.js';
+import type { IncomingRequest } from './handle.js';
+import { statusLine, type Reply } from './reply.js';
 
 export interface HttpServer {
   readonly port: number;
+  /** Stop accepting; in-flight requests finish (they are synchronous or already answered). */
   close(): Promise<void>;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export type Handle = (req: IncomingRequest) => Reply | Promise<Reply>;
 
-export async function startHttpServer(common: Common, opts: { host: string; port: number }): Promise<HttpServer> {
-  const started = Date.now();
+/** Bodies above this go out through tryEnd/onWritable instead of one end(). */
+const STREAM_THRESHOLD = 256 * 1024;
+
+const decoder = new TextDecoder();
+
+export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
   const app = uWS.App();
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
 
-  app.get('/health', (res) => {
-    const body = JSON.stringify({ status: 'ok', version: VERSION, uptime_seconds: Math.floor((Date.now() - started) / 1000) });
-    res.cork(() => {
-      res.writeStatus('200 OK').writeHeader('Content-Type', JSON_TYPE).writeHeader('Cache-Control', 'no-store').end(body);
-    });
-  });
   app.any('/*', (res, req) => {
-    const method = req.getMethod().toUpperCase();
-    const allowed = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
-    const [status, code, message] = allowed
-      ? ['404 Not Found', 'NOT_FOUND', `no route for "${req.getUrl()}"`]
-      : ['405 Method Not Allowed', 'METHOD_NOT_ALLOWED', `method ${method} is not allowed; this API is read-only (GET, HEAD, OPTIONS)`];
-    res.cork(() => {
-      res.writeStatus(status).writeHeader('Content-Type', JSON_TYPE).end(JSON.stringify({ error: { code, message } }));
+    const request: IncomingRequest = {
+      method: req.getMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      ip: decoder.decode(res.getRemoteAddressAsText()),
+      authorization: req.getHeader('authorization'),
+      apiKey: req.getHeader('x-api-key'),
+      acceptEncoding: req.getHeader('accept-encoding'),
+      ifNoneMatch: req.getHeader('if-none-match'),
+      requestId: req.getHeader('x-request-id'),
+    };
+    const head = request.method === 'HEAD';
+    const out = opts.handle(request);
+    if (!(out instanceof Promise)) {
+      write(res, out, head);
+      return;
+    }
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
     });
+    inFlight++;
+    void out
+      .then((reply) => {
+        if (!aborted) write(res, reply, head);
+      })
+      .finally(() => {
+        if (--inFlight === 0) drained?.();
+      });
   });
 
   const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
@@ -45,6 +70,50 @@ export async function startHttpServer(common: Common, opts: { host: string; port
     port,
     async close() {
       uWS.us_listen_socket_close(socket);
+      if (inFlight > 0) await new Promise<void>((r) => (drained = r));
     },
   };
+}
+
+function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {
+  let total = 0;
+  for (const p of reply.parts) total += p.length;
+  if (!head && total > STREAM_THRESHOLD) {
+    streamBig(res, reply, Buffer.concat(reply.parts, total));
+    return;
+  }
+  res.cork(() => {
+    res.writeStatus(statusLine(reply.status));
+    for (const [name, value] of reply.headers) res.writeHeader(name, value);
+    if (head || reply.status === 304 || reply.status === 204) {
+      // This uWS build aborts the process on endWithoutBody(n) for any n > 0 and on an explicit
+      // undefined ("returning from a request handler without responding"): a HEAD reply states
+      // the GET body's length itself, and every bodiless reply ends with no argument.
+      if (head && reply.status !== 304 && reply.status !== 204) res.writeHeader('Content-Length', String(total));
+      res.endWithoutBody();
+      return;
+    }
+    // One end() with the whole body: a Content-Length response, not chunked.
+    res.end(reply.parts.length === 1 ? reply.parts[0] : Buffer.concat(reply.parts, total));
+  });
+}
+
+function streamBig(res: uWS.HttpResponse, reply: Reply, body: Buffer): void {
+  let done = false;
+  res.onAborted(() => {
+    done = true;
+  });
+  res.cork(() => {
+    res.writeStatus(statusLine(reply.status));
+    for (const [name, value] of reply.headers) res.writeHeader(name, value);
+    const start = res.getWriteOffset();
+    const [ok, finished] = res.tryEnd(body, body.length);
+    if (finished || ok) return;
+    res.onWritable((offset) => {
+      if (done) return true;
+      const [ok2, finished2] = res.tryEnd(body.subarray(offset - start), body.length);
+      if (finished2) done = true;
+      return ok2;
+    });
+  });
 }

@@ -1,9 +1,21 @@
 // `vaultd serve`: serve the API from the database; on an empty database with no configured
-// registry, first create the demo world (the embedded default of `npm start`).
-import { createCommon } from '../../common/common.js';
+// registry, first create the demo world (the embedded default of `npm start`). The database
+// is opened per job and closed after, so `vaultd keys create` works while the server runs.
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { Cron } from 'croner';
+import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { createProgress } from '../../common/progress.js';
+import { createEngine, type StoreAccess } from '../../engine/engine.js';
+import { activeKeyDigests } from '../../engine/store/apiKeys.js';
+import { getSetting, setSetting } from '../../engine/store/settings.js';
+import { withStore } from '../../engine/store/storeHandle.js';
 import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
+import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
+import { createAuthTable, type AuthTable } from '../../server/auth.js';
+import { createCursorCodec } from '../../server/cursor.js';
+import { createHandler, type Served } from '../../server/handle.js';
 import { startHttpServer } from '../../server/httpServer.js';
 import { intFlag, parseFlags } from '../args.js';
 import { demoParams } from './demo.js';
@@ -23,28 +35,98 @@ export async function serveCommand(argv: string[]): Promise<number> {
     port: intFlag('port', values.port, 0, 65535),
   });
   const common = createCommon(config, { defaultMetrics: true });
-  const { logger } = common;
+  const jobs = !values['no-jobs'];
+  const started = Date.now();
 
   if (config.registry.vaults.length === 0 && !(await databaseHasData(common, config.db))) {
-    logger.info({ db: config.db }, 'empty database: creating the demo world');
-    const summary = await createDemoWorld(common, {
-      path: config.db,
-      params: demoParams({}),
-      force: false,
-      progress: createProgress(common.logger, 'demo'),
-    });
-    logger.info(summary, 'demo world created');
+    common.logger.info({ db: config.db }, 'empty database: creating the demo world');
+    const summary = await createDemoWorld(common, { path: config.db, params: demoParams({}), force: false, progress: createProgress(common.logger, 'demo') });
+    common.logger.info(summary, 'demo world created');
   }
 
-  const server = await startHttpServer(common, { host: config.server.host, port: config.server.port });
+  const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
+  const secret = await access(cursorSecret);
+  const engine = createEngine(common, access);
+  let served: Served | null = null;
+  engine.subscribe((snapshot) => {
+    served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };
+  });
+  await engine.recomputeFull();
+
+  const keys = createKeyReloader(common, access, config.db);
+  await keys.reload();
+  const schedule = jobs ? new Cron(config.schedules.ingest, { protect: true }, () => tick()) : null;
+  const handle = createHandler({
+    common,
+    current: () => served,
+    auth: () => keys.table,
+    cursors: createCursorCodec(secret),
+    secondsToNextPublish: () => {
+      const next = schedule?.nextRun();
+      return next ? (next.getTime() - Date.now()) / 1000 : null;
+    },
+    started,
+  });
+  const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  common.shutdown.add('jobs', () => schedule?.stop());
+  const keyTimer = setInterval(() => void keys.reload().catch((err) => common.logger.warn({ err }, 'key reload failed')), 2000);
+  common.shutdown.add('keys', () => clearInterval(keyTimer));
+
+  /** One ingest round: the demo source produces any hours that have passed; then refresh. */
+  async function tick(): Promise<void> {
+    try {
+      const ext = await access((store) => extendDemoWorld(store, Date.now()));
+      if (ext) common.logger.info(ext, 'demo world extended');
+      await engine.refresh();
+    } catch (err) {
+      // The previous snapshot keeps serving (DESIGN §9).
+      common.logger.error({ err }, 'ingest round failed');
+    }
+  }
 
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      void common.shutdown.close(signal).then(resolve);
-    };
+    const stop = (signal: string) => void common.shutdown.close(signal).then(resolve);
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
   return 0;
+}
+
+/** The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). */
+async function cursorSecret(store: Parameters<Parameters<StoreAccess>[0]>[0]): Promise<Buffer> {
+  const stored = await getSetting(store, 'cursor.secret');
+  if (stored) return Buffer.from(stored, 'base64url');
+  const fresh = randomBytes(32);
+  await setSetting(store, 'cursor.secret', fresh.toString('base64url'));
+  return fresh;
+}
+
+/** Active API keys, re-read whenever the database file changes (keys made while serving work). */
+function createKeyReloader(common: Common, access: StoreAccess, path: string) {
+  let table: AuthTable = createAuthTable([]);
+  let stamp = '';
+  const fileStamp = () => {
+    const parts = [path, `${path}.wal`].map((p) => {
+      try {
+        const s = statSync(p);
+        return `${s.size}:${s.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    });
+    return parts.join('|');
+  };
+  return {
+    get table() {
+      return table;
+    },
+    async reload() {
+      const now = fileStamp();
+      if (now === stamp) return;
+      table = createAuthTable(await access(activeKeyDigests));
+      stamp = fileStamp();
+      common.logger.debug({ keys: table.size }, 'API keys loaded');
+    },
+  };
 }

@@ -1,0 +1,163 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VaultdError } from '../common/errors.js';
+import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.js';
+
+const secret = Buffer.from('0123456789abcdef0123456789abcdef');
+const codec = createCursorCodec(secret);
+const walletA = '/v1/users/0x1111111111111111111111111111111111111111/positions';
+const walletB = '/v1/users/0x2222222222222222222222222222222222222222/positions';
+
+function errorOf(f: () => unknown): VaultdError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(VaultdError);
+    return e as VaultdError;
+  }
+  throw new Error('expected a throw');
+}
+
+function expectInvalid(f: () => unknown, message: string): void {
+  const e = errorOf(f);
+  expect(e.code).toBe('INVALID_CURSOR');
+  expect(e.status).toBe(422);
+  expect(e.details).toEqual({ parameter: 'next' });
+  expect(e.message).toBe(message);
+}
+
+describe('cursor codec', () => {
+  it('round-trips string, number and compound keys', () => {
+    for (const key of ['pos_000123', 42, 1.5, ['2024-05-01T00:00:00Z', 'eth:0xabc'], [1714521600, 7], '']) {
+      const q = new URLSearchParams('vault_id=eth:0xabc&include_hidden=true');
+      const c = codec.encode('/v1/activity', q, 'desc', key);
+      expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(codec.decode(c, '/v1/activity', q, 'desc')).toEqual(key);
+    }
+  });
+
+  it('round-trips any key (fuzz)', () => {
+    const keyArb = fc.oneof(
+      fc.string({ maxLength: 100 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)),
+      fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.integer()), { maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(keyArb, fc.constantFrom('asc', 'desc' as const), (key, order) => {
+        const c = codec.encode(walletA, {}, order, key);
+        expect(codec.decode(c, walletA, {}, order)).toEqual(key);
+      }),
+    );
+  });
+
+  it('limit may change between pages; next, order and parameter order do not matter', () => {
+    const c = codec.encode('/v1/activity', new URLSearchParams('vault_id=v1&kind=deposit&limit=10'), 'asc', 'k');
+    expect(codec.decode(c, '/v1/activity', new URLSearchParams(`kind=deposit&limit=500&vault_id=v1&next=${c}`), 'asc')).toBe('k');
+    expect(codec.decode(c, '/v1/activity', { vault_id: 'v1', kind: 'deposit', order: 'asc', limit: 1000 }, 'asc')).toBe('k');
+  });
+
+  it('validated params and raw params canonicalize alike (numbers, booleans, repeated values)', () => {
+    const c = codec.encode('/v1/tvl', { include_hidden: false, chain_id: [1, 10], start: undefined, end: null }, 'desc', 3);
+    expect(codec.decode(c, '/v1/tvl', new URLSearchParams('chain_id=1&include_hidden=false&chain_id=10'), 'desc')).toBe(3);
+  });
+
+  it('error: one wallet’s cursor is invalid for another wallet', () => {
+    const c = codec.encode(walletA, {}, 'asc', 'pos_9');
+    expectInvalid(
+      () => codec.decode(c, walletB, {}, 'asc'),
+      `next ${JSON.stringify(`${c.slice(0, 24)}…`)} belongs to another route or query; only limit may change between pages`,
+    );
+  });
+
+  it('error: another filter value, an added filter, or repeated values in another order', () => {
+    const c = codec.encode('/v1/activity', new URLSearchParams('vault_id=a&kind=x&kind=y'), 'asc', 1);
+    for (const other of ['vault_id=b&kind=x&kind=y', 'vault_id=a&kind=x&kind=y&include_hidden=true', 'vault_id=a&kind=y&kind=x']) {
+      expect(errorOf(() => codec.decode(c, '/v1/activity', new URLSearchParams(other), 'asc')).code).toBe('INVALID_CURSOR');
+    }
+  });
+
+  it('error: used with the other order', () => {
+    const c = codec.encode('/v1/activity', {}, 'asc', 1);
+    expectInvalid(
+      () => codec.decode(c, '/v1/activity', {}, 'desc'),
+      `next ${JSON.stringify(`${c.slice(0, 24)}…`)} was issued for order=asc, not order=desc`,
+    );
+  });
+
+  it('error: a cursor signed with another secret', () => {
+    const other = createCursorCodec(Buffer.alloc(32, 7));
+    const c = other.encode(walletA, {}, 'asc', 'pos_1');
+    expect(errorOf(() => codec.decode(c, walletA, {}, 'asc')).message).toMatch(/is not a valid cursor; pass meta\.next_cursor/);
+  });
+
+  it('error: changing any character of a cursor', () => {
+    const c = codec.encode(walletA, { kind: 'deposit' }, 'asc', ['2024-05-01T00:00:00Z', 'pos_12']);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (let i = 0; i < c.length; i++) {
+      for (const ch of [alphabet[(alphabet.indexOf(c[i]!) + 1) % 64]!, alphabet[(alphabet.indexOf(c[i]!) + 33) % 64]!]) {
+        const tampered = c.slice(0, i) + ch + c.slice(i + 1);
+        expect(errorOf(() => codec.decode(tampered, walletA, { kind: 'deposit' }, 'asc')).code).toBe('INVALID_CURSOR');
+      }
+    }
+    // and dropping or adding characters
+    expect(errorOf(() => codec.decode(c.slice(0, -1), walletA, { kind: 'deposit' }, 'asc')).code).toBe('INVALID_CURSOR');
+    expect(errorOf(() => codec.decode(`${c}A`, walletA, { kind: 'deposit' }, 'asc')).code).toBe('INVALID_CURSOR');
+  });
+
+  it('error: garbage, empty, huge and non-base64url input, with exact messages', () => {
+    const table: [string, string][] = [
+      ['', 'next "" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
+      ['abc', 'next "abc" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
+      ['eyJ2IjoxfQ==', 'next "eyJ2IjoxfQ==" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
+      ['a+b/c', 'next "a+b/c" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
+      ['ü\n"x', 'next "ü\\n\\"x" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
+      [
+        'A'.repeat(MAX_CURSOR_LENGTH + 1),
+        `next "${'A'.repeat(24)}…" is not a valid cursor; pass meta.next_cursor from the previous page unchanged`,
+      ],
+      [
+        Buffer.from('{"v":1,"k":"x","o":"asc","h":"aaaaaaaaaaaaaaaa"}0123456789abcdef').toString('base64url'),
+        'next "eyJ2IjoxLCJrIjoieCIsIm8i…" is not a valid cursor; pass meta.next_cursor from the previous page unchanged',
+      ],
+    ];
+    for (const [input, message] of table) expectInvalid(() => codec.decode(input, walletA, {}, 'asc'), message);
+  });
+
+  it('fuzz: decoding anything throws only INVALID_CURSOR', () => {
+    const valid = codec.encode(walletA, {}, 'asc', 'pos_1');
+    const inputs = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 2000 }),
+      fc.stringMatching(/^[A-Za-z0-9_-]{0,300}$/),
+      fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('base64url')),
+      fc.tuple(fc.nat(valid.length - 1), fc.stringMatching(/^[A-Za-z0-9_-]$/)).map(([i, ch]) => valid.slice(0, i) + ch + valid.slice(i + 1)),
+    );
+    fc.assert(
+      fc.property(inputs, (input) => {
+        try {
+          expect(codec.decode(input, walletA, {}, 'asc')).toBe('pos_1'); // only the untouched cursor decodes
+          expect(input).toBe(valid);
+        } catch (e) {
+          expect(e).toBeInstanceOf(VaultdError);
+          expect((e as VaultdError).code).toBe('INVALID_CURSOR');
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('error: a short secret is refused', () => {
+    const e = errorOf(() => createCursorCodec(Buffer.alloc(8)));
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.message).toBe('cursor secret is 8 bytes; it must be at least 16');
+  });
+
+  it('error: encode refuses a key that would make a cursor over the size limit', () => {
+    const e = errorOf(() => codec.encode(walletA, {}, 'asc', 'x'.repeat(800)));
+    expect(e.code).toBe('INTERNAL');
+    expect(e.message).toMatch(/^cursor of \d+ chars exceeds 1024; the page key is too long$/);
+  });
+
+  it('is short for typical keys', () => {
+    expect(codec.encode(walletA, {}, 'asc', 'pos_000123').length).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,128 @@
+// Opaque, signed pagination cursors (DESIGN §5.4): base64url(payload JSON ‖ HMAC-SHA256/128).
+// The payload binds the last key to the order and to a hash of the route and its filters.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import * as v from 'valibot';
+import { VaultdError } from '../common/errors.js';
+
+export type CursorKey = string | number | readonly (string | number)[];
+export type CursorOrder = 'asc' | 'desc';
+type QueryValue = string | number | boolean | null | undefined;
+/**
+ * The query a page was made for: the raw parameters, or (better) the validated ones with
+ * defaults applied, so `?order=desc` and no `order` yield the same cursor context.
+ */
+export type CursorQuery = URLSearchParams | Readonly<Record<string, QueryValue | readonly QueryValue[]>>;
+
+export interface CursorCodec {
+  encode(route: string, query: CursorQuery, order: CursorOrder, lastKey: CursorKey): string;
+  /** The last key of the previous page; throws VaultdError INVALID_CURSOR. */
+  decode(cursor: string, route: string, query: CursorQuery, order: CursorOrder): CursorKey;
+}
+
+/** Longest cursor accepted; encode refuses to make a longer one. */
+export const MAX_CURSOR_LENGTH = 1024;
+const MAC_BYTES = 16;
+const HASH_BYTES = 12;
+const MIN_SECRET_BYTES = 16;
+// Parameters that do not select rows: `next` is the cursor itself, `limit` may change between
+// pages (DESIGN §5.4), and `order` is checked on its own so the error can say so.
+const UNBOUND = new Set(['next', 'limit', 'order']);
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const DOMAIN = Buffer.from('vaultd-cursor-v1\0');
+
+const Payload = v.strictObject({
+  v: v.literal(1),
+  k: v.union([
+    v.string(),
+    v.pipe(v.number(), v.finite()),
+    v.array(v.union([v.string(), v.pipe(v.number(), v.finite())])),
+  ]),
+  o: v.picklist(['asc', 'desc']),
+  h: v.string(),
+});
+
+export function createCursorCodec(secret: Buffer): CursorCodec {
+  if (secret.length < MIN_SECRET_BYTES) {
+    throw new VaultdError('CONFIG_INVALID', `cursor secret is ${secret.length} bytes; it must be at least ${MIN_SECRET_BYTES}`);
+  }
+  const key = Buffer.from(secret); // our own copy: a caller reusing its buffer cannot change it
+  const mac = (json: Buffer): Buffer => createHmac('sha256', key).update(DOMAIN).update(json).digest().subarray(0, MAC_BYTES);
+
+  return {
+    encode(route, query, order, lastKey) {
+      const json = Buffer.from(JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query) }));
+      const cursor = Buffer.concat([json, mac(json)]).toString('base64url');
+      if (cursor.length > MAX_CURSOR_LENGTH) {
+        throw new VaultdError('INTERNAL', `cursor of ${cursor.length} chars exceeds ${MAX_CURSOR_LENGTH}; the page key is too long`);
+      }
+      return cursor;
+    },
+
+    decode(cursor, route, query, order) {
+      const payload = verified(cursor);
+      if (payload === undefined) {
+        throw invalid(`next ${quote(cursor)} is not a valid cursor; pass meta.next_cursor from the previous page unchanged`);
+      }
+      if (payload.o !== order) {
+        throw invalid(`next ${quote(cursor)} was issued for order=${payload.o}, not order=${order}`);
+      }
+      if (payload.h !== contextHash(route, query)) {
+        throw invalid(`next ${quote(cursor)} belongs to another route or query; only limit may change between pages`);
+      }
+      return payload.k;
+    },
+  };
+
+  /** The payload when `cursor` is canonical base64url of a payload with a good MAC. */
+  function verified(cursor: string): v.InferOutput<typeof Payload> | undefined {
+    if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) return undefined;
+    const bytes = Buffer.from(cursor, 'base64url');
+    // Re-encoding must give the input back, or two strings would name one cursor.
+    if (bytes.length <= MAC_BYTES || bytes.toString('base64url') !== cursor) return undefined;
+    const json = bytes.subarray(0, bytes.length - MAC_BYTES);
+    if (!timingSafeEqual(bytes.subarray(bytes.length - MAC_BYTES), mac(json))) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const result = v.safeParse(Payload, parsed);
+    return result.success ? result.output : undefined;
+  }
+}
+
+/** A hash of the route and every row-selecting parameter, canonicalized (sorted names, values in order). */
+function contextHash(route: string, query: CursorQuery): string {
+  const byName = new Map<string, string[]>();
+  const add = (name: string, value: QueryValue): void => {
+    if (UNBOUND.has(name) || value === undefined || value === null) return;
+    const values = byName.get(name);
+    if (values) values.push(String(value));
+    else byName.set(name, [String(value)]);
+  };
+  if (query instanceof URLSearchParams) {
+    for (const [name, value] of query) add(name, value);
+  } else {
+    for (const name of Object.keys(query)) {
+      const value = query[name];
+      if (Array.isArray(value)) for (const item of value as readonly QueryValue[]) add(name, item);
+      else add(name, value as QueryValue);
+    }
+  }
+  const canonical = [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify([route, canonical]))
+    .digest()
+    .subarray(0, HASH_BYTES)
+    .toString('base64url');
+}
+
+function invalid(message: string): VaultdError {
+  return new VaultdError('INVALID_CURSOR', message, { details: { parameter: 'next' } });
+}
+
+/** The offending value, quoted and cut short: cursors may be huge or hold control characters. */
+function quote(cursor: string): string {
+  return JSON.stringify(cursor.length > 24 ? `${cursor.slice(0, 24)}…` : cursor);
+}

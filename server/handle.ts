@@ -1,0 +1,214 @@
+// The request pipeline (DESIGN §5): request id, auth, rate limit, method, route, readiness,
+// handler, then headers (ETag/304, encoding, Cache-Control, CORS, rate-limit headers).
+// Synchronous and free of uWS: server/httpServer.ts copies the request in and writes the Reply.
+import { createHash } from 'node:crypto';
+import { Counter, Histogram } from 'prom-client';
+import type { Common } from '../common/common.js';
+import { describeError, VaultdError } from '../common/errors.js';
+import type { Snapshot } from '../engine/publish/buildSnapshot.js';
+import type { AuthTable } from './auth.js';
+import type { CursorCodec } from './cursor.js';
+import { createRateLimiter, rateLimitHeaders } from './rateLimit.js';
+import { errorBody, JSON_TYPE, jsonPage, pageParts, variantsFor, type Body, type Reply } from './reply.js';
+import { requestIdFrom } from './requestId.js';
+import { matchRoute, type RouteMatch } from './router.js';
+import { routeHandler, type RouteContext } from './routes/index.js';
+import { chooseEncoding } from './transport/negotiate.js';
+import type { Variants } from './transport/splice.js';
+import type { Page } from '../engine/publish/page.js';
+import type { ChainStatus } from './routes/health.js';
+
+export interface IncomingRequest {
+  method: string;
+  path: string;
+  query: string;
+  ip: string;
+  authorization: string;
+  apiKey: string;
+  acceptEncoding: string;
+  ifNoneMatch: string;
+  requestId: string;
+}
+
+export interface Served {
+  snapshot: Snapshot;
+  /** whether scheduled jobs publish new snapshots (else /health never turns degraded) */
+  jobs: boolean;
+  /** per-chain ingest status from the chain source; derived from the series when absent */
+  chainStatus?: ChainStatus[];
+  /** content identity of the snapshot (ETag seed of per-request bodies) */
+  id: string;
+  variants: WeakMap<Page, Variants | null>;
+}
+
+export interface HandlerDeps {
+  common: Common;
+  current: () => Served | null;
+  auth: () => AuthTable;
+  cursors: CursorCodec;
+  /** seconds until the next scheduled publish, or null when no schedule runs */
+  secondsToNextPublish: () => number | null;
+  started: number;
+}
+
+const CORS: [string, string][] = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', 'ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Deprecation, Link'],
+];
+const PREFLIGHT: [string, string][] = [
+  ['Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS'],
+  ['Access-Control-Allow-Headers', 'Authorization, X-API-Key, If-None-Match, X-Request-Id, Accept-Encoding, Content-Type'],
+  ['Access-Control-Max-Age', '86400'],
+];
+
+export function createHandler(deps: HandlerDeps) {
+  const { config } = deps.common;
+  const limiter = createRateLimiter({
+    anonymousPerMinute: config.rate_limits.anonymous_per_minute,
+    keyedPerMinute: config.rate_limits.keyed_per_minute,
+  });
+  const requests = new Counter({
+    name: 'vaultd_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['route', 'status'],
+    registers: [deps.common.metrics],
+  });
+  const latency = new Histogram({
+    name: 'vaultd_http_request_duration_seconds',
+    help: 'Time to build a response, by route',
+    labelNames: ['route'],
+    buckets: [0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.02, 0.1],
+    registers: [deps.common.metrics],
+  });
+  const rejected = new Counter({
+    name: 'vaultd_rate_limit_rejections_total',
+    help: 'Requests refused with 429, by tier',
+    labelNames: ['tier'],
+    registers: [deps.common.metrics],
+  });
+
+  return function handle(req: IncomingRequest): Reply | Promise<Reply> {
+    const t0 = process.hrtime.bigint();
+    const requestId = requestIdFrom(req.requestId || undefined);
+    const headers: [string, string][] = [['X-Request-Id', requestId], ...CORS];
+    const isV1 = req.path === '/v1' || req.path.startsWith('/v1/');
+    let route: RouteMatch | null = null;
+    const reply = (status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
+      const name = route?.name ?? 'unmatched';
+      requests.inc({ route: name, status: String(status) });
+      latency.observe({ route: name }, Number(process.hrtime.bigint() - t0) / 1e9);
+      return { status, headers: [...headers, ...extra], parts };
+    };
+    const fail = (original: VaultdError): Reply => {
+      let err = original;
+      if (err.status === 500) {
+        deps.common.logger.error({ request_id: requestId, path: req.path, err: err.cause ?? err }, 'request failed');
+        // Program errors (a store or source failure) never reach a client under their own code.
+        if (err.code !== 'INTERNAL') err = new VaultdError('INTERNAL', `internal error (request ${requestId}); the server logged the cause`);
+      }
+      return reply(err.status, [errorBody(err)], [['Content-Type', JSON_TYPE]]);
+    };
+
+    try {
+      if (isV1) {
+        const who = deps.auth().authenticate({ authorization: req.authorization, apiKey: req.apiKey });
+        if (who.kind === 'invalid') throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
+        if (who.kind === 'anonymous' && !config.auth.anonymous) {
+          throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
+        }
+        const tier = who.kind === 'key' ? 'keyed' : 'anonymous';
+        const limit = limiter.take(who.kind === 'key' ? `key:${who.id}` : `ip:${req.ip}`, tier);
+        headers.push(...rateLimitHeaders(limit));
+        if (!limit.allowed) {
+          rejected.inc({ tier });
+          throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
+            details: { retry_after_seconds: limit.retryAfterSeconds },
+          });
+        }
+      }
+      if (req.method === 'OPTIONS') return reply(204, [], PREFLIGHT);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new VaultdError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed; this API is read-only (GET, HEAD, OPTIONS)`, {
+          details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
+        });
+      }
+      route = matchRoute(req.path);
+      if (!route) throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
+      const served = deps.current();
+      const ctx: RouteContext = {
+        served,
+        params: route.params,
+        query: req.query,
+        cursors: deps.cursors,
+        common: deps.common,
+        started: deps.started,
+      };
+      const body = routeHandler(route.name)(ctx);
+      return write(body, served);
+    } catch (err) {
+      if (err instanceof VaultdError) return fail(err);
+      return fail(new VaultdError('INTERNAL', `internal error (request ${requestId}); the server logged the cause`, { cause: err }));
+    }
+
+    function write(body: Body, served: Served | null): Reply | Promise<Reply> {
+      const extra: [string, string][] = [];
+      if (body.kind === 'deferred') {
+        return body.load().then(
+          (loaded) => write(loaded, served),
+          (err) => fail(new VaultdError('INTERNAL', `internal error (request ${requestId})`, { cause: err })),
+        );
+      }
+      if (body.kind === 'raw') {
+        extra.push(['Cache-Control', body.cache === 'no-store' ? 'no-store' : maxAge()]);
+        if (body.cache === 'public') {
+          // ETag on every cacheable 200 (DESIGN §5.6): raw bodies (price series, the document) hash their bytes.
+          const etag = rawEtag(body.body);
+          extra.push(['ETag', etag]);
+          if (matchesEtag(req.ifNoneMatch, etag)) return reply(304, [], extra);
+        }
+        extra.push(['Content-Type', body.contentType]);
+        return reply(200, [body.body], extra);
+      }
+      const snapshot = served!.snapshot;
+      const page = body.kind === 'page' ? body.page : jsonPage(body, snapshot.refreshed_at, served!.id);
+      if (body.kind === 'json' && body.headers) extra.push(...body.headers);
+      extra.push(['ETag', page.etag], ['Cache-Control', maxAge()], ['Vary', 'Accept-Encoding']);
+      if (matchesEtag(req.ifNoneMatch, page.etag)) return reply(304, [], extra);
+      let variants: Variants | undefined;
+      if (body.kind === 'page') {
+        let v = served!.variants.get(page);
+        if (v === undefined) served!.variants.set(page, (v = variantsFor(page) ?? null));
+        variants = v ?? undefined;
+      }
+      const { parts, encoding } = pageParts(page, variants, chooseEncoding(req.acceptEncoding), requestId);
+      extra.push(['Content-Type', JSON_TYPE]);
+      if (encoding !== 'identity') extra.push(['Content-Encoding', encoding]);
+      return reply(200, parts, extra);
+    }
+
+    function maxAge(): string {
+      const s = deps.secondsToNextPublish();
+      const scope = route?.name.startsWith('users.') ? 'private' : 'public';
+      return `${scope}, max-age=${s === null ? 60 : Math.max(0, Math.ceil(s))}`;
+    }
+  };
+}
+
+const rawEtags = new WeakMap<Buffer, string>();
+
+/** A strong ETag of a raw body; cached per buffer (the OpenAPI document is one shared buffer). */
+function rawEtag(body: Buffer): string {
+  let etag = rawEtags.get(body);
+  if (etag === undefined) rawEtags.set(body, (etag = `"${createHash('sha1').update(body).digest('base64url')}"`));
+  return etag;
+}
+
+/** If-None-Match: a list of entity tags or `*`; weak comparison (RFC 9110 §13.1.2). */
+export function matchesEtag(header: string, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}
+
+export { describeError };

@@ -1,0 +1,229 @@
+// The operation table of the OpenAPI document: one entry per route of server/router.ts (the
+// Record type makes a new route without an operation a compile error), with what varies per route.
+import type { QueryRoute } from './params.js';
+import type { RouteName } from './router.js';
+import type { ComponentName } from './schemas/responses.js';
+
+export type PathParam = 'vault_id' | 'wallet_address' | 'slug';
+
+export interface OperationSpec {
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: 'health' | 'vaults' | 'users' | 'aggregates' | 'prices' | 'meta';
+  pathParams: readonly PathParam[];
+  /** the QUERY_SCHEMAS entry its query parameters are generated from */
+  query?: QueryRoute;
+  /** query parameters documented as deprecated (DESIGN §5.2) */
+  deprecatedQuery?: readonly string[];
+  /** JSON body of a 200 (a component), or a non-JSON media type */
+  body: ComponentName | { mediaType: string; schema: Record<string, unknown> };
+  /** error statuses beyond those every /v1 route has (401, 429, 503, 500) */
+  errors: readonly (404 | 422)[];
+  /** false: the route declares no security requirement (seed, Authentication 4) */
+  security: boolean;
+}
+
+const v1 = (spec: Omit<OperationSpec, 'security'> & { security?: boolean }): OperationSpec => ({ security: true, ...spec });
+const plain = (spec: Omit<OperationSpec, 'security' | 'pathParams' | 'errors'>): OperationSpec => ({
+  ...spec,
+  pathParams: [],
+  errors: [],
+  security: false,
+});
+
+export const OPERATIONS: Record<RouteName, OperationSpec> = {
+  health: plain({
+    path: '/health',
+    operationId: 'getHealth',
+    tag: 'health',
+    summary: 'Liveness: version and uptime',
+    description: '`status` is `degraded` when the published snapshot is older than its freshness budget. Not enveloped.',
+    body: 'Health',
+  }),
+  'health.chains': plain({
+    path: '/health/chains',
+    operationId: 'listChainHealth',
+    tag: 'health',
+    summary: 'Per-chain indexer freshness',
+    description: 'One entry per chain that has an enabled vault. Not enveloped.',
+    body: 'ChainHealthList',
+  }),
+  metrics: plain({
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tag: 'meta',
+    summary: 'Prometheus metrics',
+    body: { mediaType: 'text/plain', schema: { type: 'string' } },
+  }),
+  openapi: plain({
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    tag: 'meta',
+    summary: 'This OpenAPI 3.1 document',
+    body: { mediaType: 'application/json', schema: { type: 'object' } },
+  }),
+  docs: plain({
+    path: '/docs',
+    operationId: 'getDocs',
+    tag: 'meta',
+    summary: 'A rendering of this document',
+    body: { mediaType: 'text/html', schema: { type: 'string' } },
+  }),
+  'vaults.list': v1({
+    path: '/v1/vaults',
+    operationId: 'listVaults',
+    tag: 'vaults',
+    summary: 'List curated vaults',
+    description: 'Most-recent-first by listing time, ties by vault_id. Visible vaults; `include_hidden=true` adds hidden ones.',
+    pathParams: [],
+    query: 'vaults.list',
+    body: 'VaultListResponse',
+    errors: [422],
+    security: false,
+  }),
+  'vaults.featured': v1({
+    path: '/v1/vaults/featured',
+    operationId: 'listFeaturedVaults',
+    tag: 'vaults',
+    summary: 'Featured vault cards, in curated order',
+    pathParams: [],
+    body: 'FeaturedVaultListResponse',
+    errors: [],
+  }),
+  'vaults.slug': v1({
+    path: '/v1/vaults/slug/{slug}',
+    operationId: 'listVaultsBySlug',
+    tag: 'vaults',
+    summary: 'Every enabled deployment of one logical vault',
+    description: 'A disabled or unknown slug is 404.',
+    pathParams: ['slug'],
+    body: 'VaultListResponse',
+    errors: [404],
+  }),
+  'vaults.get': v1({
+    path: '/v1/vaults/{vault_id}',
+    operationId: 'getVault',
+    tag: 'vaults',
+    summary: 'One deployment with its current metrics',
+    pathParams: ['vault_id'],
+    body: 'VaultResponse',
+    errors: [404, 422],
+  }),
+  'vaults.definition': v1({
+    path: '/v1/vaults/{vault_id}/definition',
+    operationId: 'getVaultDefinition',
+    tag: 'vaults',
+    summary: 'Identity merged with the per-family definition fields',
+    pathParams: ['vault_id'],
+    body: 'VaultDefinitionResponse',
+    errors: [404, 422],
+  }),
+  'vaults.timeseries': v1({
+    path: '/v1/vaults/{vault_id}/timeseries',
+    operationId: 'getVaultTimeseries',
+    tag: 'vaults',
+    summary: 'Metric history',
+    description: 'Grid points carry the as-of snapshot (never an average). `start` after `end` is 422.',
+    pathParams: ['vault_id'],
+    query: 'vaults.timeseries',
+    body: 'VaultTimeseriesResponse',
+    errors: [404, 422],
+  }),
+  'vaults.allocations': v1({
+    path: '/v1/vaults/{vault_id}/allocations',
+    operationId: 'getVaultAllocations',
+    tag: 'vaults',
+    summary: 'Current allocations',
+    pathParams: ['vault_id'],
+    body: 'VaultAllocationsResponse',
+    errors: [404, 422],
+  }),
+  'users.positions': v1({
+    path: '/v1/users/{wallet_address}/positions',
+    operationId: 'listPositions',
+    tag: 'users',
+    summary: 'Every open position of a wallet',
+    description: 'A position that cannot be valued is reported in `meta.partial_errors`. An unknown wallet gets an empty list.',
+    pathParams: ['wallet_address'],
+    query: 'users.positions',
+    body: 'PositionListResponse',
+    errors: [422],
+  }),
+  'users.position': v1({
+    path: '/v1/users/{wallet_address}/positions/{vault_id}',
+    operationId: 'getPosition',
+    tag: 'users',
+    summary: 'One position, current snapshot',
+    description: 'A fully exited position, or a wallet that never touched the vault, is 404.',
+    pathParams: ['wallet_address', 'vault_id'],
+    body: 'PositionResponse',
+    errors: [404, 422],
+  }),
+  'users.position.timeseries': v1({
+    path: '/v1/users/{wallet_address}/positions/{vault_id}/timeseries',
+    operationId: 'getPositionTimeseries',
+    tag: 'users',
+    summary: 'Position history',
+    description: 'The vault timeseries parameters. Default start: the first grid instant at or after the position\'s first row.',
+    pathParams: ['wallet_address', 'vault_id'],
+    query: 'vaults.timeseries',
+    body: 'PositionTimeseriesResponse',
+    errors: [404, 422],
+  }),
+  'users.activity': v1({
+    path: '/v1/users/{wallet_address}/activity',
+    operationId: 'listActivity',
+    tag: 'users',
+    summary: 'One page of the wallet\'s immutable activity log',
+    description: 'Wallet-wide order (block_timestamp, chain_id, block_number, log_index); `vault_id` filters to one vault.',
+    pathParams: ['wallet_address'],
+    query: 'users.activity',
+    body: 'ActivityResponse',
+    errors: [422],
+  }),
+  tvl: v1({
+    path: '/v1/tvl',
+    operationId: 'getTvl',
+    tag: 'aggregates',
+    summary: 'Aggregate TVL',
+    description: '`breakdown` is present only with `include_breakdown=true`. `include_sources` is its deprecated alias.',
+    pathParams: [],
+    query: 'tvl',
+    deprecatedQuery: ['include_sources'],
+    body: 'TvlResponse',
+    errors: [422],
+  }),
+  strategies: v1({
+    path: '/v1/strategies',
+    operationId: 'listStrategies',
+    tag: 'aggregates',
+    summary: 'Strategy cards, in curated display order',
+    pathParams: [],
+    body: 'StrategyListResponse',
+    errors: [],
+  }),
+  prices: v1({
+    path: '/v1/prices',
+    operationId: 'getPrice',
+    tag: 'prices',
+    summary: 'Latest USD price of a token, or the point-in-time price with `at`',
+    description: 'An unknown token, or `at` before its first price, is 404.',
+    pathParams: [],
+    query: 'prices',
+    body: 'PriceResponse',
+    errors: [404, 422],
+  }),
+  'prices.timeseries': v1({
+    path: '/v1/prices/timeseries',
+    operationId: 'getPriceTimeseries',
+    tag: 'prices',
+    summary: 'USD price history, ascending',
+    description: 'The body has no meta.',
+    pathParams: [],
+    query: 'prices.timeseries',
+    body: 'PriceTimeseriesResponse',
+    errors: [404, 422],
+  }),
+};

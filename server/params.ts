@@ -1,0 +1,146 @@
+// valibot schemas of every path and query parameter (DESIGN §5.2–§5.4). A bad value is a
+// 422 INVALID_PARAMETER whose details name the parameter; the same schemas feed the OpenAPI
+// document (server/openapi.ts), so the two cannot drift.
+import * as v from 'valibot';
+import { VaultdError } from '../common/errors.js';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const DATE_OR_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/** ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC) → Unix seconds (fractions floored). */
+export function parseInstant(text: string): number | null {
+  const m = DATE_OR_DATE_TIME.exec(text);
+  if (!m) return null;
+  const [, date, hh = '00', mm = '00', ss = '00', , zone = 'Z'] = m;
+  if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) return null;
+  const ms = Date.parse(`${date}T${hh}:${mm}:${ss}${zone}`);
+  if (!Number.isFinite(ms)) return null;
+  // Date.parse rolls 2026-02-31 over to March: reject dates that do not exist.
+  const day = new Date(Date.parse(`${date}T00:00:00Z`)).toISOString().slice(0, 10);
+  if (day !== date) return null;
+  return Math.floor(ms / 1000);
+}
+
+const intIn = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,7}$/, `must be an integer from ${min} to ${max}`),
+    v.transform(Number),
+    v.minValue(min, `must be an integer from ${min} to ${max}`),
+    v.maxValue(max, `must be an integer from ${min} to ${max}`),
+  );
+
+const bool = v.pipe(
+  v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+  v.transform((s) => s === 'true' || s === '1'),
+);
+
+const instant = v.pipe(
+  v.string(),
+  v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z'),
+  v.transform((s) => parseInstant(s)!),
+);
+
+const order = v.picklist(['asc', 'desc'], 'must be asc or desc');
+const cursor = v.pipe(v.string(), v.minLength(1, 'must be a cursor from meta.next_cursor'));
+const granularity = v.picklist(['hour', 'day', 'week', 'month'], 'must be one of hour, day, week, month');
+
+export const QUERY_SCHEMAS = {
+  'vaults.list': v.object({ next: v.optional(cursor), limit: v.optional(intIn(1, 1000), '1000'), include_hidden: v.optional(bool, 'false') }),
+  'vaults.timeseries': v.object({
+    start: v.optional(instant),
+    end: v.optional(instant),
+    next: v.optional(cursor),
+    limit: v.optional(intIn(1, 10000), '1000'),
+    order: v.optional(order, 'asc'),
+    granularity: v.optional(granularity, 'day'),
+  }),
+  'users.positions': v.object({ next: v.optional(cursor), limit: v.optional(intIn(1, 500), '100'), include_hidden: v.optional(bool, 'false') }),
+  'users.activity': v.object({
+    next: v.optional(cursor),
+    limit: v.optional(intIn(1, 1000), '100'),
+    order: v.optional(order, 'desc'),
+    vault_id: v.optional(v.string()),
+    include_hidden: v.optional(bool, 'false'),
+  }),
+  tvl: v.object({ include_breakdown: v.optional(bool), include_sources: v.optional(bool) }),
+  prices: v.object({
+    address: v.pipe(v.string('is required'), v.regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address')),
+    chain_id: intIn(1, 9_999_999),
+    at: v.optional(instant),
+  }),
+  'prices.timeseries': v.object({
+    address: v.pipe(v.string('is required'), v.regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address')),
+    chain_id: intIn(1, 9_999_999),
+    start: instant,
+    end: instant,
+    granularity: v.optional(v.picklist(['raw', 'hour', 'day', 'week', 'month'], 'must be one of raw, hour, day, week, month'), 'raw'),
+    limit: v.optional(intIn(1, 5000), '1000'),
+  }),
+} as const;
+
+export type QueryRoute = keyof typeof QUERY_SCHEMAS;
+export type QueryOf<R extends QueryRoute> = v.InferOutput<(typeof QUERY_SCHEMAS)[R]>;
+
+/** The position-timeseries route takes the vault timeseries' parameters (seed). */
+QUERY_SCHEMAS satisfies Record<string, v.GenericSchema>;
+
+export function invalid(parameter: string, message: string): VaultdError {
+  return new VaultdError('INVALID_PARAMETER', `invalid parameter "${parameter}": ${message}`, { details: { parameter } });
+}
+
+/**
+ * Parse a raw query string against a route's schema. Repeated parameters are rejected;
+ * parameters the route does not know are ignored (and never reach cache keys).
+ */
+export function parseQuery<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
+  const schema = QUERY_SCHEMAS[route];
+  const known = schema.entries as Record<string, unknown>;
+  const input: Record<string, string> = {};
+  if (rawQuery.length > 0) {
+    for (const part of rawQuery.split('&')) {
+      if (part === '') continue;
+      const eq = part.indexOf('=');
+      const rawKey = eq < 0 ? part : part.slice(0, eq);
+      const key = safeDecode(rawKey);
+      if (key === null || !(key in known)) continue;
+      const value = safeDecode(eq < 0 ? '' : part.slice(eq + 1));
+      if (value === null) throw invalid(key, 'is not valid percent-encoding');
+      if (key in input) throw invalid(key, 'must be given at most once');
+      input[key] = value;
+    }
+  }
+  const result = v.safeParse(schema, input);
+  if (!result.success) {
+    const issue = result.issues[0]!;
+    const parameter = v.getDotPath(issue) ?? 'query';
+    throw invalid(parameter, issue.input === undefined ? 'is required' : issue.message);
+  }
+  return result.output as QueryOf<R>;
+}
+
+function safeDecode(s: string): string | null {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/** `{chainId}:{address}` → canonical lowercase vault id, or a 422 naming `parameter`. */
+export function parseVaultId(text: string, parameter = 'vault_id'): string {
+  const m = /^(\d{1,12}):(0x[0-9a-fA-F]{40})$/.exec(text);
+  if (!m || Number(m[1]) < 1) throw invalid(parameter, `"${clip(text)}" must be {chainId}:{address}, e.g. 1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458`);
+  return `${Number(m[1])}:${m[2]!.toLowerCase()}`;
+}
+
+/** An EVM wallet address → lowercase, or a 422. */
+export function parseWallet(text: string): string {
+  if (!ADDRESS.test(text)) throw invalid('wallet_address', `"${clip(text)}" must be a 0x-prefixed 20-byte hex address`);
+  return text.toLowerCase();
+}
+
+/** Quote user input in messages without echoing megabytes back. */
+export function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

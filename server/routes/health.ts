@@ -1,0 +1,89 @@
+// /health, /health/chains, /metrics, /openapi.json (no credential needed, DESIGN §5.5).
+import { VERSION } from '../../common/version.js';
+import { isoSeconds } from '../../engine/format/numbers.js';
+import type { Body } from '../reply.js';
+import { buildOpenApi } from '../openapi.js';
+import type { RouteContext } from './context.js';
+
+const json = (value: unknown, cache: 'no-store' | 'public' = 'no-store'): Body => ({
+  kind: 'raw',
+  body: Buffer.from(JSON.stringify(value)),
+  contentType: 'application/json; charset=utf-8',
+  cache,
+});
+
+/** A snapshot older than this while jobs run makes /health "degraded". */
+export const FRESHNESS_BUDGET_SECONDS = 2 * 3600;
+
+export function health(ctx: RouteContext): Body {
+  const now = Date.now() / 1000;
+  const served = ctx.served;
+  const stale = served !== null && served.jobs && now - served.snapshot.refreshed_at_s > FRESHNESS_BUDGET_SECONDS;
+  return json({
+    status: served === null || stale ? 'degraded' : 'ok',
+    version: VERSION,
+    uptime_seconds: Math.floor(now - ctx.started / 1000),
+  });
+}
+
+/** Freshness of each chain with an enabled vault, from the newest indexed snapshot. */
+export function healthChains(ctx: RouteContext): Body {
+  const served = ctx.served;
+  if (!served) return json([]);
+  const now = Math.floor(Date.now() / 1000);
+  const chains = served.chainStatus ?? defaultChainStatus(served);
+  return json(
+    chains.map((c) => {
+      const lag = c.latest_timestamp === null ? null : Math.max(0, now - c.latest_timestamp);
+      return {
+        chain_id: c.chain_id,
+        latest_block: c.latest_block,
+        latest_timestamp: c.latest_timestamp,
+        lag_seconds: lag,
+        freshness: c.stalled || lag === null ? 'stalled' : lag <= 2 * 3600 ? 'fresh' : lag <= 24 * 3600 ? 'lagging' : 'stalled',
+      };
+    }),
+  );
+}
+
+export interface ChainStatus {
+  chain_id: number;
+  latest_block: number | null;
+  latest_timestamp: number | null;
+  stalled?: boolean;
+}
+
+function defaultChainStatus(served: NonNullable<RouteContext['served']>): ChainStatus[] {
+  const { world } = served.snapshot;
+  const chains = new Set(world.registry.vaults.filter((v) => v.visibility !== 'disabled').map((v) => v.chain_id));
+  return [...chains]
+    .sort((a, b) => a - b)
+    .map((chain_id) => {
+      const head = world.chainHeads.get(chain_id);
+      return { chain_id, latest_block: head?.block ?? null, latest_timestamp: head?.ts ?? null };
+    });
+}
+
+export function metrics(ctx: RouteContext): Body {
+  // prom-client's registry renders asynchronously; this is the one deferred route.
+  return {
+    kind: 'deferred',
+    load: async () => ({ kind: 'raw', body: Buffer.from(await ctx.common.metrics.metrics()), contentType: ctx.common.metrics.contentType, cache: 'no-store' }),
+  };
+}
+
+let openapiBody: Buffer | null = null;
+export function openapi(): Body {
+  openapiBody ??= Buffer.from(JSON.stringify(buildOpenApi()));
+  return { kind: 'raw', body: openapiBody, contentType: 'application/json; charset=utf-8', cache: 'public' };
+}
+
+export function docs(): Body {
+  const html = `<!doctype html><meta charset="utf-8"><title>vaultd API</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .2em}</style>
+<h1>vaultd API 1.0.0</h1><p>Machine-readable description: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p><ul id="ops"></ul>
+<script>fetch('/openapi.json').then(r=>r.json()).then(d=>{const ul=document.getElementById('ops');for(const[p,ops]of Object.entries(d.paths))for(const[m,o]of Object.entries(ops)){const li=document.createElement('li');li.innerHTML='<code>'+m.toUpperCase()+' '+p+'</code> — '+(o.summary||'');ul.appendChild(li)}})</script>`;
+  return { kind: 'raw', body: Buffer.from(html), contentType: 'text/html; charset=utf-8', cache: 'public' };
+}
+
+export { isoSeconds };

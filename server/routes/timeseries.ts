@@ -1,0 +1,108 @@
+// /v1/vaults/{vault_id}/timeseries and /v1/users/{wallet}/positions/{vault_id}/timeseries
+// (DESIGN §4.3, §4.8): windows sliced from the resident series by binary search; grid points
+// of a vault are serialized once per snapshot and joined per request (DESIGN §5.7).
+import { isoSeconds } from '../../engine/format/numbers.js';
+import { vaultTimeseriesPoint } from '../../engine/metrics/vaultPoint.js';
+import { priceKey, type VaultSeries } from '../../engine/model/world.js';
+import { positionContext } from '../../engine/publish/walletIndex.js';
+import { defaultPositionStart, positionPoints } from '../../engine/positions/positionTimeseries.js';
+import { windowPoints, type Granularity } from '../../engine/series/rollups.js';
+import type { Served } from '../handle.js';
+import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
+import type { Body } from '../reply.js';
+import { notFound, ready, type RouteContext } from './context.js';
+import { enabledVault } from './vaults.js';
+import { findPosition } from './users.js';
+
+type SeriesQuery = QueryOf<'vaults.timeseries'>;
+
+/** Window bounds and cursor handling shared by both timeseries routes. */
+function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { start: number; end: number }) {
+  if (q.start !== undefined && q.end !== undefined && q.start > q.end) {
+    throw invalid('start', `must not be after end (${isoSeconds(q.start)} > ${isoSeconds(q.end)})`);
+  }
+  const start = q.start ?? defaults.start;
+  const end = q.end ?? defaults.end;
+  const filters = { start: q.start ?? '', end: q.end ?? '', granularity: q.granularity };
+  const after = q.next === undefined ? undefined : (ctx.cursors.decode(q.next, route, filters, q.order) as number);
+  return { start, end, filters, after };
+}
+
+const fragmentCache = new WeakMap<Served, Map<string, Map<number, string>>>();
+
+/** The serialized point at a grid instant, cached per snapshot (hour points are not cached). */
+function pointJson(served: Served, s: VaultSeries, granularity: Granularity, instant: number, index: number): string {
+  const v = served.snapshot.world.vaults.get(s.vault_id)!;
+  const prices = served.snapshot.world.prices.get(priceKey(v.chain_id, v.numeraire_address));
+  if (granularity === 'hour') return JSON.stringify(vaultTimeseriesPoint(s, index, instant, prices));
+  let byVault = fragmentCache.get(served);
+  if (!byVault) fragmentCache.set(served, (byVault = new Map()));
+  const key = `${s.vault_id}|${granularity}`;
+  let points = byVault.get(key);
+  if (!points) byVault.set(key, (points = new Map()));
+  let json = points.get(instant);
+  if (json === undefined) points.set(instant, (json = JSON.stringify(vaultTimeseriesPoint(s, index, instant, prices))));
+  return json;
+}
+
+export function vaultTimeseries(ctx: RouteContext): Body {
+  const served = ready(ctx);
+  const id = enabledVault(ctx);
+  const q = parseQuery('vaults.timeseries', ctx.query);
+  const s = served.snapshot.world.series.get(id);
+  const route = `/v1/vaults/${id}/timeseries`;
+  const first = s && s.length > 0 ? s.ts[0]! : null;
+  const last = s && s.length > 0 ? s.ts[s.length - 1]! : null;
+  const w = window(ctx, route, q, { start: first ?? 0, end: last ?? 0 });
+  const pts = s ? windowPoints(s, q.granularity, { start: w.start, end: w.end, order: q.order, limit: q.limit, after: w.after }) : null;
+  const parts = pts ? pts.instants.map((t, k) => pointJson(served, s!, q.granularity, t, pts.indices[k]!)) : [];
+  const lastInstant = pts?.instants.at(-1);
+  return {
+    kind: 'json',
+    data: null,
+    dataJson: `[${parts.join(',')}]`,
+    meta: {
+      count: parts.length,
+      limit: q.limit,
+      next_cursor: pts?.hasMore && lastInstant !== undefined ? ctx.cursors.encode(route, w.filters, q.order, lastInstant) : null,
+      partial_errors: null,
+      start: q.start !== undefined || first !== null ? isoSeconds(w.start) : null,
+      end: q.end !== undefined || last !== null ? isoSeconds(w.end) : null,
+    },
+    etagKey: `${route}|${w.start}|${w.end}|${q.granularity}|${q.order}|${w.after}|${q.limit}`,
+  };
+}
+
+export function positionTimeseries(ctx: RouteContext): Body {
+  const served = ready(ctx);
+  const wallet = parseWallet(ctx.params.wallet_address!);
+  const id = parseVaultId(ctx.params.vault_id!);
+  const q = parseQuery('vaults.timeseries', ctx.query);
+  const { position } = findPosition(served, wallet, id);
+  const pctx = positionContext(served.snapshot.world, id);
+  if (!pctx || pctx.series.length === 0) throw notFound(`vault "${id}" has no history yet`);
+  const s = pctx.series;
+  const route = `/v1/users/${wallet}/positions/${id}/timeseries`;
+  const defaultStart = defaultPositionStart(position.rows, q.granularity) ?? s.ts[0]!;
+  const w = window(ctx, route, q, { start: defaultStart, end: s.ts[s.length - 1]! });
+  // Points before the position's first row are omitted (DESIGN §4.8).
+  const from = Math.max(w.start, defaultStart);
+  const pts = from <= w.end ? windowPoints(s, q.granularity, { start: from, end: w.end, order: q.order, limit: q.limit, after: w.after }) : { instants: [], indices: [], hasMore: false };
+  const asc = q.order === 'asc' ? pts.instants : [...pts.instants].reverse();
+  const points = positionPoints(position.rows, pctx, asc);
+  if (q.order === 'desc') points.reverse();
+  const lastInstant = pts.instants.at(-1);
+  return {
+    kind: 'json',
+    data: points,
+    meta: {
+      count: points.length,
+      limit: q.limit,
+      next_cursor: pts.hasMore && lastInstant !== undefined ? ctx.cursors.encode(route, w.filters, q.order, lastInstant) : null,
+      partial_errors: null,
+      start: isoSeconds(w.start),
+      end: isoSeconds(w.end),
+    },
+    etagKey: `${route}|${w.start}|${w.end}|${q.granularity}|${q.order}|${w.after}|${q.limit}`,
+  };
+}

@@ -1,0 +1,180 @@
+// /v1/users/{wallet}/positions, /positions/{vault_id}, /positions/{vault_id}/timeseries and
+// /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Replays are cached per published snapshot.
+import { toActivityRow, type ActivityRow } from '../../engine/activity/activityRows.js';
+import { numeraireToken } from '../../engine/metrics/vaultDetail.js';
+import { positionContext, type WalletPosition } from '../../engine/publish/walletIndex.js';
+import { positionMetrics, positionNow, type PositionMetrics } from '../../engine/positions/positionMetrics.js';
+import { isPositionOpen, replayPosition, type PositionState } from '../../engine/positions/replayPosition.js';
+import type { PartialError } from '../../engine/aggregates/tvl.js';
+import type { EventRow } from '../../engine/store/rows.js';
+import { parseQuery, parseVaultId, parseWallet } from '../params.js';
+import type { Body } from '../reply.js';
+import type { Served } from '../handle.js';
+import { notFound, ready, type RouteContext } from './context.js';
+
+export interface PositionItem {
+  vault_id: string;
+  wallet_address: string;
+  numeraire_token: ReturnType<typeof numeraireToken> | null;
+  metrics: PositionMetrics;
+}
+
+interface Replayed {
+  position: WalletPosition;
+  state: PositionState | null;
+}
+
+const replays = new WeakMap<Served, Map<string, Replayed[]>>();
+
+/** Every position of a wallet in an enabled vault, replayed once per snapshot. */
+function walletPositions(served: Served, wallet: string): Replayed[] {
+  let cache = replays.get(served);
+  if (!cache) replays.set(served, (cache = new Map()));
+  let out = cache.get(wallet);
+  if (out) return out;
+  const { world, wallets } = served.snapshot;
+  out = [];
+  for (const position of wallets.positions.get(wallet) ?? []) {
+    const v = world.vaults.get(position.vault_id);
+    if (!v || v.visibility === 'disabled') continue;
+    const ctx = positionContext(world, position.vault_id);
+    out.push({ position, state: ctx && positionNow(ctx) !== null ? replayPosition(position.rows, ctx) : null });
+  }
+  if (cache.size > 50_000) cache.clear();
+  cache.set(wallet, out);
+  return out;
+}
+
+function item(served: Served, r: Replayed): PositionItem {
+  const { world } = served.snapshot;
+  const ctx = positionContext(world, r.position.vault_id)!;
+  const v = world.vaults.get(r.position.vault_id)!;
+  return {
+    vault_id: r.position.vault_id,
+    wallet_address: r.position.wallet,
+    numeraire_token: numeraireToken(v),
+    metrics: positionMetrics(r.state!, ctx, positionNow(ctx)!),
+  };
+}
+
+function skippedError(r: Replayed): PartialError | null {
+  if (!r.state || r.state.skipped === 0) return null;
+  return {
+    code: 'CORRUPT_ROWS_SKIPPED',
+    message: `${r.state.skipped} corrupt row(s) of this position were skipped (first: ${r.state.firstSkip?.row}, ${r.state.firstSkip?.reason})`,
+    resource_id: r.position.vault_id,
+  };
+}
+
+export function positionsList(ctx: RouteContext): Body {
+  const served = ready(ctx);
+  const wallet = parseWallet(ctx.params.wallet_address!);
+  const q = parseQuery('users.positions', ctx.query);
+  const route = `/v1/users/${wallet}/positions`;
+  const filters = { include_hidden: q.include_hidden };
+  const after = q.next === undefined ? 0 : (ctx.cursors.decode(q.next, route, filters, 'asc') as number);
+  const partial: PartialError[] = [];
+  const items: PositionItem[] = [];
+  let lastId: number | undefined;
+  let more = false;
+  for (const r of walletPositions(served, wallet)) {
+    if (r.position.position_id <= after) continue;
+    if (!q.include_hidden && served.snapshot.world.vaults.get(r.position.vault_id)!.visibility === 'hidden') continue;
+    if (r.state === null) {
+      partial.push({ code: 'POSITION_NOT_VALUED', message: 'the vault has no snapshot yet, so the position cannot be valued', resource_id: r.position.vault_id });
+      continue;
+    }
+    if (!isPositionOpen(r.state)) continue;
+    if (items.length === q.limit) {
+      more = true;
+      break;
+    }
+    const skipped = skippedError(r);
+    if (skipped) partial.push(skipped);
+    items.push(item(served, r));
+    lastId = r.position.position_id;
+  }
+  return {
+    kind: 'json',
+    data: items,
+    meta: {
+      count: items.length,
+      limit: q.limit,
+      next_cursor: more && lastId !== undefined ? ctx.cursors.encode(route, filters, 'asc', lastId) : null,
+      partial_errors: partial.length > 0 ? partial : null,
+      start: null,
+      end: null,
+    },
+    etagKey: `${route}|${q.include_hidden}|${after}|${q.limit}`,
+  };
+}
+
+/** The wallet's replayed position in an enabled vault, or 404. */
+export function findPosition(served: Served, wallet: string, vaultId: string): Replayed {
+  const r = walletPositions(served, wallet).find((p) => p.position.vault_id === vaultId);
+  if (!r) throw notFound(`wallet ${wallet} has no position in vault "${vaultId}"`);
+  return r;
+}
+
+export function positionGet(ctx: RouteContext): Body {
+  const served = ready(ctx);
+  const wallet = parseWallet(ctx.params.wallet_address!);
+  const vaultId = parseVaultId(ctx.params.vault_id!);
+  const r = findPosition(served, wallet, vaultId);
+  if (!r.state || !isPositionOpen(r.state)) throw notFound(`wallet ${wallet} has no open position in vault "${vaultId}" (fully exited positions are not served)`);
+  return { kind: 'json', data: item(served, r), meta: null, etagKey: `/v1/users/${wallet}/positions/${vaultId}` };
+}
+
+type ActivityKey = [number, number, number, number, number];
+const keyOf = (e: EventRow): ActivityKey => [e.ts, e.chain_id, e.block_number, e.log_index, e.sub_index];
+function cmpKey(a: ActivityKey, b: ActivityKey): number {
+  for (let i = 0; i < 5; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+export function activity(ctx: RouteContext): Body {
+  const served = ready(ctx);
+  const wallet = parseWallet(ctx.params.wallet_address!);
+  const q = parseQuery('users.activity', ctx.query);
+  const vaultFilter = q.vault_id === undefined ? null : parseVaultId(q.vault_id);
+  const route = `/v1/users/${wallet}/activity`;
+  const filters = { vault_id: vaultFilter ?? '', include_hidden: q.include_hidden };
+  const after = q.next === undefined ? null : (ctx.cursors.decode(q.next, route, filters, q.order) as ActivityKey);
+  const { world } = served.snapshot;
+  const rows = served.snapshot.wallets.activity.get(wallet) ?? [];
+  const out: ActivityRow[] = [];
+  let last: EventRow | null = null;
+  let more = false;
+  const n = rows.length;
+  for (let k = 0; k < n; k++) {
+    const e = rows[q.order === 'asc' ? k : n - 1 - k]!;
+    if (vaultFilter !== null && e.vault_id !== vaultFilter) continue;
+    const v = world.vaults.get(e.vault_id);
+    if (!v || v.visibility === 'disabled' || (v.visibility === 'hidden' && !q.include_hidden)) continue;
+    if (after !== null) {
+      const c = cmpKey(keyOf(e), after);
+      if (q.order === 'asc' ? c <= 0 : c >= 0) continue;
+    }
+    if (out.length === q.limit) {
+      more = true;
+      break;
+    }
+    const pctx = positionContext(world, e.vault_id);
+    if (!pctx) continue;
+    out.push(toActivityRow(e, pctx));
+    last = e;
+  }
+  return {
+    kind: 'json',
+    data: out,
+    meta: {
+      count: out.length,
+      limit: q.limit,
+      next_cursor: more && last ? ctx.cursors.encode(route, filters, q.order, keyOf(last)) : null,
+      partial_errors: null,
+      start: null,
+      end: null,
+    },
+    etagKey: `${route}|${vaultFilter}|${q.include_hidden}|${q.order}|${after?.join(',')}|${q.limit}`,
+  };
+}

@@ -1,0 +1,230 @@
+// Test helper: one hand-made valid 200 body per JSON operation (keyed by operationId), written
+// from the seed and DESIGN §4–§5 rather than from engine output, plus `mutated` to derive invalid ones.
+
+const VAULT = '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458';
+const VAULT_ID = `1:${VAULT}`;
+const WALLET = '0x1111111111111111111111111111111111111111';
+const USDC = { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6, symbol: 'USDC' };
+const HASH = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+const T = '2026-01-15T00:00:00Z';
+
+export const ITEM_META = { refreshed_at: T, request_id: 'req-1' };
+export const LIST_META = { count: 1, limit: 1000, next_cursor: null, partial_errors: null, refreshed_at: T, request_id: 'req-1' };
+const WINDOW_META = { ...LIST_META, start: '2026-01-01T00:00:00Z', end: T };
+const WALLET_META = { ...LIST_META, limit: 100, start: null, end: null };
+
+export const VAULT_METRICS = {
+  tvl: { native: '1234.5', usd: '1235.48' },
+  unit_price: '1.052',
+  total_supply: '1173.479087452471482889',
+  apy_7d: 0.0573,
+  apy_30d: 0.0491,
+  apy_90d: null,
+  as_of: 1768435200,
+};
+
+export const VAULT_DETAIL = {
+  vault_id: VAULT_ID,
+  chain_id: 1,
+  address: VAULT,
+  vault_type: 'morpho_v1',
+  name: 'Gauntlet USDC Prime',
+  symbol: 'gtUSDCp',
+  numeraire_token: USDC,
+  metrics: VAULT_METRICS,
+  group: {
+    id: 'grp-usdc-prime',
+    slug: 'gauntlet-usdc-prime',
+    is_primary: true,
+    is_stable: true,
+    deployment_date: '2024-06-01',
+    description: null,
+  },
+  strategy: { id: 'prime-lending', name: 'Prime Lending' },
+};
+
+const POSITION_VALUES = {
+  shares_owned: '95.057034220532319391',
+  value: { native: '100', usd: '100.08' },
+  cost_basis: { native: '98.5', usd: '98.52' },
+  pnl: {
+    realized: { native: '0', usd: '0' },
+    unrealized: { native: '1.5', usd: '1.56' },
+    total: { native: '1.5', usd: '1.56' },
+  },
+  roi_pct: { native: 1.52, usd: null },
+};
+
+export const POSITION = {
+  vault_id: VAULT_ID,
+  wallet_address: WALLET,
+  numeraire_token: USDC,
+  metrics: {
+    shares_owned: POSITION_VALUES.shares_owned,
+    value: POSITION_VALUES.value,
+    cost_basis: POSITION_VALUES.cost_basis,
+    pending_deposit_assets: { native: '0', usd: '0' },
+    pending_redeem_shares: '0',
+    pnl: POSITION_VALUES.pnl,
+    roi_pct: POSITION_VALUES.roi_pct,
+  },
+};
+
+export const ACTIVITY_ROW = {
+  id: '1:21000000:17:0',
+  type: 'deposit_pending',
+  vault_id: VAULT_ID,
+  block_timestamp: 1768000000,
+  block_number: 21000000,
+  block_hash: HASH(1),
+  tx_hash: HASH(2),
+  log_index: 17,
+  request_hash: HASH(3),
+  shares_delta: '0',
+  assets_delta: { native: '250', token: USDC },
+};
+
+export const TVL = {
+  tvl: { usd: '285228283.180226' },
+  updated_at: T,
+  totals: [
+    { id: 'vaults', label: 'Indexed vaults', tvl: { usd: '44402443.080226' }, updated_at: T },
+    { id: 'legacy', label: 'Legacy vaults API', tvl: { usd: null }, updated_at: null },
+  ],
+};
+
+export const SAMPLE_BODIES: Record<string, unknown> = {
+  getHealth: { status: 'ok', version: '0.1.0', uptime_seconds: 42 },
+  listChainHealth: [
+    { chain_id: 1, latest_block: 21000000, latest_timestamp: 1768435200, lag_seconds: 12, freshness: 'fresh' },
+    { chain_id: 8453, latest_block: null, latest_timestamp: null, lag_seconds: null, freshness: 'stalled' },
+  ],
+  listVaults: { data: [VAULT_DETAIL], meta: LIST_META },
+  listFeaturedVaults: {
+    data: [
+      {
+        name: 'Gauntlet USDC Prime',
+        slug: 'gauntlet-usdc-prime',
+        vault_id: VAULT_ID,
+        chains: ['ethereum', 'base'],
+        vault_ids: [VAULT_ID, `8453:${VAULT}`],
+        tvl: { usd: '2000' },
+        apy_7d_max: 0.06,
+        apy_30d_max: null,
+        apy_90d_max: null,
+        description: 'Prime lending.',
+        short_description: null,
+        supply_token: 'USDC',
+        updated_at: T,
+      },
+    ],
+    meta: { ...LIST_META, limit: null },
+  },
+  listVaultsBySlug: { data: [VAULT_DETAIL], meta: { ...LIST_META, limit: null } },
+  getVault: { data: VAULT_DETAIL, meta: ITEM_META },
+  getVaultDefinition: {
+    data: {
+      vault_id: VAULT_ID,
+      chain_id: 1,
+      address: VAULT,
+      vault_type: 'morpho_v1',
+      name: 'Gauntlet USDC Prime',
+      symbol: 'gtUSDCp',
+      owner: '0x38fe54d007277538b6aeb7ca583597d4660abae8',
+      numeraire_token: USDC,
+      curator: '0xae3578796736d4e9e69ffbb1dcb75e53423bea10',
+      fee_wad: '100000000000000000',
+      fee_recipient: null,
+      timelock_seconds: 259200,
+    },
+    meta: ITEM_META,
+  },
+  getVaultTimeseries: {
+    data: [{ timestamp: T, total_supply: '1173.5', tvl: { native: '1234.5', usd: null }, unit_price: '1.052', apy_7d: null, apy_30d: null, apy_90d: null }],
+    meta: WINDOW_META,
+  },
+  getVaultAllocations: {
+    data: {
+      vault_id: VAULT_ID,
+      as_of: T,
+      allocations: [
+        {
+          category: 'lending',
+          target: {
+            address: '0xe0ad403a0d8037937bd2ce33cfb9433aba07af1f',
+            chain_id: 1,
+            kind: 'asset',
+            strategy_type: 'morpho_market',
+            symbol: 'WBTC/USDC',
+            name: 'Morpho Blue WBTC/USDC 91.5%',
+            protocol: { id: 'morpho-blue', name: 'Morpho Blue' },
+          },
+          allocation: 0.95,
+          amount: 1172.8,
+          amount_usd: 1173.73,
+        },
+        {
+          category: 'bridge',
+          target: {
+            address: USDC.address,
+            chain_id: 1,
+            kind: 'asset',
+            strategy_type: 'idle',
+            symbol: 'USDC',
+            flow: { kind: 'pending_deposit', target_vault_address: VAULT },
+          },
+          allocation: 0.05,
+          amount: 61.7,
+          amount_usd: null,
+        },
+      ],
+    },
+    meta: ITEM_META,
+  },
+  listPositions: { data: [POSITION], meta: WALLET_META },
+  getPosition: { data: POSITION, meta: ITEM_META },
+  getPositionTimeseries: { data: [{ timestamp: T, ...POSITION_VALUES }], meta: WINDOW_META },
+  listActivity: { data: [ACTIVITY_ROW], meta: WALLET_META },
+  getTvl: {
+    data: TVL,
+    meta: {
+      partial_errors: [{ code: 'TVL_SOURCE_FAILED', message: 'external TVL source "legacy" failed', resource_id: 'legacy' }],
+      ...ITEM_META,
+    },
+  },
+  listStrategies: {
+    data: [
+      {
+        id: 'prime-lending',
+        name: 'Prime Lending',
+        tvl: { usd: null },
+        vault_count: 3,
+        apy_7d_max: null,
+        apy_30d_max: 0.05,
+        apy_90d_max: null,
+        description: null,
+        short_description: null,
+        updated_at: null,
+      },
+    ],
+    meta: { ...LIST_META, limit: null },
+  },
+  getPrice: {
+    data: { address: USDC.address, chain_id: 1, currency: 'usd', price: { decimals: 6, usd: 1.000799 }, symbol: 'USDC', timestamp: T },
+    meta: ITEM_META,
+  },
+  getPriceTimeseries: { data: [{ price: { usd: 1.0002 }, timestamp: T }] },
+};
+
+export const DELETE = Symbol('delete');
+
+/** A deep copy of `body` with the value at `path` replaced (or removed with DELETE). */
+export function mutated(body: unknown, path: readonly (string | number)[], value: unknown): unknown {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if (value === DELETE) delete at[last];
+  else at[last] = value;
+  return copy;
+}

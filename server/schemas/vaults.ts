@@ -1,0 +1,118 @@
+// Vault resources (seed "VaultDetail", "Vault timeseries point", "Vault definition",
+// "Vault allocations"; DESIGN §4.2, §4.7, §5.2): deployment rows, metrics, definition, allocations.
+import * as v from 'valibot';
+import { VAULT_TYPES } from '../../engine/store/rows.js';
+import {
+  Address,
+  AmountPair,
+  ChainId,
+  DateTime,
+  Double,
+  Int64,
+  TokenRef,
+  UNSIGNED_INTEGER_STRING_PATTERN,
+  UnsignedDecimal,
+  VaultId,
+} from './primitives.js';
+
+export const Apy = v.nullable(Double);
+
+export const StrategyRef = v.strictObject({ id: v.string(), name: v.string() });
+
+export const VaultGroupRef = v.strictObject({
+  id: v.string(),
+  slug: v.string(),
+  is_primary: v.boolean(),
+  is_stable: v.boolean(),
+  deployment_date: v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.isoDate())),
+  description: v.nullable(v.string()),
+});
+
+const METRIC_VALUES = {
+  tvl: AmountPair,
+  unit_price: UnsignedDecimal,
+  total_supply: UnsignedDecimal,
+  apy_7d: Apy,
+  apy_30d: Apy,
+  apy_90d: Apy,
+};
+
+/** Current metrics: `as_of` is the latest snapshot's Unix time in seconds, null without one (DESIGN §4.2). */
+export const VaultMetrics = v.strictObject({ ...METRIC_VALUES, as_of: v.nullable(Int64) });
+
+export const VaultTimeseriesPoint = v.strictObject({ timestamp: DateTime, ...METRIC_VALUES });
+
+export const VaultType = v.picklist(VAULT_TYPES);
+
+/** A deployment row; `group` is omitted (never null) without a group, `strategy` null without a tag (DESIGN §4.7). */
+export const VaultDetail = v.strictObject({
+  vault_id: VaultId,
+  chain_id: ChainId,
+  address: Address,
+  vault_type: VaultType,
+  name: v.string(),
+  symbol: v.string(),
+  numeraire_token: TokenRef,
+  metrics: VaultMetrics,
+  group: v.optional(VaultGroupRef),
+  strategy: v.nullable(StrategyRef),
+});
+
+const IDENTITY = {
+  vault_id: VaultId,
+  chain_id: ChainId,
+  address: Address,
+  name: v.string(),
+  symbol: v.string(),
+  owner: v.nullable(Address),
+  numeraire_token: TokenRef,
+};
+
+const Bps = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
+
+/** Identity merged with the family fields of DESIGN §5.2; a family field the registry lacks is null. */
+export const AeraV3Definition = v.strictObject({
+  ...IDENTITY,
+  vault_type: v.literal('aera_v3'),
+  hooks: v.nullable(Address),
+  fee_calculator: v.nullable(Address),
+  provisioner: v.nullable(Address),
+  fees: v.nullable(v.strictObject({ tvl_fee_bps: Bps, performance_fee_bps: Bps })),
+});
+
+export const MorphoDefinition = v.strictObject({
+  ...IDENTITY,
+  vault_type: v.picklist(['morpho_v1', 'morpho_v2']),
+  curator: v.nullable(Address),
+  /** string integer, 1e18 = 100 % */
+  fee_wad: v.nullable(v.pipe(v.string(), v.regex(UNSIGNED_INTEGER_STRING_PATTERN))),
+  fee_recipient: v.nullable(Address),
+  timelock_seconds: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+
+export const SymbioticDefinition = v.strictObject({ ...IDENTITY, vault_type: v.literal('symbiotic') });
+
+export const VaultDefinition = v.variant('vault_type', [AeraV3Definition, MorphoDefinition, SymbioticDefinition]);
+
+export const AllocationTarget = v.strictObject({
+  address: Address,
+  chain_id: ChainId,
+  kind: v.picklist(['asset']),
+  strategy_type: v.string(),
+  symbol: v.string(),
+  flow: v.optional(v.strictObject({ kind: v.picklist(['pending_deposit', 'pending_redemption']), target_vault_address: Address })),
+  name: v.optional(v.string()),
+  protocol: v.optional(v.strictObject({ id: v.string(), name: v.string() })),
+});
+
+/** DESIGN §4.7 exception by the seed: allocation, amount and amount_usd are JSON numbers. */
+export const Allocation = v.strictObject({
+  category: v.string(),
+  target: AllocationTarget,
+  /** fraction, 1.0 = 100 % */
+  allocation: v.pipe(Double, v.minValue(0)),
+  amount: Double,
+  amount_usd: v.nullable(Double),
+});
+
+export const VaultAllocations = v.strictObject({ vault_id: VaultId, as_of: DateTime, allocations: v.array(Allocation) });

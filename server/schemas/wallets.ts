@@ -1,0 +1,56 @@
+// Wallet resources (seed "Position", "Position timeseries point", "Activity log"; DESIGN §4.4,
+// §4.6, §4.8): replay-derived USD legs and roi_pct are null when any row lacks a USD price.
+import * as v from 'valibot';
+import { EVENT_KINDS } from '../../engine/store/rows.js';
+import { Address, AmountPair, DateTime, Decimal, Double, Hash32, NonNegativeInt64, TokenRef, UnsignedDecimal, VaultId } from './primitives.js';
+
+export const Pnl = v.strictObject({ realized: AmountPair, unrealized: AmountPair, total: AmountPair });
+
+/** Time-weighted return in percent (5.2 = 5.2 %); null without history (DESIGN §4.4). */
+export const RoiPct = v.strictObject({ native: v.nullable(Double), usd: v.nullable(Double) });
+
+export const PositionMetrics = v.strictObject({
+  shares_owned: UnsignedDecimal,
+  value: AmountPair,
+  cost_basis: AmountPair,
+  pending_deposit_assets: AmountPair,
+  pending_redeem_shares: UnsignedDecimal,
+  pnl: Pnl,
+  roi_pct: RoiPct,
+});
+
+/** A wallet in one vault; `numeraire_token` is present, null when unknown (DESIGN §4.8). */
+export const Position = v.strictObject({
+  vault_id: VaultId,
+  wallet_address: Address,
+  numeraire_token: v.nullable(TokenRef),
+  metrics: PositionMetrics,
+});
+
+export const PositionTimeseriesPoint = v.strictObject({
+  timestamp: DateTime,
+  shares_owned: UnsignedDecimal,
+  value: AmountPair,
+  cost_basis: AmountPair,
+  pnl: Pnl,
+  roi_pct: RoiPct,
+});
+
+/**
+ * One immutable row of the activity log (DESIGN §4.6), in the shape of
+ * engine/activity/activityRows.ts: deposit-ledger signs, `block_timestamp` in Unix seconds.
+ */
+export const ActivityRow = v.strictObject({
+  /** stable: `{chain_id}:{block_number}:{log_index}:{sub_index}` */
+  id: v.pipe(v.string(), v.regex(/^\d+:\d+:\d+:\d+$/)),
+  type: v.picklist(EVENT_KINDS),
+  vault_id: VaultId,
+  block_timestamp: NonNegativeInt64,
+  block_number: NonNegativeInt64,
+  block_hash: Hash32,
+  tx_hash: Hash32,
+  log_index: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  request_hash: v.nullable(Hash32),
+  shares_delta: Decimal,
+  assets_delta: v.strictObject({ native: Decimal, token: v.nullable(TokenRef) }),
+});

@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { chooseEncoding, type Encoding } from './negotiate.js';
+
+const cases: [string | undefined, Encoding, string][] = [
+  [undefined, 'identity', 'no header'],
+  ['', 'identity', 'empty header: identity only'],
+  ['gzip', 'gzip', 'gzip only'],
+  ['br', 'br', 'br only'],
+  ['gzip, br', 'br', 'br preferred at equal q, whatever the order'],
+  ['br, gzip', 'br', 'br preferred at equal q'],
+  ['gzip, deflate, br, zstd', 'br', 'a browser'],
+  ['gzip, deflate', 'gzip', 'curl --compressed without brotli'],
+  ['br;q=0.5, gzip', 'gzip', 'higher q wins over the preference'],
+  ['br;q=0.8, gzip;q=0.8', 'br', 'tie at q<1 goes to br'],
+  ['br;q=0, gzip', 'gzip', 'q=0 refuses br'],
+  ['br;q=0.000, gzip;q=0.0', 'identity', 'q=0 with decimals refuses both'],
+  ['br; q=0 , gzip ; q = 0.3', 'gzip', 'whitespace around ; and ='],
+  ['  GZIP  ,  BR;Q=0.9 ', 'gzip', 'case-insensitive codings and q name'],
+  ['Br', 'br', 'case-insensitive br'],
+  ['x-gzip', 'gzip', 'x-gzip is gzip'],
+  ['*', 'br', 'star accepts everything; br preferred'],
+  ['*;q=0.5, gzip', 'gzip', 'explicit gzip beats star'],
+  ['*, br;q=0', 'gzip', 'star minus refused br'],
+  ['*;q=0', 'identity', 'everything refused: identity anyway'],
+  ['*;q=0, identity', 'identity', 'only identity'],
+  ['identity', 'identity', 'identity listed alone'],
+  ['identity;q=0, gzip', 'gzip', 'identity refused'],
+  ['gzip;q=0.5, identity', 'identity', 'explicit identity at q=1 beats gzip at 0.5'],
+  ['gzip;q=0.001', 'gzip', 'any positive q beats implicit identity'],
+  ['deflate, compress', 'identity', 'only codings we do not have'],
+  ['gzip;q=1.0, br;q=1.000', 'br', 'q=1.0 forms'],
+  ['br;q=abc, gzip', 'gzip', 'malformed q: entry ignored'],
+  ['br;q=1.5, gzip', 'gzip', 'q above 1: entry ignored'],
+  ['br;q=-1, gzip', 'gzip', 'negative q: entry ignored'],
+  ['br;level=5;q=0.1, gzip;q=0.2', 'gzip', 'other parameters before q'],
+  ['br;foo, gzip;q=0.1', 'br', 'a parameter without value does not disturb q'],
+  ['gzip, gzip;q=0', 'identity', 'a coding listed twice keeps its lowest q'],
+  [',,, ,br,,', 'br', 'empty list elements'],
+  [';q=1', 'identity', 'a parameter without coding'],
+];
+
+describe('chooseEncoding', () => {
+  for (const [header, want, why] of cases) {
+    it(`${why}: ${JSON.stringify(header)} → ${want}`, () => {
+      expect(chooseEncoding(header)).toBe(want);
+    });
+  }
+
+  it('never throws and always answers one of the three', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (header) => {
+        expect(['br', 'gzip', 'identity']).toContain(chooseEncoding(header));
+      }),
+    );
+  });
+
+  it('cost (printed, not asserted)', () => {
+    const headers = ['gzip, deflate, br, zstd', 'gzip', 'br;q=1.0, gzip;q=0.8, *;q=0.1'];
+    const n = 300_000;
+    for (let i = 0; i < 10_000; i++) chooseEncoding(headers[i % 3]);
+    const start = performance.now();
+    for (let i = 0; i < n; i++) chooseEncoding(headers[i % 3]);
+    console.log(`chooseEncoding ${(((performance.now() - start) * 1e6) / n).toFixed(0)} ns/call`);
+  });
+});

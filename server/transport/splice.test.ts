@@ -1,0 +1,211 @@
+import fc from 'fast-check';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPage, pageBody } from '../../engine/publish/page.js';
+import { brBody, buildVariants, crc32, gzipBody, type Variants } from './splice.js';
+
+const requestIdArb = fc.stringMatching(/^[A-Za-z0-9._-]{1,128}$/);
+
+// Prefixes of 0–200 KB: short random unicode, and long bodies repeated from a unicode seed
+// (fast-check cannot generate 200 KB strings cheaply); all end like a real page prefix.
+const prefixArb = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 300 }),
+  fc
+    .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.integer({ min: 1_000, max: 200_000 }))
+    .map(([seed, bytes]) => seed.repeat(Math.ceil(bytes / Buffer.byteLength(seed))).slice(0, bytes)),
+  fc.uint8Array({ minLength: 0, maxLength: 20_000 }).map((b) => Buffer.from(b).toString('latin1')),
+).map((s) => Buffer.from(`${s},"request_id":"`));
+
+// Quality 5 keeps 200 KB cases fast; quality 11 (the default) is exercised on fixed bodies below.
+const fast = { brotliQuality: 5, gzipLevel: 6 };
+
+function expected(prefix: Buffer, id: string): Buffer {
+  return Buffer.concat([prefix, Buffer.from(`${id}"}}`)]);
+}
+
+function realisticPage(rows: number) {
+  const data = Array.from({ length: rows }, (_, i) => ({
+    vault_id: `eth:0x${(i * 7919).toString(16).padStart(40, '0')}`,
+    name: `Vault ${i} — Ünïcødé ✓`,
+    tvl_usd: (1_234_567.891 * (i + 1)).toFixed(6),
+    apy: { d7: '0.0412', d30: '0.0398', d90: null },
+  }));
+  return buildPage(data, { count: rows, limit: 100, next_cursor: null, partial_errors: null }, '2024-05-01T00:00:00Z');
+}
+
+function streamDecode(stream: zlib.Gunzip | zlib.BrotliDecompress, parts: Buffer[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = [];
+    stream.on('data', (c: Buffer) => out.push(c));
+    stream.on('end', () => resolve(Buffer.concat(out)));
+    stream.on('error', reject);
+    // Feed in awkward pieces: the head in 2 halves, the tail a byte at a time.
+    for (const part of parts) {
+      if (part.length > 64) {
+        stream.write(part.subarray(0, part.length >> 1));
+        stream.write(part.subarray(part.length >> 1));
+      } else {
+        for (let i = 0; i < part.length; i++) stream.write(part.subarray(i, i + 1));
+      }
+    }
+    stream.end();
+  });
+}
+
+describe('crc32', () => {
+  it('matches zlib and continues across splits', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 2000 }), fc.nat(), (bytes, cut) => {
+        const whole = crc32(bytes);
+        const at = bytes.length === 0 ? 0 : cut % bytes.length;
+        expect(crc32(bytes.subarray(at), crc32(bytes.subarray(0, at)))).toBe(whole);
+        if (typeof zlib.crc32 === 'function') expect(whole).toBe(zlib.crc32(bytes) >>> 0);
+      }),
+    );
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926); // the standard check value
+  });
+});
+
+describe('spliced gzip and brotli bodies', () => {
+  it('decode (one-shot) to prefix + id + "}} byte for byte, for random bodies and ids', () => {
+    fc.assert(
+      fc.property(prefixArb, requestIdArb, (prefix, id) => {
+        const variants = buildVariants({ prefix }, fast);
+        expect(zlib.gunzipSync(Buffer.concat(gzipBody(variants.gzip, id)))).toEqual(expected(prefix, id));
+        expect(zlib.brotliDecompressSync(Buffer.concat(brBody(variants.br, id)))).toEqual(expected(prefix, id));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('decode with streaming decompressors fed in small pieces', async () => {
+    await fc.assert(
+      fc.asyncProperty(prefixArb, requestIdArb, async (prefix, id) => {
+        const variants = buildVariants({ prefix }, fast);
+        expect(await streamDecode(zlib.createGunzip(), gzipBody(variants.gzip, id))).toEqual(expected(prefix, id));
+        expect(await streamDecode(zlib.createBrotliDecompress(), brBody(variants.br, id))).toEqual(expected(prefix, id));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('default (maximum) compression: real pages, empty prefix, longest id', () => {
+    for (const prefix of [realisticPage(1).prefix, realisticPage(400).prefix, Buffer.alloc(0)]) {
+      const variants = buildVariants({ prefix });
+      for (const id of ['a', 'x'.repeat(128), 'Zr4-q_0.9']) {
+        expect(zlib.gunzipSync(Buffer.concat(gzipBody(variants.gzip, id)))).toEqual(expected(prefix, id));
+        expect(zlib.brotliDecompressSync(Buffer.concat(brBody(variants.br, id)))).toEqual(expected(prefix, id));
+      }
+    }
+  });
+
+  it('one variant serves many ids: the head is shared and never modified', () => {
+    const page = realisticPage(50);
+    const variants = buildVariants(page);
+    const gzHead = Buffer.from(variants.gzip.head);
+    const brHead = Buffer.from(variants.br.head);
+    for (const id of ['first', 'second-id', 'x'.repeat(100)]) {
+      const gz = gzipBody(variants.gzip, id);
+      expect(gz[0]).toBe(variants.gzip.head);
+      expect(zlib.gunzipSync(Buffer.concat(gz))).toEqual(pageBody(page, id));
+      expect(zlib.brotliDecompressSync(Buffer.concat(brBody(variants.br, id)))).toEqual(pageBody(page, id));
+    }
+    expect(variants.gzip.head).toEqual(gzHead);
+    expect(variants.br.head).toEqual(brHead);
+  });
+
+  it('heads are exact copies, not views into zlib chunk buffers', () => {
+    const { gzip, br } = buildVariants(realisticPage(2));
+    expect(gzip.head.buffer.byteLength).toBeLessThanOrEqual(8192); // a pool slab at most
+    expect(br.head.buffer.byteLength).toBeLessThanOrEqual(8192);
+  });
+
+  it('the compressed page is much smaller than the raw one', () => {
+    const page = realisticPage(400);
+    const { gzip, br } = buildVariants(page);
+    const raw = pageBody(page, 'id').length;
+    expect(gzip.head.length).toBeLessThan(raw / 5);
+    expect(br.head.length).toBeLessThan(gzip.head.length);
+  });
+
+  it('error: a request id over 128 chars is refused', () => {
+    const { gzip, br } = buildVariants({ prefix: Buffer.from('{"x":"') }, fast);
+    expect(() => gzipBody(gzip, 'a'.repeat(129))).toThrow('request id of 129 chars exceeds 128; use requestIdFrom');
+    expect(() => brBody(br, 'a'.repeat(129))).toThrow('request id of 129 chars exceeds 128; use requestIdFrom');
+  });
+});
+
+describe('a real HTTP client (undici fetch) decodes spliced bodies', () => {
+  let server: http.Server;
+  let base: string;
+  let variants: Variants;
+  const page = realisticPage(300);
+
+  beforeAll(async () => {
+    variants = buildVariants(page);
+    server = http.createServer((req, res) => {
+      const id = req.headers['x-request-id'] as string;
+      const encoding = req.url === '/br' ? 'br' : 'gzip';
+      const parts = encoding === 'br' ? brBody(variants.br, id) : gzipBody(variants.gzip, id);
+      res.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Encoding': encoding,
+        'Content-Length': parts.reduce((n, p) => n + p.length, 0),
+      });
+      for (const part of parts.slice(0, -1)) res.write(part);
+      res.end(parts.at(-1));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  for (const path of ['/br', '/gzip']) {
+    it(`${path}: fetch returns the same JSON`, async () => {
+      const id = `req-${path.slice(1)}.42`;
+      const response = await fetch(base + path, { headers: { 'x-request-id': id } });
+      expect(response.headers.get('content-encoding')).toBe(path.slice(1));
+      const text = await response.text();
+      expect(text).toBe(pageBody(page, id).toString('utf8'));
+      expect((JSON.parse(text) as { meta: { request_id: string } }).meta.request_id).toBe(id);
+    });
+  }
+});
+
+describe('cost (printed, not asserted)', () => {
+  it('per-request splice vs compressing the whole body per request', () => {
+    const page = realisticPage(20); // ~2.5 KB, a typical precompressed page
+    const t0 = performance.now();
+    const variants = buildVariants(page);
+    const buildMs = performance.now() - t0;
+    const ids = Array.from({ length: 1024 }, (_, i) => `LkR2c9xQb1s-${i.toString(36)}`);
+    const time = (n: number, f: (i: number) => unknown): number => {
+      for (let i = 0; i < Math.min(n, 2_000) / 10; i++) f(i); // warm up
+      const start = performance.now();
+      for (let i = 0; i < n; i++) f(i);
+      return ((performance.now() - start) * 1e6) / n;
+    };
+    const gz = time(200_000, (i) => gzipBody(variants.gzip, ids[i & 1023]!));
+    const br = time(200_000, (i) => brBody(variants.br, ids[i & 1023]!));
+    const rawConcat = time(200_000, (i) => pageBody(page, ids[i & 1023]!));
+    const gzFull = time(2_000, (i) => zlib.gzipSync(pageBody(page, ids[i & 1023]!), { level: 6 }));
+    const brFull = time(500, (i) => zlib.brotliCompressSync(pageBody(page, ids[i & 1023]!)));
+    const big = realisticPage(1600);
+    const t1 = performance.now();
+    buildVariants(big);
+    const bigMs = performance.now() - t1;
+    console.log(
+      [
+        `splice cost, page ${page.prefix.length} B (gzip head ${variants.gzip.head.length} B, br head ${variants.br.head.length} B):`,
+        `  gzipBody ${gz.toFixed(0)} ns/req, brBody ${br.toFixed(0)} ns/req, raw Buffer.concat ${rawConcat.toFixed(0)} ns/req`,
+        `  vs per-request gzipSync(level 6) ${(gzFull / 1000).toFixed(1)} µs, brotliCompressSync(q11) ${(brFull / 1000).toFixed(1)} µs`,
+        `  publish: buildVariants ${buildMs.toFixed(2)} ms for ${page.prefix.length} B, ${bigMs.toFixed(0)} ms for ${big.prefix.length} B`,
+      ].join('\n'),
+    );
+  });
+});
