@@ -6,10 +6,13 @@ import type { Common } from '../common/common.js';
 import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPrices, loadTvlSources, loadWorld, sortChainOrder } from './load/loadWorld.js';
 import type { PriceSeries, VaultSeries, World } from './model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
+import { extendWalletIndex } from './publish/walletIndex.js';
 import { computeApy } from './series/apyWindows.js';
 import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
 import type { Store } from './store/store.js';
+import type { ComputePool } from './pool/computePool.js';
+import { recomputeSeries } from './pool/recomputeSeries.js';
 
 export type StageTimings = Record<string, number>;
 
@@ -26,6 +29,22 @@ export const inThreadCompute: SeriesCompute = {
     }
   },
 };
+
+/**
+ * Series work on the piscina pool when it is large enough to repay a worker round trip
+ * (a full recompute); small increments (one new hour) run in-thread.
+ */
+export function poolCompute(pool: ComputePool, inThreadBelowPoints = 200_000): SeriesCompute {
+  return {
+    async run(work) {
+      let points = 0;
+      for (const w of work) points += w.series.length - w.from;
+      if (points < inThreadBelowPoints) return inThreadCompute.run(work);
+      const from = new Map(work.map((w) => [w.series, w.from]));
+      await recomputeSeries(pool, from.keys(), (s) => from.get(s) ?? 0);
+    },
+  };
+}
 
 export interface Engine {
   current(): Snapshot | null;
@@ -51,8 +70,16 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
   const generationGauge = new Gauge({ name: 'vaultd_snapshot_generation', help: 'Generation of the published snapshot', registers: [common.metrics] });
   const publishedGauge = new Gauge({
     name: 'vaultd_snapshot_published_timestamp_seconds',
-    help: 'Publish time of the serving snapshot (age = now - this)',
+    help: 'Publish time of the serving snapshot',
     registers: [common.metrics],
+  });
+  new Gauge({
+    name: 'vaultd_snapshot_age_seconds',
+    help: 'Seconds since the serving snapshot was published',
+    registers: [common.metrics],
+    collect() {
+      if (snapshot) this.set(Date.now() / 1000 - snapshot.refreshed_at_s);
+    },
   });
   const skippedGauge = new Gauge({ name: 'vaultd_corrupt_snapshots_skipped', help: 'Raw snapshot rows skipped as corrupt', registers: [common.metrics] });
 
@@ -154,6 +181,7 @@ async function appendNewRows(store: Store, w: World): Promise<{ series: VaultSer
         } else mine.set(vaultId, rows2);
       }
     }
+    extendWalletIndex(w.walletIndex, events, w.walletRows);
   }
 
   let lastPrice = -1e15;

@@ -61,7 +61,11 @@ const PREFLIGHT: [string, string][] = [
   ['Access-Control-Max-Age', '86400'],
 ];
 
+/** One access-log line per this many requests (errors are always logged). */
+const LOG_SAMPLE = 100;
+
 export function createHandler(deps: HandlerDeps) {
+  let sampled = 0;
   const { config } = deps.common;
   const limiter = createRateLimiter({
     anonymousPerMinute: config.rate_limits.anonymous_per_minute,
@@ -95,8 +99,13 @@ export function createHandler(deps: HandlerDeps) {
     let route: RouteMatch | null = null;
     const reply = (status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
       const name = route?.name ?? 'unmatched';
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       requests.inc({ route: name, status: String(status) });
-      latency.observe({ route: name }, Number(process.hrtime.bigint() - t0) / 1e9);
+      latency.observe({ route: name }, seconds);
+      // Sampled access log: every error response, and one request in LOG_SAMPLE otherwise.
+      if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
+        deps.common.logger.info({ request_id: requestId, method: req.method, path: req.path, route: name, status, ms: seconds * 1000 }, 'request');
+      }
       return { status, headers: [...headers, ...extra], parts };
     };
     const fail = (original: VaultdError): Reply => {

@@ -5,7 +5,8 @@ import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
-import { createEngine } from '../../engine/engine.js';
+import { createEngine, poolCompute } from '../../engine/engine.js';
+import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity, writePositions, writeVaultMetrics } from '../../engine/store/derivedWriter.js';
 import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
 import { parseFlags } from '../args.js';
@@ -20,7 +21,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   const progress = createProgress(common.logger, 'recompute');
   const stages = 6;
   try {
-    const engine = createEngine(common, (work) => work(store));
+    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })) });
     progress.update(0, stages);
     const timings = await engine.recomputeFull();
     progress.update(3, stages);
@@ -50,6 +51,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     );
   } finally {
     await store.close();
+    await common.shutdown.close('done');
   }
   return 0;
 }

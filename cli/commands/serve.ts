@@ -4,10 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { Cron } from 'croner';
+import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { createProgress } from '../../common/progress.js';
-import { createEngine, type StoreAccess } from '../../engine/engine.js';
+import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
+import { createComputePool } from '../../engine/pool/computePool.js';
 import { activeKeyDigests } from '../../engine/store/apiKeys.js';
 import { getSetting, setSetting } from '../../engine/store/settings.js';
 import { withStore } from '../../engine/store/storeHandle.js';
@@ -46,7 +48,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   const secret = await access(cursorSecret);
-  const engine = createEngine(common, access);
+  const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })) });
   let served: Served | null = null;
   engine.subscribe((snapshot) => {
     served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };
@@ -73,15 +75,23 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const keyTimer = setInterval(() => void keys.reload().catch((err) => common.logger.warn({ err }, 'key reload failed')), 2000);
   common.shutdown.add('keys', () => clearInterval(keyTimer));
 
+  const jobRuns = new Counter({ name: 'vaultd_job_runs_total', help: 'Scheduled job runs by job and outcome', labelNames: ['job', 'outcome'], registers: [common.metrics] });
+  const jobSeconds = new Histogram({ name: 'vaultd_job_duration_seconds', help: 'Scheduled job duration', labelNames: ['job'], registers: [common.metrics] });
+
   /** One ingest round: the demo source produces any hours that have passed; then refresh. */
   async function tick(): Promise<void> {
+    const end = jobSeconds.startTimer({ job: 'ingest' });
     try {
       const ext = await access((store) => extendDemoWorld(store, Date.now()));
       if (ext) common.logger.info(ext, 'demo world extended');
       await engine.refresh();
+      jobRuns.inc({ job: 'ingest', outcome: 'ok' });
     } catch (err) {
       // The previous snapshot keeps serving (DESIGN §9).
+      jobRuns.inc({ job: 'ingest', outcome: 'error' });
       common.logger.error({ err }, 'ingest round failed');
+    } finally {
+      end();
     }
   }
 

@@ -8,6 +8,7 @@ import { readRegistry } from '../store/registryStore.js';
 import type { EventKind, EventRow } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import { loadVaultSeries } from './loadSeries.js';
+import { buildWalletIndex } from '../publish/walletIndex.js';
 import { float64Items, hugeintBytes } from './vectorMemory.js';
 
 export async function loadWorld(common: Common, store: Store): Promise<World> {
@@ -27,7 +28,7 @@ export async function loadWorld(common: Common, store: Store): Promise<World> {
     { vaults: vaults.size, events: events.length, wallets: walletRows.size, ms: Math.round(performance.now() - t0) },
     'world loaded',
   );
-  return { registry, vaults, series, prices, events, walletRows, allocations, tvlSources, end, chainHeads };
+  return { registry, vaults, series, prices, events, walletRows, walletIndex: buildWalletIndex({ events, walletRows }), allocations, tvlSources, end, chainHeads };
 }
 
 export async function loadPrices(store: Store, afterTs = -Infinity): Promise<Map<string, PriceSeries>> {

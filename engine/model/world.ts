@@ -3,6 +3,7 @@
 // wallet's raw rows. Loaded once from DuckDB, then extended hour by hour.
 import type { EventRow, Registry, VaultRow } from '../store/rows.js';
 import type { I128Array } from './int128.js';
+import type { WalletIndex } from '../publish/walletIndex.js';
 
 /** Hourly series of one vault. Arrays may be longer than `length` (capacity for appends). */
 export interface VaultSeries {
@@ -64,6 +65,8 @@ export interface World {
   events: EventRow[];
   /** wallet → vault_id → its rows in (block_number, log_index, sub_index) order */
   walletRows: Map<string, Map<string, EventRow[]>>;
+  /** positions with stable ids and wallet-wide activity, kept up to date as rows arrive */
+  walletIndex: WalletIndex;
   /** latest allocation set per vault */
   allocations: Map<string, { as_of: number; items: AllocationItem[] }>;
   tvlSources: TvlSourceState[];

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { asOfIndex, usdIndexAt } from '../series/asOf.js';
 import { asOfIndexFast, isHourlyContiguous } from './fastAsOf.js';
 import { makePrices, makeSeries } from './fixtures.js';
-import { usdBig, usdE18, usdFloat, usdIndexIn, usdTable } from './usdPriceCache.js';
+import { usdIndexIn, usdTable } from './usdPriceCache.js';
 
 const H = 3600;
 
@@ -47,37 +47,5 @@ describe('fast as-of lookups', () => {
     expect(isHourlyContiguous(s)).toBe(true);
     s.length = 4;
     expect(isHourlyContiguous(s)).toBe(false);
-  });
-});
-
-describe('USD price table', () => {
-  it('holds every price exactly (split into two doubles) and as a double', () => {
-    fc.assert(
-      fc.property(fc.array(fc.bigInt({ min: 0n, max: (1n << 127n) - 1n }), { minLength: 1, maxLength: 30 }), (values) => {
-        const strs = values.map((v) => {
-          const s = v.toString().padStart(19, '0');
-          return `${s.slice(0, -18)}.${s.slice(-18)}`;
-        });
-        const prices = makePrices(values.map((_, i) => i * H), strs);
-        const table = usdTable(prices);
-        values.forEach((v, i) => {
-          expect(usdBig(table, i)).toBe(v);
-          expect(usdFloat(table, i)).toBe(Number(strs[i]));
-        });
-      }),
-    );
-  });
-
-  it('a malformed stored price is no price, never a throw; a grown series is re-read', () => {
-    const prices = makePrices([0, H, 2 * H], ['1.5', 'oops', '1.0000000000000000001']);
-    expect(usdE18(prices, 0)).toBe(1_500_000_000_000_000_000n);
-    expect(usdE18(prices, 1)).toBeNull();
-    expect(usdE18(prices, 2)).toBeNull(); // 19 decimals: excess precision is not a price
-    const grown = { ...prices, ts: Float64Array.from([0, H, 2 * H, 3 * H]), usd: [...prices.usd, '2'], usd_f: Float64Array.from([1.5, NaN, 1, 2]) };
-    expect(usdE18(grown, 3)).toBe(2n * 10n ** 18n);
-    prices.ts = Float64Array.from([0, H, 2 * H, 3 * H]);
-    prices.usd.push('3');
-    prices.usd_f = Float64Array.from([1.5, NaN, 1, 3]);
-    expect(usdE18(prices, 3)).toBe(3n * 10n ** 18n);
   });
 });

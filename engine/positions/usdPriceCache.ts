@@ -1,26 +1,28 @@
-// A numeraire's USD prices laid out for the replay's hot loop: one 32-byte record per price
-// point — its time, the price as a double (ROI ratios) and exactly (128-bit 18-decimal base
-// units) — so a lookup touches one cache line instead of four scattered objects, and no
-// decimal string is parsed twice. Memoized per PriceSeries: a pure
-// cache, since price series are append-only and their values never change.
+// A numeraire's USD prices laid out for the replay's hot loop. Each row looks one price up at a
+// random time, so the table is made small enough to stay in cache: the exact prices (18-decimal
+// base units) as 64-bit words — one word each when all fit, as for stablecoins — and, for an
+// hourly series without gaps (the usual case), an index computed instead of searched. No
+// decimal string is parsed twice. Memoized per PriceSeries: a pure cache, since price series
+// are append-only and their values never change.
 import type { PriceSeries } from '../model/world.js';
 import { parseUnits } from '../format/numbers.js';
 import { PRICE_MAX_AGE_SECONDS, usdIndexAt } from '../series/asOf.js';
 
 export const USD_PRICE_DECIMALS = 18;
-/** per point: [ts, usd_f] as doubles, then the exact price's low and high 64-bit words */
-const STRIDE = 4;
+const HOUR = 3600;
 const MASK64 = (1n << 64n) - 1n;
-/** high word of a malformed stored price: no price, never a throw */
-const BAD_HI = MASK64;
 
 export interface UsdTable {
   readonly prices: PriceSeries;
-  /** doubles view of the records: rec[4i] = ts, rec[4i + 1] = usd_f */
-  readonly rec: Float64Array;
-  /** words view of the same records: words[4i + 2] = low, words[4i + 3] = high 64 bits of the exact price */
-  readonly words: BigUint64Array;
   readonly n: number;
+  /** ts[i] = ts[0] + i hours for every i: the as-of index is arithmetic */
+  readonly hourly: boolean;
+  /** low 64 bits of each exact price */
+  readonly lo: BigUint64Array;
+  /** high 64 bits, or null when every price fits in 64 bits */
+  readonly hi: BigUint64Array | null;
+  /** 1 where the stored string is malformed (no price, never a throw); null when none is */
+  readonly bad: Uint8Array | null;
 }
 
 const tables = new WeakMap<PriceSeries, UsdTable>();
@@ -30,50 +32,63 @@ export function usdTable(prices: PriceSeries): UsdTable {
   const n = prices.ts.length;
   const old = tables.get(prices);
   if (old !== undefined && old.n === n) return old;
-  const buffer = new ArrayBuffer(Math.max(n, 1) * STRIDE * 8);
-  const rec = new Float64Array(buffer);
-  const words = new BigUint64Array(buffer);
-  const from = old === undefined ? 0 : Math.min(old.n, n);
-  if (old !== undefined) rec.set(old.rec.subarray(0, from * STRIDE));
-  for (let i = from; i < n; i++) {
-    const k = i * STRIDE;
-    rec[k] = prices.ts[i]!;
-    rec[k + 1] = prices.usd_f[i]!;
+  const values = new Array<bigint>(n);
+  let wide = false;
+  let anyBad = false;
+  let hourly = true;
+  const ts = prices.ts;
+  for (let i = 0; i < n; i++) {
     const v = parse(prices.usd[i]);
-    words[k + 2] = v < 0n ? 0n : v & MASK64;
-    words[k + 3] = v < 0n ? BAD_HI : v >> 64n;
+    values[i] = v;
+    if (v < 0n) anyBad = true;
+    else if (v > MASK64) wide = true;
+    if (ts[i] !== ts[0]! + i * HOUR) hourly = false;
   }
-  const table = { prices, rec, words, n };
+  const lo = new BigUint64Array(n);
+  const hi = wide ? new BigUint64Array(n) : null;
+  const bad = anyBad ? new Uint8Array(n) : null;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    if (v < 0n) bad![i] = 1;
+    else {
+      lo[i] = v & MASK64;
+      if (hi !== null) hi[i] = v >> 64n;
+    }
+  }
+  const table = { prices, n, hourly, lo, hi, bad };
   tables.set(prices, table);
   return table;
 }
 
 /** Same result as usdIndexAt(table.prices, t): the as-of price if at most 48 h old, else −1. */
 export function usdIndexIn(table: UsdTable, t: number): number {
-  const { rec, n } = table;
-  if (n > 1) {
-    const t0 = rec[0]!;
-    if (t < t0) return -1;
-    // prices are (nearly) evenly spaced: guess, check against the as-of definition
-    let g = Math.floor(((t - t0) * (n - 1)) / (rec[(n - 1) * STRIDE]! - t0));
-    if (g >= n) g = n - 1;
-    const tg = rec[g * STRIDE]!;
-    if (tg <= t && (g + 1 === n || rec[(g + 1) * STRIDE]! > t)) return t - tg <= PRICE_MAX_AGE_SECONDS ? g : -1;
+  const { n } = table;
+  if (n === 0) return -1;
+  const ts = table.prices.ts;
+  const t0 = ts[0]!;
+  if (t < t0) return -1;
+  let g: number;
+  if (table.hourly) g = Math.min(Math.floor((t - t0) / HOUR), n - 1);
+  else {
+    // (nearly) evenly spaced: guess, check against the as-of definition, else search
+    g = n > 1 ? Math.min(Math.floor(((t - t0) * (n - 1)) / (ts[n - 1]! - t0)), n - 1) : 0;
+    if (!(ts[g]! <= t && (g + 1 === n || ts[g + 1]! > t))) return usdIndexAt(table.prices, t);
   }
-  return usdIndexAt(table.prices, t);
+  return t - (table.hourly ? t0 + g * HOUR : ts[g]!) <= PRICE_MAX_AGE_SECONDS ? g : -1;
 }
 
 /** The exact price at index j (18-decimal base units), or null if the stored string is malformed. */
 export function usdBig(table: UsdTable, j: number): bigint | null {
-  const hi = table.words[j * STRIDE + 3]!;
-  const lo = table.words[j * STRIDE + 2]!;
-  if (hi === 0n) return lo;
-  return hi === BAD_HI ? null : (hi << 64n) | lo;
+  if (table.bad !== null && table.bad[j] === 1) return null;
+  const lo = table.lo[j]!;
+  if (table.hi === null) return lo;
+  const hi = table.hi[j]!;
+  return hi === 0n ? lo : (hi << 64n) | lo;
 }
 
 /** The price at index j as a double (ROI ratios only). */
 export function usdFloat(table: UsdTable, j: number): number {
-  return table.rec[j * STRIDE + 1]!;
+  return table.prices.usd_f[j]!;
 }
 
 /** The exact USD price at index i of `prices` (callers outside hot loops). */
@@ -85,7 +100,7 @@ function parse(s: string | undefined): bigint {
   if (s === undefined) return -1n;
   try {
     const v = parseUnits(s, USD_PRICE_DECIMALS);
-    return v < 0n || v >= 1n << 127n ? -1n : v;
+    return v < 0n || v > (1n << 128n) - 1n ? -1n : v;
   } catch {
     return -1n;
   }

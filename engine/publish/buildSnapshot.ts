@@ -8,7 +8,7 @@ import { indexRegistry, vaultDefinition, vaultDetail, type VaultDetail } from '.
 import { currentMetrics, type VaultMetrics } from '../metrics/vaultPoint.js';
 import { priceKey, type World } from '../model/world.js';
 import { buildPage, type Page } from './page.js';
-import { buildWalletIndex, type WalletIndex } from './walletIndex.js';
+import type { WalletIndex } from './walletIndex.js';
 
 export const VAULT_LIST_LIMIT = 1000;
 
@@ -105,7 +105,7 @@ export function buildSnapshot(world: World, opts: { generation: number; now: num
     featured: featuredCards(world.registry, metrics),
     tvl: aggregateTvl(world.registry, metrics, world.tvlSources, opts.now),
     latestPrices,
-    wallets: buildWalletIndex(world),
+    wallets: world.walletIndex,
     pages: new Map(),
   };
   buildFixedPages(snapshot);

@@ -18,26 +18,30 @@ export interface WalletIndex {
   positions: Map<string, WalletPosition[]>;
   /** wallet → its rows in wallet-wide order (block_timestamp, chain_id, block_number, log_index, sub_index) */
   activity: Map<string, EventRow[]>;
+  /** the id the next new position gets */
+  nextId: number;
 }
 
-export function buildWalletIndex(world: World): WalletIndex {
-  const positions = new Map<string, WalletPosition[]>();
-  const activity = new Map<string, EventRow[]>();
-  const seen = new Set<string>();
-  let nextId = 1;
-  // world.events is already in wallet-wide order, so first sight gives a stable id.
-  for (const e of world.events) {
-    let rows = activity.get(e.wallet);
-    if (!rows) activity.set(e.wallet, (rows = []));
+export function buildWalletIndex(world: Pick<World, 'events' | 'walletRows'>): WalletIndex {
+  const index: WalletIndex = { positions: new Map(), activity: new Map(), nextId: 1 };
+  extendWalletIndex(index, world.events, world.walletRows);
+  return index;
+}
+
+/**
+ * Add `events` (newer than everything indexed, in wallet-wide order) to the index. Positions
+ * keep their ids: a new (wallet, vault) pair gets the next one, in order of first appearance.
+ */
+export function extendWalletIndex(index: WalletIndex, events: readonly EventRow[], walletRows: World['walletRows']): void {
+  for (const e of events) {
+    let rows = index.activity.get(e.wallet);
+    if (!rows) index.activity.set(e.wallet, (rows = []));
     rows.push(e);
-    const key = `${e.wallet}|${e.vault_id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    let list = positions.get(e.wallet);
-    if (!list) positions.set(e.wallet, (list = []));
-    list.push({ position_id: nextId++, wallet: e.wallet, vault_id: e.vault_id, rows: world.walletRows.get(e.wallet)!.get(e.vault_id)! });
+    let list = index.positions.get(e.wallet);
+    if (!list) index.positions.set(e.wallet, (list = []));
+    if (list.some((p) => p.vault_id === e.vault_id)) continue;
+    list.push({ position_id: index.nextId++, wallet: e.wallet, vault_id: e.vault_id, rows: walletRows.get(e.wallet)!.get(e.vault_id)! });
   }
-  return { positions, activity };
 }
 
 /** What a replay of positions in `vaultId` reads (its series, numeraire and USD prices). */

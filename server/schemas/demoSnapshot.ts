@@ -1,6 +1,7 @@
 // Test helper: a small demo world simulated into arrays and published with buildSnapshot, without
 // a database, so schema tests can validate what the engine really emits. The series carry no APY
 // kernels (engine/positions/fixtures.ts builds them), so APYs are null here.
+import { buildWalletIndex } from '../../engine/publish/walletIndex.js';
 import { compareActivity } from '../../engine/activity/activityRows.js';
 import { seriesFromSnapshots, priceSeriesFromRows } from '../../engine/positions/fixtures.js';
 import { buildSnapshot, type Snapshot } from '../../engine/publish/buildSnapshot.js';
@@ -78,6 +79,7 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     tvlSources,
     end,
     chainHeads: new Map(),
+    walletIndex: buildWalletIndex({ events, walletRows }),
   };
 }
 
