@@ -62,7 +62,7 @@ const PREFLIGHT: [string, string][] = [
 ];
 
 /** One access-log line per this many requests (errors are always logged). */
-const LOG_SAMPLE = 100;
+const LOG_SAMPLE = 1000;
 
 export function createHandler(deps: HandlerDeps) {
   let sampled = 0;
@@ -91,6 +91,34 @@ export function createHandler(deps: HandlerDeps) {
     registers: [deps.common.metrics],
   });
 
+  // Label children cached per route and status: prom-client hashes label objects otherwise.
+  const counters = new Map<string, { inc(): void }>();
+  const histograms = new Map<string, { observe(v: number): void }>();
+  const counterFor = (route: string, status: number) => {
+    const key = `${route} ${status}`;
+    let c = counters.get(key);
+    if (!c) counters.set(key, (c = requests.labels(route, String(status))));
+    return c;
+  };
+  const histogramFor = (route: string) => {
+    let h = histograms.get(route);
+    if (!h) histograms.set(route, (h = latency.labels(route)));
+    return h;
+  };
+  // Route matches of recently seen paths (bounded; cleared when full).
+  const routes = new Map<string, RouteMatch | null>();
+  const routeOf = (path: string): RouteMatch | null => {
+    let m = routes.get(path);
+    if (m === undefined) {
+      if (routes.size >= 20_000) routes.clear();
+      routes.set(path, (m = matchRoute(path)));
+    }
+    return m;
+  };
+  let maxAgeAt = 0;
+  let maxAgePublic = '';
+  let maxAgePrivate = '';
+
   return function handle(req: IncomingRequest): Reply | Promise<Reply> {
     const t0 = process.hrtime.bigint();
     const requestId = requestIdFrom(req.requestId || undefined);
@@ -100,13 +128,14 @@ export function createHandler(deps: HandlerDeps) {
     const reply = (status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
       const name = route?.name ?? 'unmatched';
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      requests.inc({ route: name, status: String(status) });
-      latency.observe({ route: name }, seconds);
+      counterFor(name, status).inc();
+      histogramFor(name).observe(seconds);
       // Sampled access log: every error response, and one request in LOG_SAMPLE otherwise.
       if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
         deps.common.logger.info({ request_id: requestId, method: req.method, path: req.path, route: name, status, ms: seconds * 1000 }, 'request');
       }
-      return { status, headers: [...headers, ...extra], parts };
+      for (const h of extra) headers.push(h);
+      return { status, headers, parts };
     };
     const fail = (original: VaultdError): Reply => {
       let err = original;
@@ -141,7 +170,7 @@ export function createHandler(deps: HandlerDeps) {
           details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
         });
       }
-      route = matchRoute(req.path);
+      route = routeOf(req.path);
       if (!route) throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
       const served = deps.current();
       const ctx: RouteContext = {
@@ -179,7 +208,8 @@ export function createHandler(deps: HandlerDeps) {
         return reply(200, [body.body], extra);
       }
       const snapshot = served!.snapshot;
-      const page = body.kind === 'page' ? body.page : jsonPage(body, snapshot.refreshed_at, served!.id);
+      const built = body.kind === 'page' ? { page: body.page, head: [] as Buffer[] } : jsonPage(body, snapshot.refreshed_at, served!.id);
+      const page = built.page;
       if (body.kind === 'json' && body.headers) extra.push(...body.headers);
       extra.push(['ETag', page.etag], ['Cache-Control', maxAge()], ['Vary', 'Accept-Encoding']);
       if (matchesEtag(req.ifNoneMatch, page.etag)) return reply(304, [], extra);
@@ -189,16 +219,24 @@ export function createHandler(deps: HandlerDeps) {
         if (v === undefined) served!.variants.set(page, (v = variantsFor(page) ?? null));
         variants = v ?? undefined;
       }
-      const { parts, encoding } = pageParts(page, variants, chooseEncoding(req.acceptEncoding), requestId);
+      const { parts, encoding } = pageParts(page, variants, built.head.length > 0 ? 'identity' : chooseEncoding(req.acceptEncoding), requestId);
+      if (built.head.length > 0) parts.unshift(...built.head);
       extra.push(['Content-Type', JSON_TYPE]);
       if (encoding !== 'identity') extra.push(['Content-Encoding', encoding]);
       return reply(200, parts, extra);
     }
 
     function maxAge(): string {
-      const s = deps.secondsToNextPublish();
-      const scope = route?.name.startsWith('users.') ? 'private' : 'public';
-      return `${scope}, max-age=${s === null ? 60 : Math.max(0, Math.ceil(s))}`;
+      // Recomputed at most once a second: the value only changes with the clock.
+      const nowS = Math.floor(Date.now() / 1000);
+      if (nowS !== maxAgeAt) {
+        const s = deps.secondsToNextPublish();
+        const age = s === null ? 60 : Math.max(0, Math.ceil(s));
+        maxAgeAt = nowS;
+        maxAgePublic = `public, max-age=${age}`;
+        maxAgePrivate = `private, max-age=${age}`;
+      }
+      return route?.name.startsWith('users.') ? maxAgePrivate : maxAgePublic;
     }
   };
 }

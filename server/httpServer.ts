@@ -19,8 +19,6 @@ export type Handle = (req: IncomingRequest) => Reply | Promise<Reply>;
 /** Bodies above this go out through tryEnd/onWritable instead of one end(). */
 const STREAM_THRESHOLD = 256 * 1024;
 
-const decoder = new TextDecoder();
-
 export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
   const app = uWS.App();
   let inFlight = 0;
@@ -31,7 +29,7 @@ export async function startHttpServer(common: Common, opts: { host: string; port
       method: req.getMethod().toUpperCase(),
       path: req.getUrl(),
       query: req.getQuery() ?? '',
-      ip: decoder.decode(res.getRemoteAddressAsText()),
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
       authorization: req.getHeader('authorization'),
       apiKey: req.getHeader('x-api-key'),
       acceptEncoding: req.getHeader('accept-encoding'),

@@ -2,7 +2,7 @@
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
 import { createHash } from 'node:crypto';
 import { VaultdError } from '../common/errors.js';
-import { buildPage, PAGE_SUFFIX, type ListMeta, type Page } from '../engine/publish/page.js';
+import { PAGE_SUFFIX, type ListMeta, type Page } from '../engine/publish/page.js';
 import { brBody, buildVariants, gzipBody, PRECOMPRESS_MIN_BYTES, type Variants } from './transport/splice.js';
 import type { Encoding } from './transport/negotiate.js';
 
@@ -17,8 +17,8 @@ export interface PageBody {
 export interface JsonBody {
   kind: 'json';
   data: unknown;
-  /** `data` already serialized (timeseries windows joined from cached point fragments) */
-  dataJson?: string;
+  /** `data` already serialized as the inside of a JSON array (a slice of a series buffer) */
+  dataItems?: Buffer;
   meta: Partial<ListMeta> | null;
   /** a cheap, deterministic ETag seed (route + canonical query); hashed with the snapshot id */
   etagKey: string;
@@ -76,11 +76,23 @@ export function errorBody(err: VaultdError): Buffer {
   return Buffer.from(JSON.stringify({ error }));
 }
 
-/** Serialize a per-request envelope into a page (request-id slot at the end). */
-export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): Page {
-  const page = buildPage(body.data, body.meta, refreshedAt, body.dataJson);
-  return { prefix: page.prefix, etag: `"${createHash('sha1').update(snapshotId).update('\0').update(body.etagKey).digest('base64url')}"` };
+/** ETag of a per-request body: the snapshot identity and the canonical request (cheap; no body hash). */
+export function jsonEtag(body: JsonBody, snapshotId: string): string {
+  return `"${createHash('sha1').update(snapshotId).update('\0').update(body.etagKey).digest('base64url')}"`;
 }
+
+/** A per-request envelope as a page (request-id slot at the end); `dataItems` bodies stay uncopied. */
+export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): { page: Page; head: Buffer[] } {
+  const etag = jsonEtag(body, snapshotId);
+  const metaJson = JSON.stringify({ ...(body.meta ?? {}), refreshed_at: refreshedAt }).slice(0, -1);
+  if (body.dataItems) {
+    const tail = Buffer.from(`],"meta":${metaJson},"request_id":"`);
+    return { page: { prefix: tail, etag }, head: [OPEN_ARRAY, body.dataItems] };
+  }
+  return { page: { prefix: Buffer.from(`{"data":${JSON.stringify(body.data)},"meta":${metaJson},"request_id":"`), etag }, head: [] };
+}
+
+const OPEN_ARRAY = Buffer.from('{"data":[');
 
 /** Body parts of a page for one request in the chosen encoding. */
 export function pageParts(page: Page, variants: Variants | undefined, encoding: Encoding, requestId: string): { parts: Buffer[]; encoding: Encoding } {

@@ -23,9 +23,9 @@ export interface ListMeta {
 }
 
 /** Serialize `{data, meta}` with meta's own keys, then refreshed_at and the request-id slot. */
-export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string, dataJson?: string): Page {
+export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string): Page {
   const metaJson = JSON.stringify({ ...(meta ?? {}), refreshed_at: refreshedAt });
-  const prefix = Buffer.from(`{"data":${dataJson ?? JSON.stringify(data)},"meta":${metaJson.slice(0, -1)},"request_id":"`);
+  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaJson.slice(0, -1)},"request_id":"`);
   return { prefix, etag: etagOf(prefix) };
 }
 

@@ -2,11 +2,10 @@
 // (DESIGN §4.3, §4.8): windows sliced from the resident series by binary search; grid points
 // of a vault are serialized once per snapshot and joined per request (DESIGN §5.7).
 import { isoSeconds } from '../../engine/format/numbers.js';
-import { vaultTimeseriesPoint } from '../../engine/metrics/vaultPoint.js';
-import { priceKey, type VaultSeries } from '../../engine/model/world.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
 import { defaultPositionStart, positionPoints } from '../../engine/positions/positionTimeseries.js';
 import { windowPoints, type Granularity } from '../../engine/series/rollups.js';
+import { buildSeriesBuffer, sliceSeries, type SeriesBuffer } from './seriesBuffers.js';
 import type { Served } from '../handle.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
 import type { Body } from '../reply.js';
@@ -28,21 +27,16 @@ function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { st
   return { start, end, filters, after };
 }
 
-const fragmentCache = new WeakMap<Served, Map<string, Map<number, string>>>();
+const buffers = new WeakMap<Served, Map<string, SeriesBuffer | null>>();
 
-/** The serialized point at a grid instant, cached per snapshot (hour points are not cached). */
-function pointJson(served: Served, s: VaultSeries, granularity: Granularity, instant: number, index: number): string {
-  const v = served.snapshot.world.vaults.get(s.vault_id)!;
-  const prices = served.snapshot.world.prices.get(priceKey(v.chain_id, v.numeraire_address));
-  if (granularity === 'hour') return JSON.stringify(vaultTimeseriesPoint(s, index, instant, prices));
-  let byVault = fragmentCache.get(served);
-  if (!byVault) fragmentCache.set(served, (byVault = new Map()));
-  const key = `${s.vault_id}|${granularity}`;
-  let points = byVault.get(key);
-  if (!points) byVault.set(key, (points = new Map()));
-  let json = points.get(instant);
-  if (json === undefined) points.set(instant, (json = JSON.stringify(vaultTimeseriesPoint(s, index, instant, prices))));
-  return json;
+/** The vault's serialized series at `granularity`, built once per snapshot on first use. */
+function seriesBuffer(served: Served, vaultId: string, granularity: Granularity): SeriesBuffer | null {
+  let byKey = buffers.get(served);
+  if (!byKey) buffers.set(served, (byKey = new Map()));
+  const key = `${vaultId}|${granularity}`;
+  let sb = byKey.get(key);
+  if (sb === undefined) byKey.set(key, (sb = buildSeriesBuffer(served.snapshot.world, vaultId, granularity)));
+  return sb;
 }
 
 export function vaultTimeseries(ctx: RouteContext): Body {
@@ -54,17 +48,16 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const first = s && s.length > 0 ? s.ts[0]! : null;
   const last = s && s.length > 0 ? s.ts[s.length - 1]! : null;
   const w = window(ctx, route, q, { start: first ?? 0, end: last ?? 0 });
-  const pts = s ? windowPoints(s, q.granularity, { start: w.start, end: w.end, order: q.order, limit: q.limit, after: w.after }) : null;
-  const parts = pts ? pts.instants.map((t, k) => pointJson(served, s!, q.granularity, t, pts.indices[k]!)) : [];
-  const lastInstant = pts?.instants.at(-1);
+  const sb = seriesBuffer(served, id, q.granularity);
+  const slice = sb ? sliceSeries(sb, w.start, w.end, q.order, q.limit, w.after) : null;
   return {
     kind: 'json',
     data: null,
-    dataJson: `[${parts.join(',')}]`,
+    dataItems: slice?.body ?? Buffer.alloc(0),
     meta: {
-      count: parts.length,
+      count: slice?.count ?? 0,
       limit: q.limit,
-      next_cursor: pts?.hasMore && lastInstant !== undefined ? ctx.cursors.encode(route, w.filters, q.order, lastInstant) : null,
+      next_cursor: slice?.hasMore && slice.lastInstant !== null ? ctx.cursors.encode(route, w.filters, q.order, slice.lastInstant) : null,
       partial_errors: null,
       start: q.start !== undefined || first !== null ? isoSeconds(w.start) : null,
       end: q.end !== undefined || last !== null ? isoSeconds(w.end) : null,

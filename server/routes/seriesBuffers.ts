@@ -1,0 +1,103 @@
+// Serialized vault series for windowed timeseries (DESIGN §5.7): per (vault, granularity), all
+// points of the published history serialized once into one Buffer (and its reverse for desc
+// order) with offsets, so a window is one zero-copy slice found by binary search.
+import { vaultTimeseriesPoint } from '../../engine/metrics/vaultPoint.js';
+import { priceKey, type World } from '../../engine/model/world.js';
+import { gridWindow, type Granularity } from '../../engine/series/rollups.js';
+
+export interface SeriesBuffer {
+  /** point instants, ascending */
+  instants: Float64Array;
+  /** `p0,p1,...` ascending; point k spans [asc[k], asc[k+1] - 1) (the comma excluded) */
+  asc: Buffer;
+  ascOffsets: Uint32Array;
+  /** the same points in descending order, built on first use */
+  desc: { buf: Buffer; offsets: Uint32Array } | null;
+}
+
+function serialize(parts: string[]): { buf: Buffer; offsets: Uint32Array } {
+  const offsets = new Uint32Array(parts.length + 1);
+  const bytes = parts.map((p) => Buffer.from(p));
+  let at = 0;
+  for (let k = 0; k < bytes.length; k++) {
+    offsets[k] = at;
+    at += bytes[k]!.length + 1;
+  }
+  offsets[parts.length] = at;
+  const buf = Buffer.allocUnsafe(Math.max(0, at));
+  for (let k = 0; k < bytes.length; k++) {
+    bytes[k]!.copy(buf, offsets[k]!);
+    buf[offsets[k + 1]! - 1] = 44; // ','
+  }
+  return { buf, offsets };
+}
+
+/** Every point of the vault's history at `granularity` (null when it has no snapshot). */
+export function buildSeriesBuffer(world: World, vaultId: string, granularity: Granularity): SeriesBuffer | null {
+  const s = world.series.get(vaultId);
+  const v = world.vaults.get(vaultId);
+  if (!s || !v || s.length === 0) return null;
+  const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
+  const all = gridWindow(s.ts, s.length, granularity, {});
+  const json = all.instants.map((t, k) => JSON.stringify(vaultTimeseriesPoint(s, all.indices[k]!, t, prices)));
+  const { buf, offsets } = serialize(json);
+  return { instants: Float64Array.from(all.instants), asc: buf, ascOffsets: offsets, desc: null };
+}
+
+function lowerBound(a: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export interface SeriesSlice {
+  /** the points joined by commas (no brackets) */
+  body: Buffer;
+  count: number;
+  lastInstant: number | null;
+  hasMore: boolean;
+}
+
+/** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
+export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
+  let lo = lowerBound(sb.instants, start);
+  let hi = lowerBound(sb.instants, end + 0.5); // exclusive (instants are whole seconds)
+  if (after !== undefined) {
+    if (order === 'asc') lo = Math.max(lo, lowerBound(sb.instants, after + 0.5));
+    else hi = Math.min(hi, lowerBound(sb.instants, after));
+  }
+  if (hi <= lo) return { body: Buffer.alloc(0), count: 0, lastInstant: null, hasMore: false };
+  const n = sb.instants.length;
+  const count = Math.min(limit, hi - lo);
+  if (order === 'asc') {
+    const end2 = lo + count;
+    return {
+      body: sb.asc.subarray(sb.ascOffsets[lo]!, sb.ascOffsets[end2]! - 1),
+      count,
+      lastInstant: sb.instants[end2 - 1]!,
+      hasMore: end2 < hi,
+    };
+  }
+  sb.desc ??= reverse(sb);
+  // descending index r corresponds to ascending n - 1 - r
+  const r0 = n - hi;
+  const r1 = r0 + count;
+  return {
+    body: sb.desc.buf.subarray(sb.desc.offsets[r0]!, sb.desc.offsets[r1]! - 1),
+    count,
+    lastInstant: sb.instants[n - r1]!,
+    hasMore: r1 < n - lo,
+  };
+}
+
+function reverse(sb: SeriesBuffer): { buf: Buffer; offsets: Uint32Array } {
+  const n = sb.instants.length;
+  const parts: string[] = new Array(n);
+  for (let k = 0; k < n; k++) parts[n - 1 - k] = sb.asc.toString('utf8', sb.ascOffsets[k]!, sb.ascOffsets[k + 1]! - 1);
+  return serialize(parts);
+}
