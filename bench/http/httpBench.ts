@@ -1,0 +1,298 @@
+// HTTP bench (DESIGN §8): vaultd's full API path against a bare uWebSockets.js handler, nginx,
+// Fastify and node:http serving the same ~1 KB bytes; plus vaultd's precompressed brotli page
+// (~150 KB raw), a 304, an uncached 1,000-point timeseries window, cold start and RSS.
+// Method: keep-alive, 64 connections, every server pinned to core 0 and `wrk -t1 -c64` to
+// core 1. Per target: req/s at saturation (`-d10s`), and the server's CPU µs per request at a
+// fixed offered load below saturation. All servers run side by side and the targets are
+// measured in turns (fixed-rate runs in several rounds), so that load from other processes on
+// the machine falls on the alternatives alike.
+// Run: `npm run bench -- http` (builds, runs through bench/run.ts, merges the results into
+// bench/results/latest.json), or alone after `npm run build`: `node dist/bench/http/httpBench.js`.
+// Env: VAULTD_HTTP_BENCH_DIR (work dir, default /tmp/vaultd-http-bench), _SECONDS (saturation
+// run, 10), _FIXED_SECONDS (one fixed-rate round, 3), _ROUNDS (3), _RATE (cap, 25000).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { brotliDecompressSync } from 'node:zlib';
+import type { BenchOutput } from '../run.js';
+import type { BaselineSpec } from './baselineServer.js';
+import { loadAverage, rssMiB } from './procStat.js';
+import { compare, type CaseResult } from './report.js';
+import { freePort, get, spawnPinned, startNginx, startProcess, stopChild, waitFor200, type Fetched, type Running } from './servers.js';
+import { ensureTools } from './tools.js';
+import { capture, combineRounds, paceScript, runWrk, type WrkRun } from './wrk.js';
+
+const here = dirname(fileURLToPath(import.meta.url)); // dist/bench/http
+const repoRoot = resolve(here, '..', '..', '..');
+const vaultdBin = join(repoRoot, 'bin', 'vaultd.js');
+const envNumber = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+
+export const settings = {
+  dir: process.env.VAULTD_HTTP_BENCH_DIR ?? join(tmpdir(), 'vaultd-http-bench'),
+  /** saturation run (s), once per target */
+  seconds: envNumber('VAULTD_HTTP_BENCH_SECONDS', 10),
+  /** one fixed-rate round (s) */
+  fixedSeconds: envNumber('VAULTD_HTTP_BENCH_FIXED_SECONDS', 3),
+  rounds: envNumber('VAULTD_HTTP_BENCH_ROUNDS', 3),
+  warmupSeconds: 2,
+  /** fixed offered load: this, or half the slowest saturation rate of the group if lower */
+  rate: envNumber('VAULTD_HTTP_BENCH_RATE', 25_000),
+  connections: 64,
+  coldStarts: 3,
+  serverCore: 0,
+  clientCore: 1,
+  /** the demo world of DESIGN §7 (cold start, 1 KB page, 304, timeseries) */
+  demo: ['--seed', '7', '--now', '2026-06-01T00:00:00Z'],
+  /** a wider world whose /v1/vaults?include_hidden=true page is ~150 KB */
+  wide: ['--seed', '7', '--now', '2026-06-01T00:00:00Z', '--vaults', '170', '--days', '30', '--wallets', '200'],
+  timeseriesStart: '2026-03-01T00:00:00Z',
+};
+
+/** Response headers a server adds itself; the rest are copied to the baselines. */
+const SERVER_HEADERS = new Set(['date', 'content-length', 'connection', 'uwebsockets', 'server', 'keep-alive', 'transfer-encoding']);
+
+interface Case {
+  /** key in results.runs, e.g. "vaultd.page_1kb" */
+  id: string;
+  server: Running;
+  path: string;
+  headers: Record<string, string>;
+  /** targets of a group share one fixed offered rate; null: CPU over the saturation run only */
+  group: '1kb' | 'br' | null;
+}
+
+export async function run(): Promise<BenchOutput> {
+  const tools = await ensureTools();
+  const notes = [...tools.notes];
+  const results: Record<string, unknown> = {
+    method: {
+      connections: settings.connections,
+      saturation: `wrk -t1 -c${settings.connections} -d${settings.seconds}s --latency (keep-alive)${tools.taskset ? `, wrk on core ${settings.clientCore}, server on core ${settings.serverCore}` : ', not pinned'}`,
+      fixed_rate: `${settings.rounds} rounds × ${settings.fixedSeconds} s per target at one offered rate per group (min(${settings.rate}, half the group's slowest saturation rate)), paced by a Lua script in wrk (absolute send slots from the monotonic clock; Debian wrk 4.1 has no -R)`,
+      cpu: "server CPU time (sum of its threads' /proc schedstat) over a run ÷ requests wrk completed in it",
+      order: 'all servers up at once, targets measured in turns',
+    },
+    load_average_start: loadAverage(),
+  };
+  if (!tools.wrk) return { name: 'http', results: { ...results, skipped: notes }, table: [{ figure: 'http bench', value: 'skipped', note: notes.join('; ') }] };
+
+  rmSync(settings.dir, { recursive: true, force: true });
+  mkdirSync(settings.dir, { recursive: true });
+  const dir = settings.dir;
+  const core = (c: number) => (tools.taskset ? c : null);
+  const demoDb = join(dir, 'demo.duckdb');
+  const wideDb = join(dir, 'wide.duckdb');
+  const configPath = join(dir, 'vaultd.json');
+  writeFileSync(configPath, JSON.stringify({ rate_limits: { anonymous_per_minute: 1_000_000_000, keyed_per_minute: 1_000_000_000 } }));
+
+  console.log('http bench: building the demo worlds');
+  await capture(process.execPath, [vaultdBin, 'demo', '--db', demoDb, ...settings.demo, '--force'], 300_000);
+  await capture(process.execPath, [vaultdBin, 'demo', '--db', wideDb, ...settings.wide, '--force'], 300_000);
+
+  const coldStart = await measureColdStart(demoDb, configPath);
+  results.cold_start_ms = coldStart;
+  console.log(`http bench: cold start ${coldStart.samples.join(', ')} ms`);
+
+  const servers: Running[] = [];
+  try {
+    const vaultdArgv = (db: string, port: number) => [process.execPath, vaultdBin, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--no-jobs', '--config', configPath];
+    const startVaultd = async (name: string, db: string) => {
+      const port = await freePort();
+      const s = await startProcess(name, vaultdArgv(db, port), { core: core(settings.serverCore), dir, port, readyPath: '/v1/vaults' });
+      servers.push(s);
+      return s;
+    };
+    const demo = await startVaultd('vaultd-demo', demoDb);
+    const wide = await startVaultd('vaultd-wide', wideDb);
+
+    // What vaultd answers, checked once before measuring.
+    const { path: onePath, res: one } = await findPageNear1KB(demo.port);
+    const etag = one.headers.etag!;
+    const notModified = await get(demo.port, onePath, { 'Accept-Encoding': 'identity', 'If-None-Match': etag });
+    if (notModified.status !== 304) throw new Error(`If-None-Match ${etag} on ${onePath} answered ${notModified.status}, not 304`);
+    const ts = await findTimeseries(demo.port, onePath.split('/')[3]!);
+    const brPath = '/v1/vaults?include_hidden=true';
+    const br = await get(wide.port, brPath, { 'Accept-Encoding': 'br' });
+    if (br.status !== 200 || br.headers['content-encoding'] !== 'br') throw new Error(`${brPath} with Accept-Encoding: br answered ${br.status} ${br.headers['content-encoding'] ?? 'identity'}`);
+    const brRaw = brotliDecompressSync(br.body);
+    results.bodies = {
+      page_1kb: { path: onePath, bytes: one.body.length, headers: one.rawHeaders.length },
+      page_br: { path: brPath, bytes: brRaw.length, br_bytes: br.body.length, vaults: (JSON.parse(brRaw.toString()) as { meta: { count: number } }).meta.count },
+      not_modified: { path: onePath, if_none_match: etag },
+      timeseries: { path: ts.path, bytes: ts.bytes, points: 1000 },
+    };
+
+    // Baselines serve the bytes vaultd sent, with its header list.
+    const copyHeaders = (f: Fetched) => f.rawHeaders.filter(([k]) => !SERVER_HEADERS.has(k.toLowerCase()));
+    writeFileSync(join(dir, 'one.json'), one.body);
+    writeFileSync(join(dir, 'br.json.br'), br.body);
+    const spec: BaselineSpec = {
+      routes: {
+        '/one': { bodyFile: join(dir, 'one.json'), headers: copyHeaders(one) },
+        '/br': { bodyFile: join(dir, 'br.json.br'), headers: copyHeaders(br) },
+      },
+    };
+    const specPath = join(dir, 'baseline.json');
+    writeFileSync(specPath, JSON.stringify(spec, null, 2));
+    const node = (kind: string) => async (port: number) =>
+      startProcess(kind, [process.execPath, join(here, 'baselineServer.js'), kind, String(port), specPath], { core: core(settings.serverCore), dir, port, readyPath: '/one' });
+    const candidates: { name: string; br: boolean; start: (port: number) => Promise<Running> }[] = [{ name: 'uws', br: true, start: node('uws') }];
+    if (tools.nginx) {
+      const files = Object.entries(spec.routes).map(([path, r]) => ({ path, file: r.bodyFile, headers: r.headers }));
+      candidates.push({ name: 'nginx', br: true, start: (port) => startNginx({ core: core(settings.serverCore), dir, port, files }) });
+    }
+    if (tools.fastify) candidates.push({ name: 'fastify', br: false, start: node('fastify') });
+    candidates.push({ name: 'node_http', br: false, start: node('node-http') });
+    const baselines: { name: string; br: boolean; server: Running }[] = [];
+    for (const b of candidates) {
+      let server: Running;
+      try {
+        server = await b.start(await freePort());
+      } catch (err) {
+        notes.push(`${b.name} baseline skipped: ${(err as Error).message}`);
+        continue;
+      }
+      servers.push(server);
+      // Alternatives must serve the same bytes: the bench compares like with like.
+      const got = await get(server.port, '/one', { 'Accept-Encoding': 'identity' });
+      if (got.status !== 200 || !got.body.equals(one.body)) throw new Error(`${b.name} baseline serves other bytes on /one (${got.status}, ${got.body.length} B)`);
+      if (b.br) {
+        const gotBr = await get(server.port, '/br', { 'Accept-Encoding': 'br' });
+        if (gotBr.status !== 200 || !gotBr.body.equals(br.body)) throw new Error(`${b.name} baseline serves other bytes on /br`);
+      }
+      baselines.push({ ...b, server });
+    }
+
+    const identity = { 'Accept-Encoding': 'identity' };
+    const cases: Case[] = [
+      { id: 'vaultd.page_1kb', server: demo, path: onePath, headers: identity, group: '1kb' },
+      ...baselines.map((b): Case => ({ id: `${b.name}.page_1kb`, server: b.server, path: '/one', headers: identity, group: '1kb' })),
+      { id: 'vaultd.not_modified_304', server: demo, path: onePath, headers: { ...identity, 'If-None-Match': etag }, group: '1kb' },
+      { id: 'vaultd.page_br', server: wide, path: brPath, headers: { 'Accept-Encoding': 'br' }, group: 'br' },
+      ...baselines.filter((b) => b.br).map((b): Case => ({ id: `${b.name}.page_br`, server: b.server, path: '/br', headers: { 'Accept-Encoding': 'br' }, group: 'br' })),
+      { id: 'vaultd.timeseries_1000h', server: demo, path: ts.path, headers: identity, group: null },
+    ];
+    const wrkOpts = (c: Case) => ({ url: `http://127.0.0.1:${c.server.port}${c.path}`, headers: c.headers, connections: settings.connections, core: core(settings.clientCore), serverPids: c.server.pids });
+
+    // The timeseries window leaves ~250 KB of garbage per request in vaultd-demo: it warms up
+    // first and is measured last, so its major GCs do not fall into the page measurements.
+    const paged = cases.filter((c) => c.group !== null);
+    const unpaged = cases.filter((c) => c.group === null);
+    console.log('http bench: warm-up');
+    for (const c of [...unpaged, ...paged]) await runWrk({ ...wrkOpts(c), seconds: settings.warmupSeconds });
+    const saturation = new Map<string, WrkRun>();
+    const saturate = async (c: Case) => {
+      const r = await runWrk({ ...wrkOpts(c), seconds: settings.seconds });
+      saturation.set(c.id, r);
+      console.log(`http bench: ${c.id} saturation ${r.req_per_s} req/s, ${r.server_cpu_us_per_req} µs CPU/req, p99 ${r.latency_ms.p99} ms`);
+    };
+    for (const c of paged) await saturate(c);
+    const rates = new Map<string, number>();
+    for (const g of ['1kb', 'br'] as const) {
+      const slowest = Math.min(...paged.filter((c) => c.group === g).map((c) => saturation.get(c.id)!.req_per_s));
+      rates.set(g, Math.max(100, Math.round(Math.min(settings.rate, slowest / 2) / 100) * 100));
+    }
+    results.fixed_rates = Object.fromEntries(rates);
+    const fixedRounds = new Map<string, WrkRun[]>();
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const c of paged) {
+        const rate = rates.get(c.group!)!;
+        const r = await runWrk({ ...wrkOpts(c), seconds: settings.fixedSeconds, script: paceScript(dir, rate) });
+        fixedRounds.set(c.id, [...(fixedRounds.get(c.id) ?? []), r]);
+      }
+      console.log(`http bench: fixed-rate round ${round + 1}/${settings.rounds} done`);
+    }
+    for (const c of unpaged) await saturate(c);
+    const runs: Record<string, CaseResult> = {};
+    for (const c of cases) {
+      const rounds = fixedRounds.get(c.id);
+      runs[c.id] = { path: c.path, saturation: saturation.get(c.id)!, ...(rounds ? { fixed_rate: combineRounds(rates.get(c.group!)!, rounds) } : {}) };
+    }
+    results.runs = runs;
+    results.rss_after_run = { vaultd_demo: rssMiB(demo.pid), vaultd_wide: rssMiB(wide.pid) };
+    results.load_average_end = loadAverage();
+
+    const { table, summary } = compare(runs, coldStart, results.rss_after_run as Record<string, { rss_mib: number } | null>);
+    results.summary = summary;
+    for (const [id, r] of Object.entries(runs)) {
+      const errors = r.saturation.non_2xx_3xx + (r.fixed_rate?.non_2xx_3xx ?? 0);
+      if (errors > 0) notes.push(`${id}: wrk counted ${errors} non-2xx/3xx responses; its figures are not valid`);
+      if (r.fixed_rate && r.fixed_rate.req_per_s < 0.9 * r.fixed_rate.offered_req_per_s) {
+        notes.push(`${id}: the fixed-rate runs reached ${r.fixed_rate.req_per_s} of ${r.fixed_rate.offered_req_per_s} req/s offered`);
+      }
+      const sat = r.saturation;
+      if (sat.server_cpu_util < 0.8 && (sat.core_busy[settings.serverCore] ?? 0) > 0.95) {
+        notes.push(`${id}: at saturation the server had ${Math.round(sat.server_cpu_util * 100)} % of its core, which was ${Math.round((sat.core_busy[settings.serverCore] ?? 0) * 100)} % busy: other processes shared it, req/s is understated`);
+      }
+    }
+    if (notes.length > 0) results.notes = notes;
+    return { name: 'http', results, table };
+  } finally {
+    for (const s of servers.reverse()) await s.stop();
+  }
+}
+
+/** The enabled vault whose /v1/vaults/{id} page is largest but at most 1 KiB (identity). */
+async function findPageNear1KB(port: number): Promise<{ path: string; res: Fetched }> {
+  const list = await get(port, '/v1/vaults?include_hidden=true', { 'Accept-Encoding': 'identity' });
+  if (list.status !== 200) throw new Error(`/v1/vaults answered ${list.status}`);
+  const ids = (JSON.parse(list.body.toString()) as { data: { vault_id: string }[] }).data.map((d) => d.vault_id);
+  let best: { path: string; res: Fetched } | null = null;
+  for (const id of ids) {
+    const path = `/v1/vaults/${id}`;
+    const res = await get(port, path, { 'Accept-Encoding': 'identity' });
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    if (res.body.length <= 1024 && (!best || res.body.length > best.res.body.length)) best = { path, res };
+  }
+  if (!best) throw new Error('no vault page of at most 1 KiB in the demo world');
+  if (!best.res.headers.etag) throw new Error(`${best.path} sent no ETag`);
+  return best;
+}
+
+/** An hourly window of exactly 1,000 points (hour points are serialized per request, not cached). */
+async function findTimeseries(port: number, vaultId: string): Promise<{ path: string; bytes: number }> {
+  const path = `/v1/vaults/${vaultId}/timeseries?granularity=hour&limit=1000&start=${settings.timeseriesStart}`;
+  const res = await get(port, path, { 'Accept-Encoding': 'identity' });
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.body.toString().slice(0, 200)}`);
+  const count = (JSON.parse(res.body.toString()) as { meta: { count: number } }).meta.count;
+  if (count !== 1000) throw new Error(`${path} returned ${count} points, not 1000`);
+  return { path, bytes: res.body.length };
+}
+
+/** Spawn `vaultd serve` on the existing demo database, until the first 200 on /v1/vaults. */
+async function measureColdStart(db: string, configPath: string): Promise<{ samples: number[]; median: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < settings.coldStarts; i++) {
+    const port = await freePort();
+    const t0 = performance.now();
+    const child = spawnPinned([process.execPath, vaultdBin, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--no-jobs', '--config', configPath], {
+      core: null,
+      log: join(settings.dir, 'vaultd-cold.log'),
+    });
+    try {
+      samples.push(Math.round(await waitFor200(child, port, '/v1/vaults', t0, 60_000, 2)));
+    } finally {
+      await stopChild(child);
+    }
+  }
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { samples, median: sorted[Math.floor(sorted.length / 2)]! };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  run()
+    .then((out) => {
+      console.table(out.table);
+      const path = join(settings.dir, 'http-results.json');
+      writeFileSync(path, JSON.stringify(out.results, null, 2) + '\n');
+      console.log(`results: ${path} (bench/results/latest.json is written by \`node dist/bench/run.js http\`)`);
+    })
+    .catch((e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    });
+}
