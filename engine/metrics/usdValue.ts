@@ -1,17 +1,8 @@
 // Exact USD value of a token amount at a stored price, in bigint arithmetic (DESIGN §4.1,
 // §4.7: half-even at 6 places). Decimal.js would be ~10x slower on millions of points.
-import { formatUnits, parseUnits, pow10, USD_DECIMALS } from '../format/numbers.js';
-import type { PriceSeries } from '../model/world.js';
+import { formatUnits, pow10, USD_DECIMALS } from '../format/numbers.js';
 
 const PRICE_DECIMALS = 18;
-const parsed = new WeakMap<PriceSeries, (bigint | undefined)[]>();
-
-/** The stored price i as an 18-decimal integer (parsed once per series and index). */
-export function usdE18(prices: PriceSeries, i: number): bigint {
-  let cache = parsed.get(prices);
-  if (!cache) parsed.set(prices, (cache = new Array(prices.usd.length)));
-  return (cache[i] ??= parseUnits(prices.usd[i]!, PRICE_DECIMALS));
-}
 
 /** Round n / d half-even (d > 0). */
 export function divHalfEven(n: bigint, d: bigint): bigint {

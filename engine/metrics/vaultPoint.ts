@@ -3,7 +3,8 @@
 import { formatUnits, isoSeconds, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../format/numbers.js';
 import type { PriceSeries, VaultSeries } from '../model/world.js';
 import { usdIndexAt } from '../series/asOf.js';
-import { usdE18, usdString } from './usdValue.js';
+import { usdE18 } from '../positions/usdPriceCache.js';
+import { usdString } from './usdValue.js';
 
 export interface AmountPair {
   native: string;
@@ -32,7 +33,8 @@ const apy = (x: number): number | null => (Number.isFinite(x) ? x : null);
 /** USD value of a base-unit amount at time t (48 h staleness rule), or null when unpriced. */
 export function usdAt(amount: bigint, decimals: number, prices: PriceSeries | undefined, t: number): string | null {
   const i = usdIndexAt(prices, t);
-  return i < 0 ? null : usdString(amount, decimals, usdE18(prices!, i));
+  const price = i < 0 ? null : usdE18(prices!, i);
+  return price === null ? null : usdString(amount, decimals, price);
 }
 
 /** The values of snapshot i; tvl.usd priced as of the snapshot's own time (DESIGN §4.1). */
