@@ -24,7 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./commands/keys.js')).keysCommand,
   wallets: async () => (await import('./commands/wallets.js')).walletsCommand,
   recompute: async () => (await import('./commands/recompute.js')).recomputeCommand,
-  ingest: async () => (await import('./commands/notYet.js')).notYet('ingest', 'the chain indexer'),
+  ingest: async () => (await import('./commands/ingest.js')).ingestCommand,
   devnet: async () => (await import('./commands/notYet.js')).notYet('devnet', 'the chain indexer'),
 };
 

@@ -191,4 +191,37 @@ CREATE TABLE activity (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'chain ingest: decoded provisioner requests, per-chain ingest status',
+    sql: `
+-- Aera Provisioner requests as decoded by the chain indexer: a *Solved/*Refunded carries only
+-- the hash, and its request may lie in an earlier block range (DESIGN §6.1). Small table.
+CREATE TABLE chain_requests (
+  chain_id BIGINT NOT NULL,
+  provisioner VARCHAR NOT NULL,
+  request_hash VARCHAR NOT NULL,
+  kind VARCHAR NOT NULL CHECK (kind IN ('deposit', 'redeem')),
+  vault_id VARCHAR NOT NULL,
+  user_address VARCHAR NOT NULL,
+  receiver VARCHAR NOT NULL,
+  token VARCHAR NOT NULL,
+  tokens HUGEINT NOT NULL,
+  units HUGEINT NOT NULL,
+  block_number BIGINT NOT NULL,
+  log_index INTEGER NOT NULL
+);
+-- One row per chain, written after every ingest round (/health/chains reads it, DESIGN §9).
+CREATE TABLE ingest_status (
+  chain_id BIGINT PRIMARY KEY,
+  status VARCHAR NOT NULL CHECK (status IN ('ok', 'stalled')),
+  consecutive_failures INTEGER NOT NULL,
+  last_error VARCHAR,
+  head_block BIGINT,
+  checkpoint_block BIGINT,
+  checkpoint_ts TIMESTAMP,
+  updated_at TIMESTAMP NOT NULL
+);
+`,
+  },
 ];

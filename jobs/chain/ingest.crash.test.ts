@@ -1,0 +1,152 @@
+// Crash safety (DESIGN §9): `vaultd ingest --once` in a child process, killed with SIGKILL at
+// random points (inside a range's transaction, mid-range, during start-up) at least ten times and restarted each
+// time; the final tables are identical to an uninterrupted run's.
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, testCommon } from '../../test/helpers/common.js';
+import { BIN, vaultd } from '../../test/helpers/cli.js';
+import { PROJECT_ROOT } from '../../common/version.js';
+import { RAW_AND_REGISTRY_TABLES, tableHashes } from '../../engine/store/contentHash.js';
+import { createStore } from '../../engine/store/store.js';
+import { createRng } from '../demo/prng.js';
+import { ingestOnce } from './ingestOnce.js';
+import { startFaultyRpcProxy, type FaultyRpcProxy } from './testing/faultyRpcProxy.js';
+import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from './testing/scenario.js';
+
+let sc: Scenario;
+let proxy: FaultyRpcProxy;
+const dir = tempDir('vaultd-chain-crash-');
+const TABLES = [...RAW_AND_REGISTRY_TABLES, 'chain_requests', 'block_hashes'];
+
+beforeAll(async () => {
+  // the compiled CLI is what operators run (npm test builds it first)
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'cli', 'commands', 'ingest.js'))) vaultd(['--version']);
+  sc = await startScenario({ chainId: 4646, days: 7, seed: 19, wallets: 12 });
+  // small spans (a provider limit) make many ranges, so kills land between and inside commits
+  proxy = await startFaultyRpcProxy(sc.devnet.rpcUrl, { maxLogRange: 4, rangeStyles: ['maxRange'] });
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await sc?.devnet.stop();
+});
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  ranges: number;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI and kills it (SIGKILL) `delayMs` after its `afterRanges`-th committed range, or
+ * `delayMs` after spawn but no later than its first committed range (so no run gets far).
+ */
+function runIngest(args: string[], kill: { afterRanges?: number; delayMs: number; inCommit?: boolean } | null): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, VAULTD_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let ranges = 0;
+    const killNow = (ms: number) => setTimeout(() => child.kill('SIGKILL'), ms);
+    if (kill && kill.afterRanges === undefined) killNow(kill.delayMs);
+    child.stderr.on('data', (d: Buffer) => {
+      const text = d.toString();
+      stderr += text;
+      // "committing range" is logged just before the range's transaction: a kill then lands inside it
+      if (kill?.inCommit && text.includes('"msg":"committing range"')) killNow(kill.delayMs);
+      const n = text.split('"msg":"range committed"').length - 1;
+      ranges += n;
+      if (!kill || n === 0) return;
+      const at = kill.afterRanges ?? 1;
+      if (ranges >= at && ranges - n < at) killNow(kill.afterRanges === undefined ? 0 : kill.delayMs);
+    });
+    child.stdout.resume();
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve({ code, signal, ranges, stderr }));
+  });
+}
+
+describe('kill -9 during ingest', () => {
+  it('at least ten kills at random points, restarts, and the end state equals an uninterrupted run', async () => {
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify(scenarioConfigInput(sc.manifest, { rpcUrls: [proxy.url] })));
+    const db = join(dir, 'crashed.duckdb');
+    const args = ['ingest', '--once', '--config', config, '--db', db];
+    const rng = createRng(23, 'crash-test');
+    let kills = 0;
+    let done: Run | null = null;
+    for (let attempt = 0; attempt < 40 && done === null; attempt++) {
+      // most kills shortly after a commit (inside the next range or its transaction), some at a
+      // random moment (start-up, registry sync, the first range); after twelve, one clean run
+      const p = rng.float();
+      const kill =
+        kills >= 12
+          ? null
+          : p < 0.4
+            ? { afterRanges: 1, delayMs: rng.int(0, 12), inCommit: true }
+            : p < 0.75
+              ? { afterRanges: rng.int(1, 2), delayMs: rng.int(0, 80) }
+              : { delayMs: rng.int(100, 1500) };
+      const run = await runIngest(args, kill);
+      if (run.signal === 'SIGKILL') {
+        kills++;
+        continue;
+      }
+      expect(run.code, run.stderr.slice(-2000)).toBe(0);
+      done = run;
+    }
+    expect(kills).toBeGreaterThanOrEqual(10);
+    expect(done).not.toBeNull();
+
+    const reference = await createStore(testCommon(), { path: join(dir, 'reference.duckdb') });
+    try {
+      const [r] = await ingestOnce(testCommon(), reference, scenarioConfig(sc.manifest, { rpcUrls: [proxy.url] }));
+      expect(r!.status).toBe('ok');
+      const crashed = await createStore(testCommon(), { path: db });
+      try {
+        expect(await tableHashes(crashed, TABLES)).toEqual(await tableHashes(reference, TABLES));
+        const events = await crashed.one<{ n: bigint }>('test.n', 'SELECT count(*) AS n FROM vault_events');
+        expect(Number(events!.n)).toBeGreaterThan(100);
+      } finally {
+        await crashed.close();
+      }
+    } finally {
+      await reference.close();
+    }
+  }, 90_000);
+});
+
+describe('vaultd ingest (CLI)', () => {
+  it('error: a config with no vault is a usage error, exit 2, one line', () => {
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, JSON.stringify({ chains: [] }));
+    const r = vaultd(['ingest', '--once', '--config', empty, '--db', join(dir, 'never.duckdb')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('vaultd ingest: the configuration lists no chain or no vault; pass --config FILE with "chains" and "registry.vaults"');
+    expect(existsSync(join(dir, 'never.duckdb'))).toBe(false);
+  });
+
+  it('without --once: rounds on schedules.ingest, one summary line per chain and round, exit 0 on SIGTERM', async () => {
+    const config = join(dir, 'scheduled.json');
+    writeFileSync(config, JSON.stringify({ ...scenarioConfigInput(sc.manifest), schedules: { ingest: '* * * * * *' } }));
+    const child = spawn(process.execPath, [BIN, 'ingest', '--config', config, '--db', join(dir, 'scheduled.duckdb')], {
+      env: { ...process.env, VAULTD_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.split('\n').filter(Boolean).length >= 2) resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^chain 4646 \(devnet\): blocks 1\.\.\d+ of \d+, \d+ logs, \d+ events, \d+ snapshots in [\d.]+ s — ok$/);
+    expect(lines[1]).toMatch(/^chain 4646 \(devnet\): nothing due \(target \d+\), 0 logs, 0 events, 0 snapshots in [\d.]+ s — ok$/);
+  }, 30_000);
+});
