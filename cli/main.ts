@@ -9,7 +9,7 @@ Usage:
   vaultd demo [--db PATH] [--seed N] [--now ISO] [--vaults N] [--wallets N] [--days N] [--force]
   vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs]
   vaultd recompute [--db PATH] [--full]
-  vaultd ingest [--config FILE] [--once]
+  vaultd ingest [--config FILE] [--once] [--db PATH]
   vaultd devnet [--db PATH] [--port N]
   vaultd keys create NAME [--db PATH] | keys list [--db PATH] | keys revoke ID [--db PATH]
   vaultd wallets [--db PATH] [--limit N]
@@ -25,7 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   wallets: async () => (await import('./commands/wallets.js')).walletsCommand,
   recompute: async () => (await import('./commands/recompute.js')).recomputeCommand,
   ingest: async () => (await import('./commands/ingest.js')).ingestCommand,
-  devnet: async () => (await import('./commands/notYet.js')).notYet('devnet', 'the chain indexer'),
+  devnet: async () => (await import('./commands/devnet.js')).devnetCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { Cron } from 'croner';
 import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
-import { loadConfig } from '../../common/config.js';
+import { loadConfig, type Config } from '../../common/config.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -15,6 +15,7 @@ import { getSetting, setSetting } from '../../engine/store/settings.js';
 import { withStore } from '../../engine/store/storeHandle.js';
 import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
+import { createIngestJob } from '../../jobs/chain/ingestJob.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
@@ -36,17 +37,30 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: values.host,
     port: intFlag('port', values.port, 0, 65535),
   });
-  const common = createCommon(config, { defaultMetrics: true });
-  const jobs = !values['no-jobs'];
-  const started = Date.now();
+  return runServer(config, { jobs: !values['no-jobs'] });
+}
 
-  if (config.registry.vaults.length === 0 && !(await databaseHasData(common, config.db))) {
+/**
+ * Serve `config` until SIGTERM/SIGINT. Configured chains are ingested (once before the first
+ * publish, then on `schedules.ingest`); without them an empty database gets the demo world,
+ * which then grows as real hours pass.
+ */
+export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void> }): Promise<number> {
+  const common = createCommon(config, { defaultMetrics: true });
+  const jobs = opts.jobs;
+  const started = Date.now();
+  const chains = config.chains.length > 0 && config.registry.vaults.length > 0;
+  if (opts.onStop) common.shutdown.add('devnet', opts.onStop);
+
+  if (!chains && !(await databaseHasData(common, config.db))) {
     common.logger.info({ db: config.db }, 'empty database: creating the demo world');
     const summary = await createDemoWorld(common, { path: config.db, params: demoParams({}), force: false, progress: createProgress(common.logger, 'demo') });
     common.logger.info(summary, 'demo world created');
   }
 
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
+  const ingest = chains ? createIngestJob({ common, config, access }) : null;
+  if (ingest) await ingest.runOnce();
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })) });
   let served: Served | null = null;
@@ -82,8 +96,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   async function tick(): Promise<void> {
     const end = jobSeconds.startTimer({ job: 'ingest' });
     try {
-      const ext = await access((store) => extendDemoWorld(store, Date.now()));
-      if (ext) common.logger.info(ext, 'demo world extended');
+      if (ingest) await ingest.runOnce();
+      else {
+        const ext = await access((store) => extendDemoWorld(store, Date.now()));
+        if (ext) common.logger.info(ext, 'demo world extended');
+      }
       await engine.refresh();
       jobRuns.inc({ job: 'ingest', outcome: 'ok' });
     } catch (err) {

@@ -1,0 +1,32 @@
+// `vaultd devnet` end to end: a local chain, our contracts, a simulated month, ingested over
+// JSON-RPC by the real indexer, served by the real API.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/common.js';
+import { vaultdSpawn, waitForListening } from './helpers/cli.js';
+
+describe('vaultd devnet', () => {
+  it('serves the vaults it deployed and ingested, and stops on SIGTERM', async () => {
+    const child = vaultdSpawn(['devnet', '--port', '0', '--db', join(tempDir(), 'devnet.duckdb')]);
+    try {
+      const port = await waitForListening(child, 240_000);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/vaults`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: { vault_id: string; vault_type: string; metrics: { total_supply: string; as_of: number } }[] };
+      expect(body.data).toHaveLength(4);
+      expect(new Set(body.data.map((v) => v.vault_type))).toEqual(new Set(['morpho_v1', 'aera_v3']));
+      for (const v of body.data) {
+        expect(v.vault_id).toMatch(/^31337:0x[0-9a-f]{40}$/);
+        expect(Number(v.metrics.total_supply)).toBeGreaterThan(0);
+      }
+      const chains = (await (await fetch(`http://127.0.0.1:${port}/health/chains`)).json()) as { chain_id: number; latest_block: number }[];
+      expect(chains[0]).toMatchObject({ chain_id: 31337 });
+      expect(chains[0]!.latest_block).toBeGreaterThan(700);
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 300_000);
+});
