@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Counter, Histogram } from 'prom-client';
 import type { Common } from '../common/common.js';
-import { describeError, VaultdError } from '../common/errors.js';
+import { VaultdError } from '../common/errors.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
@@ -258,4 +258,3 @@ export function matchesEtag(header: string, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
-export { describeError };

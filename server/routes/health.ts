@@ -1,6 +1,5 @@
 // /health, /health/chains, /metrics, /openapi.json (no credential needed, DESIGN §5.5).
 import { VERSION } from '../../common/version.js';
-import { isoSeconds } from '../../engine/format/numbers.js';
 import type { Body } from '../reply.js';
 import { buildOpenApi } from '../openapi.js';
 import type { RouteContext } from './context.js';
@@ -86,4 +85,3 @@ export function docs(): Body {
   return { kind: 'raw', body: Buffer.from(html), contentType: 'text/html; charset=utf-8', cache: 'public' };
 }
 
-export { isoSeconds };

@@ -1,5 +1,4 @@
 // /v1/prices (latest, or as of `at`) and /v1/prices/timeseries (DESIGN §5.2, §6.3).
-import { VaultdError } from '../../common/errors.js';
 import { isoSeconds } from '../../engine/format/numbers.js';
 import { priceKey, type PriceSeries } from '../../engine/model/world.js';
 import { asOfIndex } from '../../engine/series/asOf.js';
@@ -54,4 +53,3 @@ function gridPrices(s: PriceSeries, granularity: 'hour' | 'day' | 'week' | 'mont
   return instants.map((t, k) => ({ price: { usd: s.usd_f[indices[k]!]! }, timestamp: isoSeconds(t) }));
 }
 
-export { VaultdError };

@@ -1,5 +1,4 @@
 // /v1/vaults, /featured, /slug/{slug}, /{vault_id}, /definition, /allocations (seed, DESIGN §5.2).
-import { VaultdError } from '../../common/errors.js';
 import { VAULT_LIST_LIMIT } from '../../engine/publish/buildSnapshot.js';
 import type { VaultDetail } from '../../engine/metrics/vaultDetail.js';
 import { parseQuery, parseVaultId } from '../params.js';
@@ -71,4 +70,3 @@ export function enabledVault(ctx: RouteContext, param = 'vault_id'): string {
   return id;
 }
 
-export { VaultdError };
