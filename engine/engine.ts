@@ -12,7 +12,7 @@ import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
 import type { Store } from './store/store.js';
 import type { ComputePool } from './pool/computePool.js';
-import { recomputeSeries } from './pool/recomputeSeries.js';
+import { poolSeriesCompute } from './pool/recomputeSeries.js';
 
 export type StageTimings = Record<string, number>;
 
@@ -35,13 +35,12 @@ export const inThreadCompute: SeriesCompute = {
  * (a full recompute); small increments (one new hour) run in-thread.
  */
 export function poolCompute(pool: ComputePool, inThreadBelowPoints = 200_000): SeriesCompute {
+  const onPool = poolSeriesCompute(pool);
   return {
     async run(work) {
       let points = 0;
       for (const w of work) points += w.series.length - w.from;
-      if (points < inThreadBelowPoints) return inThreadCompute.run(work);
-      const from = new Map(work.map((w) => [w.series, w.from]));
-      await recomputeSeries(pool, from.keys(), (s) => from.get(s) ?? 0);
+      return points < inThreadBelowPoints ? inThreadCompute.run(work) : onPool.run(work);
     },
   };
 }

@@ -86,7 +86,7 @@ describe('loadVaultSeries', () => {
     expect(s.published_price.get(2)).toBe(0n);
   });
 
-  it('allocates spare capacity, ignores vaults not asked for, and gives empty series for vaults without rows', async () => {
+  it('allocates staggered spare capacity, ignores vaults not asked for, and gives empty series for vaults without rows', async () => {
     await store.run('t', 'DELETE FROM vault_snapshots; DELETE FROM vaults');
     const a = vault(3, [[0, 1n, 1n]]);
     const b = vault(4, [[0, 2n, 2n]]);
@@ -94,7 +94,8 @@ describe('loadVaultSeries', () => {
     const none = { vault_id: 'nothing', numeraire_decimals: 6, vault_type: 'symbiotic' };
     const out = await loadVaultSeries(store, [a, none], { capacityHours: 10 });
     expect([...out.keys()]).toEqual([a.vault_id, 'nothing']);
-    expect(capacityOf(out.get(a.vault_id)!)).toBe(11);
+    expect(capacityOf(out.get(a.vault_id)!)).toBe(1 + 10);
+    expect(capacityOf(out.get('nothing')!)).toBe(0 + 10 + 1);
     expect(out.get('nothing')!.length).toBe(0);
   });
 

@@ -16,7 +16,10 @@ import { float64Items, hugeintBytes, int64Items } from './vectorMemory.js';
 export { appendSnapshot } from '../series/vaultSeries.js';
 
 export interface LoadSeriesOptions {
-  /** spare points allocated per vault beyond its history (default one week of hours) */
+  /**
+   * spare points allocated per vault beyond its history: between this and twice this,
+   * staggered across vaults (default one to two weeks of hours)
+   */
   capacityHours?: number;
   /**
    * Series whose buffers may be overwritten (a retired, unpublished generation): a vault's
@@ -100,7 +103,10 @@ export async function loadVaultSeries(
     positional[s.vault]! += s.hi - s.lo + 1;
   }
   const targets: Target[] = vaults.map((v, k) => {
-    const series = seriesFor(v, positional[k]! + layout.mixedRows[k]!, spare, opts.reuse);
+    // staggered spare room: every vault gains a row each hour, and equal room would make all
+    // of them reallocate (copy their whole history) in the same hour
+    const room = spare + (spare > 0 ? k % spare : 0);
+    const series = seriesFor(v, positional[k]! + layout.mixedRows[k]!, room, opts.reuse);
     return {
       vault: k,
       series,
