@@ -20,7 +20,8 @@ describe('vaultd devnet', () => {
         expect(Number(v.metrics.total_supply)).toBeGreaterThan(0);
       }
       const chains = (await (await fetch(`http://127.0.0.1:${port}/health/chains`)).json()) as { chain_id: number; latest_block: number }[];
-      expect(chains[0]).toMatchObject({ chain_id: 31337 });
+      // the indexer's checkpoint, at the last full hour: fresh
+      expect(chains[0]).toMatchObject({ chain_id: 31337, freshness: 'fresh' });
       expect(chains[0]!.latest_block).toBeGreaterThan(700);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');

@@ -72,8 +72,8 @@ export interface World {
   tvlSources: TvlSourceState[];
   /** the newest snapshot hour of any vault */
   end: number;
-  /** per chain: the newest indexed snapshot's block and time */
-  chainHeads: Map<number, { block: number; ts: number }>;
+  /** per chain: the newest indexed block and time, and whether its ingest has stalled */
+  chainHeads: Map<number, { block: number; ts: number; stalled: boolean }>;
 }
 
 export interface AllocationItem {

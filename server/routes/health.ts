@@ -59,7 +59,7 @@ function defaultChainStatus(served: NonNullable<RouteContext['served']>): ChainS
     .sort((a, b) => a - b)
     .map((chain_id) => {
       const head = world.chainHeads.get(chain_id);
-      return { chain_id, latest_block: head?.block ?? null, latest_timestamp: head?.ts ?? null };
+      return { chain_id, latest_block: head?.block ?? null, latest_timestamp: head?.ts ?? null, stalled: head?.stalled ?? false };
     });
 }
 
