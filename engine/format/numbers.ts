@@ -55,6 +55,18 @@ export function unitPriceE18(totalAssets: bigint, totalSupply: bigint, numeraire
   return shift >= 0 ? (totalAssets * pow10(shift)) / totalSupply : totalAssets / (totalSupply * pow10(-shift));
 }
 
+/** x / 10^k rounded half-even (x · 10^-k when k ≤ 0): exact USD rounding in bigint (DESIGN §4.7). */
+export function halfEven(x: bigint, k: number): bigint {
+  if (k <= 0) return x * pow10(-k);
+  const m = pow10(k);
+  const neg = x < 0n;
+  const a = neg ? -x : x;
+  let q = a / m;
+  const r2 = (a - q * m) * 2n;
+  if (r2 > m || (r2 === m && (q & 1n) === 1n)) q += 1n;
+  return neg ? -q : q;
+}
+
 /** A Decimal as a plain string rounded toward zero at `dp` places (token amounts, unit prices). */
 export function formatDown(x: Dec | Decimal, dp: number): string {
   return clean(new D(x).toDecimalPlaces(dp, Decimal.ROUND_DOWN).toFixed());

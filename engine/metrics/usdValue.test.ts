@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { formatUnits } from '../format/numbers.js';
-import { divHalfEven, usdString } from './usdValue.js';
+import { halfEven } from '../format/numbers.js';
+import { usdString } from './usdValue.js';
 
 const Wide = Decimal.clone({ precision: 200 });
 
@@ -16,9 +17,9 @@ describe('usdString', () => {
     );
   });
   it('half-even ties', () => {
-    expect(divHalfEven(5n, 2n)).toBe(2n);
-    expect(divHalfEven(7n, 2n)).toBe(4n);
-    expect(divHalfEven(-5n, 2n)).toBe(-2n);
+    expect(halfEven(25n, 1)).toBe(2n);
+    expect(halfEven(35n, 1)).toBe(4n);
+    expect(halfEven(-25n, 1)).toBe(-2n);
     expect(usdString(1_000_000n, 6, 500_000_000_000n)).toBe('0'); // 1 × 0.0000005 → 0 (half to even)
     expect(usdString(3_000_000n, 6, 500_000_000_000n)).toBe('0.000002'); // 3 × 0.0000005 → 0.000002
   });

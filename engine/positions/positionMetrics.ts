@@ -1,7 +1,7 @@
 // Values a replayed position at an instant and emits the API's Position metrics (DESIGN §4.4,
 // §4.7, §4.8): native amounts truncated at the numeraire's decimals, USD half-even at 6 places,
 // pnl.total the exact sum of the published parts, roi_pct as a time-weighted return in percent.
-import { formatUnits, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../format/numbers.js';
+import { formatUnits, halfEven, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../format/numbers.js';
 import { asOfIndex, usdIndexAt } from '../series/asOf.js';
 import { sharesToAssets, unitPriceAt } from './marketValue.js';
 import type { PositionContext, PositionState } from './replayPosition.js';
@@ -99,17 +99,6 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
 }
 
 /** x / 10^k rounded half to even (USD strings, DESIGN §4.7). */
-export function halfEven(x: bigint, k: number): bigint {
-  if (k <= 0) return x * pow10(-k);
-  const m = pow10(k);
-  const neg = x < 0n;
-  const a = neg ? -x : x;
-  let q = a / m;
-  const r2 = (a - q * m) * 2n;
-  if (r2 > m || (r2 === m && (q & 1n) === 1n)) q += 1n;
-  return neg ? -q : q;
-}
-
 function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
