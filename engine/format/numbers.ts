@@ -69,16 +69,16 @@ export function halfEven(x: bigint, k: number): bigint {
 
 /** A Decimal as a plain string rounded toward zero at `dp` places (token amounts, unit prices). */
 export function formatDown(x: Dec | Decimal, dp: number): string {
-  return clean(new D(x).toDecimalPlaces(dp, Decimal.ROUND_DOWN).toFixed());
+  return trimZeros(new D(x).toDecimalPlaces(dp, Decimal.ROUND_DOWN).toFixed());
 }
 
 /** A Decimal as a USD string: half-even at 6 places (DESIGN §4.7). */
 export function formatUsd(x: Dec | Decimal): string {
-  return clean(new D(x).toDecimalPlaces(USD_DECIMALS, Decimal.ROUND_HALF_EVEN).toFixed());
+  return trimZeros(new D(x).toDecimalPlaces(USD_DECIMALS, Decimal.ROUND_HALF_EVEN).toFixed());
 }
 
-/** Strip trailing fractional zeros and normalize "-0" to "0". */
-function clean(s: string): string {
+/** Strip trailing fractional zeros and normalize "-0" to "0" (also shortens DuckDB's DECIMAL::VARCHAR). */
+export function trimZeros(s: string): string {
   if (s.includes('.')) {
     let end = s.length;
     while (s.charCodeAt(end - 1) === 48) end--;

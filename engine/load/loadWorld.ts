@@ -7,6 +7,7 @@ import { priceKey } from '../model/world.js';
 import { readRegistry } from '../store/registryStore.js';
 import type { EventKind, EventRow } from '../store/rows.js';
 import type { Store } from '../store/store.js';
+import { trimZeros } from '../format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
 import { float64Items, hugeintBytes } from './vectorMemory.js';
@@ -53,7 +54,7 @@ export async function loadPrices(store: Store, afterTs = -Infinity): Promise<Map
         groups.set(priceKey(chain[r]!, a), current);
       }
       current.ts.push(ts[r]!);
-      current.usd.push(trimDecimal(usd.getItem(r) as string));
+      current.usd.push(trimZeros(usd.getItem(r) as string));
     }
   }
   const out = new Map<string, PriceSeries>();
@@ -61,15 +62,6 @@ export async function loadPrices(store: Store, afterTs = -Infinity): Promise<Map
     out.set(key, { chain_id: g.chain_id, address: g.address, ts: Float64Array.from(g.ts), usd: g.usd, usd_f: Float64Array.from(g.usd, Number) });
   }
   return out;
-}
-
-/** DECIMAL(38,18)::VARCHAR pads 18 zeros; keep the shortest exact form. */
-function trimDecimal(s: string): string {
-  if (!s.includes('.')) return s;
-  let end = s.length;
-  while (s.charCodeAt(end - 1) === 48) end--;
-  if (s.charCodeAt(end - 1) === 46) end--;
-  return s.slice(0, end);
 }
 
 const EVENT_SQL = `SELECT chain_id::DOUBLE, block_number::DOUBLE, log_index::DOUBLE, sub_index::DOUBLE, epoch(ts)::DOUBLE,
@@ -184,7 +176,7 @@ export async function loadTvlSources(store: Store, sources: World['registry']['t
     return {
       id: s.id,
       label: s.label,
-      last_good: g ? { usd: trimDecimal(g.usd), ts: g.ts } : null,
+      last_good: g ? { usd: trimZeros(g.usd), ts: g.ts } : null,
       last_error: n?.error ? { message: n.error, ts: n.ts } : null,
     };
   });

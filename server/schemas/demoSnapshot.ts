@@ -2,6 +2,7 @@
 // a database, so schema tests can validate what the engine really emits. The series carry no APY
 // kernels (engine/positions/fixtures.ts builds them), so APYs are null here.
 import { buildWalletIndex } from '../../engine/publish/walletIndex.js';
+import { trimZeros } from '../../engine/format/numbers.js';
 import { compareActivity } from '../../engine/activity/activityRows.js';
 import { seriesFromSnapshots, priceSeriesFromRows } from '../../engine/positions/fixtures.js';
 import { buildSnapshot, type Snapshot } from '../../engine/publish/buildSnapshot.js';
@@ -21,11 +22,6 @@ function groupBy<T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]>
     g.push(r);
   }
   return out;
-}
-
-/** DuckDB's DECIMAL → VARCHAR round trip, as loadWorld.ts applies it: no trailing fractional zeros. */
-function trimDecimal(s: string): string {
-  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
 }
 
 /** The world of `params`, assembled the way engine/load/loadWorld.ts assembles it from DuckDB. */
@@ -64,7 +60,7 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     return {
       id: s.id,
       label: s.label,
-      last_good: good ? { usd: trimDecimal(good.usd!), ts: good.ts } : null,
+      last_good: good ? { usd: trimZeros(good.usd!), ts: good.ts } : null,
       last_error: newest?.error ? { message: newest.error, ts: newest.ts } : null,
     };
   });
@@ -72,7 +68,7 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     registry,
     vaults: new Map(registry.vaults.map((v) => [v.vault_id, v])),
     series,
-    prices: priceSeriesFromRows(rows.prices.map((p) => ({ ...p, usd: trimDecimal(p.usd) }))),
+    prices: priceSeriesFromRows(rows.prices.map((p) => ({ ...p, usd: trimZeros(p.usd) }))),
     events,
     walletRows,
     allocations,
