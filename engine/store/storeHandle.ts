@@ -1,6 +1,7 @@
 // Short-lived access to the database file. DuckDB lets one process write a file at a time, so
 // a long-running server opens it per job and closes it after, and every opener retries while
 // another process (a `vaultd keys create`, a job of the server) holds the lock.
+import { resolve } from 'node:path';
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
@@ -29,12 +30,31 @@ export async function openStoreWithRetry(common: Common, options: StoreOptions, 
   }
 }
 
-/** Run `work` with the store open, then close it (even on error). */
-export async function withStore<T>(common: Common, options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStoreWithRetry(common, options);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
+// DuckDB's file lock is per process: a second instance of the same file in this process would
+// open it too, and two instances writing one file corrupt it. Openers in one process queue.
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Run `work` with the store open, then close it (even on error). Calls for the same file in
+ * one process run one after another (never nest them: the inner call would wait forever).
+ */
+export function withStore<T>(common: Common, options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+  const key = options.path === ':memory:' ? null : resolve(options.path);
+  const run = async () => {
+    const store = await openStoreWithRetry(common, options);
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  };
+  if (key === null) return run();
+  const previous = queues.get(key) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => undefined);
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return next;
 }
