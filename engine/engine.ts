@@ -3,7 +3,8 @@
 // recompute or publish leaves the previous snapshot serving.
 import { Gauge } from 'prom-client';
 import type { Common } from '../common/common.js';
-import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPrices, loadTvlSources, loadWorld, sortChainOrder } from './load/loadWorld.js';
+import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDigests, loadPrices, loadTvlSources, loadWorld, sortChainOrder, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
+import { priceKey } from './model/world.js';
 import type { PriceSeries, VaultSeries, World } from './model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
 import { extendWalletIndex } from './publish/walletIndex.js';
@@ -65,6 +66,8 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
   let world: World | null = null;
   let snapshot: Snapshot | null = null;
   let generation = 0;
+  /** what the world's price series were loaded from, per token (refresh reloads what changed) */
+  let digests: Map<string, PriceDigest> = new Map();
   let busy: Promise<unknown> = Promise.resolve();
   const generationGauge = new Gauge({ name: 'vaultd_snapshot_generation', help: 'Generation of the published snapshot', registers: [common.metrics] });
   const publishedGauge = new Gauge({
@@ -120,7 +123,13 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
     recomputeFull: () =>
       exclusive(async () => {
         const timings: StageTimings = {};
-        const w = await timed(timings, 'load', () => access((store) => loadWorld(common, store)));
+        const w = await timed(timings, 'load', () =>
+          access(async (store) => {
+            const loaded = await loadWorld(common, store);
+            digests = await loadPriceDigests(store);
+            return loaded;
+          }),
+        );
         await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
         await publish(w, timings);
         common.logger.info({ timings, generation }, 'recomputed');
@@ -131,7 +140,13 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
         if (!world) return null;
         const timings: StageTimings = {};
         const w = world;
-        const work = await timed(timings, 'load', () => access((store) => appendNewRows(store, w)));
+        const work = await timed(timings, 'load', () =>
+          access(async (store) => {
+            const prices = await refreshPrices(store, w, digests);
+            digests = prices.digests;
+            return appendNewRows(store, w, prices.changed);
+          }),
+        );
         if (!work) return null;
         await timed(timings, 'series', () => compute.run(work));
         await publish(w, timings);
@@ -146,7 +161,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
  * references to immutable pages; series only grow at the end). Returns the series work, or
  * null when nothing is new.
  */
-async function appendNewRows(store: Store, w: World): Promise<{ series: VaultSeries; from: number }[] | null> {
+async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Promise<{ series: VaultSeries; from: number }[] | null> {
   let oldest = Infinity;
   for (const s of w.series.values()) oldest = Math.min(oldest, s.length > 0 ? s.ts[s.length - 1]! : -Infinity);
   if (!Number.isFinite(oldest)) oldest = -1e15;
@@ -183,18 +198,49 @@ async function appendNewRows(store: Store, w: World): Promise<{ series: VaultSer
     extendWalletIndex(w.walletIndex, events, w.walletRows);
   }
 
-  let lastPrice = -1e15;
-  for (const p of w.prices.values()) if (p.ts.length > 0) lastPrice = Math.max(lastPrice, p.ts[p.ts.length - 1]!);
-  const prices = await loadPrices(store, lastPrice);
-  for (const [key, add] of prices) w.prices.set(key, concatPrices(w.prices.get(key), add));
-
   w.chainHeads = await loadChainHeads(store);
   w.allocations = await loadAllocations(store);
+  const tvlBefore = JSON.stringify(w.tvlSources);
   w.tvlSources = await loadTvlSources(store, w.registry.tvl_sources);
   for (const s of w.series.values()) if (s.length > 0) w.end = Math.max(w.end, s.ts[s.length - 1]!);
 
-  if (from.size === 0 && events.length === 0 && prices.size === 0) return null;
+  if (from.size === 0 && events.length === 0 && !pricesChanged && JSON.stringify(w.tvlSources) === tvlBefore) return null;
   return [...from].map(([series, start]) => ({ series, from: start }));
+}
+
+/**
+ * Brings the world's price series up to the table: a token whose rows were only appended gets
+ * the new rows; one whose older rows changed (a provider's backfill, a feed rescanned after a
+ * reorg) is reloaded whole; a token with no rows left is dropped.
+ */
+async function refreshPrices(store: Store, w: World, known: Map<string, PriceDigest>): Promise<{ digests: Map<string, PriceDigest>; changed: boolean }> {
+  const fresh = await loadPriceDigests(store, known);
+  const slices: (PriceSlice & { key: string })[] = [];
+  for (const [key, d] of fresh) {
+    const old = known.get(key);
+    if (old && old.n === d.n && old.digest === d.digest) continue;
+    const sep = key.indexOf(':');
+    const appended = old !== undefined && d.prefix === old.digest && w.prices.has(key);
+    slices.push({ key, chain_id: Number(key.slice(0, sep)), address: key.slice(sep + 1), after: appended ? old.last : null });
+  }
+  let changed = slices.length > 0;
+  for (const key of known.keys()) {
+    if (!fresh.has(key)) {
+      w.prices.delete(key);
+      changed = true;
+    }
+  }
+  const loaded = await loadPrices(store, -Infinity, slices.map(({ chain_id, address, after }) => ({ chain_id, address, after })));
+  for (const s of slices) {
+    const add = loaded.get(priceKey(s.chain_id, s.address));
+    if (s.after === null) {
+      if (add) w.prices.set(s.key, add);
+      else w.prices.delete(s.key);
+    } else if (add) w.prices.set(s.key, concatPrices(w.prices.get(s.key), add));
+  }
+  const digests = new Map<string, PriceDigest>();
+  for (const [key, d] of fresh) digests.set(key, { n: d.n, last: d.last, digest: d.digest });
+  return { digests, changed };
 }
 
 function concatPrices(old: PriceSeries | undefined, add: PriceSeries): PriceSeries {

@@ -32,12 +32,29 @@ export async function loadWorld(common: Common, store: Store): Promise<World> {
   return { registry, vaults, series, prices, events, walletRows, walletIndex: buildWalletIndex({ events, walletRows }), allocations, tvlSources, end, chainHeads };
 }
 
-export async function loadPrices(store: Store, afterTs = -Infinity): Promise<Map<string, PriceSeries>> {
-  const result = await store.connection.stream(
-    `SELECT chain_id::DOUBLE, address, epoch(ts)::DOUBLE, usd::VARCHAR
-       FROM prices WHERE epoch(ts) > $1 ORDER BY chain_id, address, ts`,
-    [Number.isFinite(afterTs) ? afterTs : -1e15],
-  );
+/** Which rows of a token to (re)load: those after `after` (unix s), or all when it is null. */
+export interface PriceSlice {
+  chain_id: number;
+  address: string;
+  after: number | null;
+}
+
+/** Price series by token, every row after `afterTs`, or only the given slices. */
+export async function loadPrices(store: Store, afterTs = -Infinity, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
+  if (slices?.length === 0) return new Map();
+  const result = slices
+    ? await store.connection.stream(
+        `SELECT p.chain_id::DOUBLE, p.address, epoch(p.ts)::DOUBLE, p.usd::VARCHAR
+           FROM prices p JOIN (SELECT unnest(from_json($1, '[{"chain_id":"DOUBLE","address":"VARCHAR","after":"DOUBLE"}]'), recursive := true)) k
+             ON p.chain_id = k.chain_id AND p.address = k.address
+          WHERE epoch(p.ts) > coalesce(k.after, -1e15) ORDER BY p.chain_id, p.address, p.ts`,
+        [JSON.stringify(slices)],
+      )
+    : await store.connection.stream(
+        `SELECT chain_id::DOUBLE, address, epoch(ts)::DOUBLE, usd::VARCHAR
+           FROM prices WHERE epoch(ts) > $1 ORDER BY chain_id, address, ts`,
+        [Number.isFinite(afterTs) ? afterTs : -1e15],
+      );
   const groups = new Map<string, { chain_id: number; address: string; ts: number[]; usd: string[] }>();
   let current: { chain_id: number; address: string; ts: number[]; usd: string[] } | null = null;
   for (;;) {
@@ -62,6 +79,35 @@ export async function loadPrices(store: Store, afterTs = -Infinity): Promise<Map
     out.set(key, { chain_id: g.chain_id, address: g.address, ts: Float64Array.from(g.ts), usd: g.usd, usd_f: Float64Array.from(g.usd, Number) });
   }
   return out;
+}
+
+/** Per token: row count, newest hour and an order-free digest of its rows (refresh compares them). */
+export interface PriceDigest {
+  n: number;
+  last: number;
+  digest: string;
+}
+
+/**
+ * Each token's digest, and with `known` also the digest of its rows up to the known newest
+ * hour (`prefix`): equal to the known digest when rows were only appended.
+ */
+export async function loadPriceDigests(store: Store, known: ReadonlyMap<string, PriceDigest> = new Map()): Promise<Map<string, PriceDigest & { prefix: string | null }>> {
+  const keys = [...known].map(([key, d]) => {
+    const [chain, address] = key.split(':');
+    return { chain_id: Number(chain), address: address!, last: d.last };
+  });
+  const rows = await store.rows<{ chain_id: number; address: string; n: number; last: number; digest: string; prefix: string | null }>(
+    'load.prices.digest',
+    `WITH k AS (SELECT unnest(from_json($1, '[{"chain_id":"DOUBLE","address":"VARCHAR","last":"DOUBLE"}]'), recursive := true))
+     SELECT p.chain_id::DOUBLE AS chain_id, p.address, count(*)::DOUBLE AS n, epoch(max(p.ts))::DOUBLE AS last,
+            bit_xor(hash(p.ts, p.usd))::VARCHAR AS digest,
+            (bit_xor(hash(p.ts, p.usd)) FILTER (WHERE epoch(p.ts) <= k.last))::VARCHAR AS prefix
+       FROM prices p LEFT JOIN k ON p.chain_id = k.chain_id AND p.address = k.address
+      GROUP BY ALL`,
+    [JSON.stringify(keys)],
+  );
+  return new Map(rows.map((r) => [priceKey(r.chain_id, r.address), { n: r.n, last: r.last, digest: r.digest, prefix: r.prefix }]));
 }
 
 const EVENT_SQL = `SELECT chain_id::DOUBLE, block_number::DOUBLE, log_index::DOUBLE, sub_index::DOUBLE, epoch(ts)::DOUBLE,
