@@ -62,15 +62,82 @@ const VaultSchema = v.strictObject({
   definition: v.optional(v.record(v.string(), v.unknown()), {}),
 });
 
-const PriceProviderSchema = v.looseObject({
-  kind: v.picklist(['chainlink', 'http', 'static', 'demo']),
-});
+const decimalString = v.pipe(
+  v.union([v.string(), v.number()]),
+  v.transform((x) => (typeof x === 'number' ? String(x) : x)),
+  v.regex(/^\d+(\.\d+)?$/, 'Expected a non-negative decimal number, e.g. "1.0001"'),
+);
+const timeoutMs = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(600_000)), 10_000);
+const headers = v.optional(v.record(v.string(), v.string()), {});
 
-const TvlSourceSchema = v.looseObject({
-  id: nonEmpty,
-  label: nonEmpty,
-  kind: v.picklist(['http', 'static']),
-});
+/** USD price providers (DESIGN §6.3); the first provider to write a token-hour wins. */
+const PriceProviderSchema = v.variant('kind', [
+  v.strictObject({
+    kind: v.literal('chainlink'),
+    /** the chain the aggregators live on (listed in "chains") */
+    chain_id: positiveInt,
+    feeds: v.pipe(
+      v.array(
+        v.strictObject({
+          /** the token priced (on `token_chain_id`, default the feed's chain) */
+          token: address,
+          aggregator: address,
+          token_chain_id: v.optional(positiveInt),
+        }),
+      ),
+      v.minLength(1),
+    ),
+    /** first block to scan for AnswerUpdated; default the earliest start_block of vaults on the chain, else 0 */
+    start_block: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    /** an hour gets no row when the newest answer is older than this */
+    max_age_seconds: v.optional(positiveInt, 172_800),
+  }),
+  v.strictObject({
+    kind: v.literal('http'),
+    /** DefiLlama coins API ("defillama") or CoinGecko's ("coingecko") */
+    format: v.optional(v.picklist(['defillama', 'coingecko']), 'defillama'),
+    base_url: v.optional(v.pipe(v.string(), v.url())),
+    headers,
+    timeout_ms: timeoutMs,
+    /** tokens to price; default every registry numeraire */
+    tokens: v.optional(
+      v.array(
+        v.strictObject({
+          chain_id: positiveInt,
+          address,
+          /** the API's coin id (CoinGecko id, or a DefiLlama key like "coingecko:usd-coin") */
+          id: v.optional(nonEmpty),
+        }),
+      ),
+    ),
+    /** DefiLlama chain names by chain id where they differ from the chain's slug */
+    chain_names: v.optional(v.record(v.string(), nonEmpty), {}),
+    /** a price observed this far from an hour still counts for it */
+    tolerance_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600)), 1800),
+    /** the longest history backfilled for a token with none stored */
+    backfill_days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3650)), 365),
+  }),
+  v.strictObject({
+    kind: v.literal('static'),
+    prices: v.array(v.strictObject({ chain_id: positiveInt, address, usd: decimalString })),
+  }),
+  v.strictObject({ kind: v.literal('demo') }),
+]);
+
+/** External TVL sources (DESIGN §4.5), read on `schedules.prices`; a failing one keeps its last good value. */
+const TvlSourceSchema = v.variant('kind', [
+  v.strictObject({
+    id: nonEmpty,
+    label: nonEmpty,
+    kind: v.literal('http'),
+    url: v.pipe(v.string(), v.url()),
+    /** where the USD number is in the JSON body: dot-separated keys and array indexes, e.g. "data.tvl" or "0.usd"; empty for the body itself */
+    path: v.optional(v.string(), ''),
+    headers,
+    timeout_ms: timeoutMs,
+  }),
+  v.strictObject({ id: nonEmpty, label: nonEmpty, kind: v.literal('static'), usd: decimalString }),
+]);
 
 const cron = v.pipe(v.string(), v.minLength(1));
 

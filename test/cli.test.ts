@@ -102,6 +102,31 @@ describe('vaultd CLI', () => {
     }
   });
 
+  it('ingest --once: static prices and TVL sources, one summary line each; a bad provider config names its key', () => {
+    const copy = join(dir, 'ingest.duckdb');
+    expect(vaultd(['demo', '--db', copy, ...small]).status).toBe(0);
+    const config = join(dir, 'prices.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        prices: { providers: [{ kind: 'static', prices: [{ chain_id: 1, address: '0x0000000000000000000000000000000000000bad', usd: '2.5' }] }] },
+        tvl_sources: [{ id: 'fixed', label: 'Fixed', kind: 'static', usd: 1000.125 }, { id: 'down', label: 'Down', kind: 'http', url: 'http://127.0.0.1:9/tvl', timeout_ms: 500 }],
+      }),
+    );
+    const r = vaultd(['ingest', '--once', '--config', config, '--db', copy]);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^prices static: 1 rows for 1 tokens — ok$/);
+    expect(lines[1]).toBe('tvl source fixed: 1000.125 USD — ok');
+    expect(lines[2]).toMatch(/^tvl source down: failed: .*127\.0\.0\.1:9/);
+
+    const bad = join(dir, 'bad-prices.json');
+    writeFileSync(bad, JSON.stringify({ prices: { providers: [{ kind: 'chainlink', chain_id: 1, feeds: [{ token: 'nope', aggregator: '0x0000000000000000000000000000000000000001' }] }] } }));
+    const e = vaultd(['ingest', '--once', '--config', bad, '--db', copy]);
+    expect(e.status).toBe(2);
+    expect(oneLine(e.stderr)).toContain('"prices.providers.0.feeds.0.token"');
+  });
+
   it('keys: create prints the secret alone on the last line; list; revoke', () => {
     const kdb = join(dir, 'keys.duckdb');
     const created = vaultd(['keys', 'create', 'ci bot', '--db', kdb]);

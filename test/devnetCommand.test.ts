@@ -12,12 +12,21 @@ describe('vaultd devnet', () => {
       const port = await waitForListening(child, 240_000);
       const res = await fetch(`http://127.0.0.1:${port}/v1/vaults`);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { data: { vault_id: string; vault_type: string; metrics: { total_supply: string; as_of: number } }[] };
+      const body = (await res.json()) as {
+        data: { vault_id: string; vault_type: string; numeraire_token: { address: string }; metrics: { total_supply: string; as_of: number; tvl: { native: string; usd: string | null } } }[];
+      };
       expect(body.data).toHaveLength(4);
       expect(new Set(body.data.map((v) => v.vault_type))).toEqual(new Set(['morpho_v1', 'aera_v3']));
       for (const v of body.data) {
         expect(v.vault_id).toMatch(/^31337:0x[0-9a-f]{40}$/);
         expect(Number(v.metrics.total_supply)).toBeGreaterThan(0);
+        // USD from the devnet's Chainlink-like feeds, read by the prices job
+        expect(Number(v.metrics.tvl.usd)).toBeGreaterThan(0);
+        const price = (await (await fetch(`http://127.0.0.1:${port}/v1/prices?chain_id=31337&address=${v.numeraire_token.address}`)).json()) as {
+          data: { price: { usd: number }; timestamp: string };
+        };
+        expect(price.data.price.usd).toBeGreaterThan(0);
+        expect(Date.parse(price.data.timestamp) / 1000).toBe(v.metrics.as_of);
       }
       const chains = (await (await fetch(`http://127.0.0.1:${port}/health/chains`)).json()) as { chain_id: number; latest_block: number }[];
       // the indexer's checkpoint, at the last full hour: fresh

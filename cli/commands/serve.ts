@@ -7,6 +7,7 @@ import { Cron } from 'croner';
 import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig, type Config } from '../../common/config.js';
+import { describeError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -16,6 +17,7 @@ import { withStore } from '../../engine/store/storeHandle.js';
 import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
 import { createIngestJob } from '../../jobs/chain/ingestJob.js';
+import { createPriceJob, hasPriceWork } from '../../jobs/prices/priceJob.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
@@ -43,7 +45,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
 /**
  * Serve `config` until SIGTERM/SIGINT. Configured chains are ingested (once before the first
  * publish, then on `schedules.ingest`); without them an empty database gets the demo world,
- * which then grows as real hours pass.
+ * which then grows as real hours pass. Configured price providers and external TVL sources run
+ * once before the first publish, then on `schedules.prices`, each round followed by a refresh.
  */
 export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void> }): Promise<number> {
   const common = createCommon(config, { defaultMetrics: true });
@@ -60,7 +63,9 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
 
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   const ingest = chains ? createIngestJob({ common, config, access }) : null;
+  const prices = hasPriceWork(config) ? createPriceJob({ common, config, access }) : null;
   if (ingest) await ingest.runOnce();
+  if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })) });
   let served: Served | null = null;
@@ -85,7 +90,15 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
-  common.shutdown.add('jobs', () => schedule?.stop());
+  common.shutdown.add('jobs', async () => {
+    schedule?.stop();
+    await prices?.stop();
+  });
+  if (jobs && prices) {
+    prices.start(async () => {
+      await engine.refresh();
+    });
+  }
   const keyTimer = setInterval(() => void keys.reload().catch((err) => common.logger.warn({ err }, 'key reload failed')), 2000);
   common.shutdown.add('keys', () => clearInterval(keyTimer));
 

@@ -224,4 +224,27 @@ CREATE TABLE ingest_status (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'price feeds: per-aggregator scan state',
+    sql: `
+-- A Chainlink-style feed's scan state (jobs/prices/chainlinkProvider.ts): the block scanned to
+-- (and its hash, to notice a reorg), the newest answer seen and the newest hour written. It is
+-- written in the same transaction as the feed's price rows.
+CREATE TABLE price_feeds (
+  chain_id BIGINT NOT NULL,
+  aggregator VARCHAR NOT NULL,
+  token_chain_id BIGINT NOT NULL,
+  token VARCHAR NOT NULL,
+  decimals INTEGER NOT NULL,
+  block_number BIGINT NOT NULL,
+  block_hash VARCHAR,
+  answer HUGEINT,
+  answer_updated_at BIGINT,
+  last_hour BIGINT NOT NULL,
+  updated_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (chain_id, aggregator)
+);
+`,
+  },
 ];

@@ -29,6 +29,8 @@ export function scenarioConfigInput(manifest: DevnetManifest, opts: ScenarioConf
     ...(opts.db ? { db: opts.db } : {}),
     chains: base.chains.map((c) => ({ ...c, rpc_urls: opts.rpcUrls ?? c.rpc_urls, finality_blocks: opts.finality ?? c.finality_blocks })),
     registry: { vaults: [...base.registry.vaults, ...(opts.extraVaults ?? [])] },
+    // the chain ingest ignores it; the prices job reads the feeds over the same RPC URLs
+    prices: base.prices,
   };
 }
 

@@ -1,0 +1,235 @@
+// USD prices from Chainlink-style aggregators (AggregatorV3 reads and `AnswerUpdated` logs),
+// over the same JSON-RPC client as the chain indexer (DESIGN §6.3). Per feed: scan the
+// AnswerUpdated logs from the stored block to head − finality_blocks in adaptive ranges, and
+// write one row per hour H: the newest answer with updatedAt ≤ H, scaled by the feed's
+// decimals exactly, unless it is older than `max_age_seconds`. Rows and the feed's state (block,
+// hash, newest answer, newest hour) commit in one transaction. The round ends by checking the
+// state against `latestRoundData` at the scanned block; a mismatch (a log the RPC dropped) or a
+// reorg under the stored block rescans the feed from its start.
+import { BaseError, ContractFunctionZeroDataError, decodeEventLog, parseAbi, toEventSelector, type Hex } from 'viem';
+import type { Common } from '../../common/common.js';
+import { VaultdError } from '../../common/errors.js';
+import { formatUnits } from '../../engine/format/numbers.js';
+import type { PriceRow } from '../../engine/store/rows.js';
+import type { Store } from '../../engine/store/store.js';
+import type { ChainConfig } from '../chain/chainRuntime.js';
+import { createChainRpc, type ChainRpc, type ChainRpcOptions } from '../chain/chainRpc.js';
+import { fetchRangeLogs } from '../chain/fetchRangeLogs.js';
+import { createRangeSizer } from '../chain/rangeSizer.js';
+import { classifyRpcError } from '../chain/rpcErrors.js';
+import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext } from './priceProvider.js';
+
+export const aggregatorAbi = parseAbi([
+  'event AnswerUpdated(int256 indexed current, uint256 indexed roundId, uint256 updatedAt)',
+  'function decimals() view returns (uint8)',
+  'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+]);
+
+type ChainlinkConfig = Extract<PriceProviderConfig, { kind: 'chainlink' }>;
+
+/** What the store keeps per feed between rounds (table price_feeds). */
+export interface FeedState {
+  chain_id: number;
+  aggregator: string;
+  token_chain_id: number;
+  token: string;
+  decimals: number;
+  /** scanned through this block */
+  block: number;
+  hash: string | null;
+  answer: bigint | null;
+  answer_updated_at: number | null;
+  /** newest hour a row was considered for */
+  last_hour: number;
+}
+
+export interface AnswerUpdate {
+  answer: bigint;
+  updatedAt: number;
+}
+
+/**
+ * The hourly rows for hours in (state.last_hour, endHour], given the updates of the range in
+ * chain order. Pure; returns the rows and the state after the updates.
+ */
+export function hourlyAnswers(
+  state: Pick<FeedState, 'answer' | 'answer_updated_at' | 'last_hour' | 'decimals'>,
+  updates: readonly AnswerUpdate[],
+  endHour: number,
+  maxAge: number,
+): { rows: { ts: number; usd: string }[]; answer: bigint | null; updatedAt: number | null; lastHour: number } {
+  const rows: { ts: number; usd: string }[] = [];
+  let answer = state.answer;
+  let updatedAt = state.answer_updated_at;
+  let i = 0;
+  for (let h = state.last_hour + HOUR; h <= endHour; h += HOUR) {
+    while (i < updates.length && updates[i]!.updatedAt <= h) {
+      answer = updates[i]!.answer;
+      updatedAt = updates[i]!.updatedAt;
+      i++;
+    }
+    // Chainlink answers ≤ 0 mean "no valid price"; stale answers are no price either (DESIGN §4.1)
+    if (answer !== null && answer > 0n && updatedAt !== null && h - updatedAt <= maxAge) {
+      rows.push({ ts: h, usd: formatUnits(answer, state.decimals) });
+    }
+  }
+  for (; i < updates.length; i++) {
+    answer = updates[i]!.answer;
+    updatedAt = updates[i]!.updatedAt;
+  }
+  return { rows, answer, updatedAt, lastHour: Math.max(state.last_hour, endHour) };
+}
+
+export interface ChainlinkProviderOptions {
+  rpc?: ChainRpcOptions;
+  /** first eth_getLogs span */
+  initialRange?: number;
+  maxRange?: number;
+}
+
+export function createChainlinkProvider(common: Common, cfg: ChainlinkConfig, chain: ChainConfig, startBlock: number, opts: ChainlinkProviderOptions = {}): PriceProvider {
+  const rpc = createChainRpc(common, chain, opts.rpc);
+  const sizer = createRangeSizer({ initial: opts.initialRange ?? 5_000, max: opts.maxRange ?? 100_000 });
+  const name = `chainlink:${cfg.chain_id}`;
+  const topic = toEventSelector(aggregatorAbi[0]);
+
+  return {
+    name,
+    async round(ctx) {
+      const head = await rpc.blockNumber();
+      const target = head - chain.finality_blocks;
+      let rows = 0;
+      let oldest: number | null = null;
+      let priced = 0;
+      if (target < startBlock) return { rows, tokens: 0, oldest };
+      for (const feed of cfg.feeds) {
+        const aggregator = feed.aggregator.toLowerCase();
+        const token = feed.token.toLowerCase();
+        const tokenChain = feed.token_chain_id ?? cfg.chain_id;
+        let state = await ctx.read((s) => loadFeedState(s, cfg.chain_id, aggregator));
+        if (state && (state.token !== token || state.token_chain_id !== tokenChain)) {
+          ctx.logger.warn({ aggregator, token }, 'feed now prices another token: rescanning it');
+          state = await resetFeed(ctx, state);
+        }
+        if (state && state.hash !== null && (state.block > target || (await rpc.header(state.block)).hash !== state.hash)) {
+          ctx.logger.warn({ aggregator, block: state.block }, 'reorg under the feed checkpoint: rescanning the feed');
+          state = await resetFeed(ctx, state);
+        }
+        state ??= await freshState(rpc, { chain_id: cfg.chain_id, aggregator, token, token_chain_id: tokenChain }, startBlock, target);
+        if (!state) continue;
+
+        while (state.block < target) {
+          const fetched = await fetchRangeLogs(rpc, sizer, state.block + 1, target, [aggregator]);
+          const updates = fetched.logs.filter((l) => l.topics[0] === topic).flatMap((l) => decodeUpdate(l, ctx));
+          const end = await rpc.header(fetched.to);
+          const next = hourlyAnswers(state, updates, hourFloor(end.timestamp), cfg.max_age_seconds);
+          const after: FeedState = { ...state, block: fetched.to, hash: end.hash, answer: next.answer, answer_updated_at: next.updatedAt, last_hour: next.lastHour };
+          const priceRows: PriceRow[] = next.rows.map((r) => ({ chain_id: tokenChain, address: token, ts: r.ts, usd: r.usd, source: `${name}:${aggregator}` }));
+          const added = await ctx.commit(priceRows, (s) => saveFeedState(s, after));
+          rows += added;
+          if (added > 0) oldest = Math.min(oldest ?? Infinity, next.rows[0]!.ts);
+          state = after;
+        }
+        await checkLatest(rpc, state, ctx, `${name}:${aggregator}`);
+        if (state.answer !== null) priced++;
+      }
+      return { rows, tokens: priced, oldest };
+    },
+  };
+
+  async function resetFeed(ctx: PriceRoundContext, state: FeedState): Promise<null> {
+    await ctx.commit([], (s) => deleteFeed(s, state, `${name}:${state.aggregator}`));
+    return null;
+  }
+}
+
+
+function decodeUpdate(log: { topics: Hex[]; data: Hex; blockNumber: number; logIndex: number }, ctx: PriceRoundContext): AnswerUpdate[] {
+  try {
+    const d = decodeEventLog({ abi: aggregatorAbi, eventName: 'AnswerUpdated', topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
+    return [{ answer: d.args.current, updatedAt: Number(d.args.updatedAt) }];
+  } catch (err) {
+    ctx.logger.warn({ block: log.blockNumber, log_index: log.logIndex, error: (err as Error).message.split('\n')[0] }, 'malformed AnswerUpdated skipped');
+    return [];
+  }
+}
+
+/** A feed seen for the first time: its decimals, and the answer already standing before `startBlock`. */
+async function freshState(rpc: ChainRpc, id: Pick<FeedState, 'chain_id' | 'aggregator' | 'token' | 'token_chain_id'>, startBlock: number, target: number): Promise<FeedState | null> {
+  if (target < startBlock) return null;
+  const address = id.aggregator as Hex;
+  const decimals = await rpc.retrying('eth_call', () => rpc.client.readContract({ address, abi: aggregatorAbi, functionName: 'decimals', blockNumber: BigInt(target) }));
+  const standing = startBlock > 0 ? await latestRound(rpc, address, startBlock - 1) : null;
+  const first = await rpc.header(startBlock);
+  return {
+    ...id,
+    decimals: Number(decimals),
+    block: startBlock - 1,
+    hash: null,
+    answer: standing?.answer ?? null,
+    answer_updated_at: standing?.updatedAt ?? null,
+    last_hour: hourFloor(first.timestamp) - HOUR,
+  };
+}
+
+/** latestRoundData at `block`, or null where the feed has no round yet (it reverts) or no code yet. */
+async function latestRound(rpc: ChainRpc, address: Hex, block: number): Promise<AnswerUpdate | null> {
+  try {
+    const r = await rpc.retrying('eth_call', () => rpc.client.readContract({ address, abi: aggregatorAbi, functionName: 'latestRoundData', blockNumber: BigInt(block) }));
+    return { answer: r[1], updatedAt: Number(r[3]) };
+  } catch (err) {
+    const notDeployed = err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionZeroDataError) !== null;
+    if (notDeployed || classifyRpcError(err).kind === 'reverted') return null;
+    throw err;
+  }
+}
+
+/** The scanned state must agree with the chain's own latest round at the scanned block. */
+async function checkLatest(rpc: ChainRpc, state: FeedState, ctx: PriceRoundContext, source: string): Promise<void> {
+  const latest = await latestRound(rpc, state.aggregator as Hex, state.block);
+  const same = latest === null ? state.answer === null : latest.answer === state.answer && latest.updatedAt === state.answer_updated_at;
+  if (same) return;
+  await ctx.commit([], (s) => deleteFeed(s, state, source));
+  throw new VaultdError(
+    'SOURCE_FAILED',
+    `feed ${state.aggregator} on chain ${state.chain_id}: latestRoundData at block ${state.block} (${String(latest?.answer)} @ ${String(latest?.updatedAt)}) disagrees with the AnswerUpdated logs scanned (${String(state.answer)} @ ${String(state.answer_updated_at)}); the feed is rescanned next round — if this repeats, the RPC drops logs`,
+    { retryable: true },
+  );
+}
+
+export async function loadFeedState(store: Store, chainId: number, aggregator: string): Promise<FeedState | null> {
+  const r = await store.one<Record<string, unknown>>(
+    'prices.feed.read',
+    `SELECT chain_id::DOUBLE AS chain_id, aggregator, token_chain_id::DOUBLE AS token_chain_id, token, decimals, block_number::DOUBLE AS block,
+            block_hash, answer::VARCHAR AS answer, answer_updated_at::DOUBLE AS answer_updated_at, last_hour::DOUBLE AS last_hour
+       FROM price_feeds WHERE chain_id = $1 AND aggregator = $2`,
+    [chainId, aggregator],
+  );
+  if (!r) return null;
+  return {
+    chain_id: r.chain_id as number,
+    aggregator: r.aggregator as string,
+    token_chain_id: r.token_chain_id as number,
+    token: r.token as string,
+    decimals: r.decimals as number,
+    block: r.block as number,
+    hash: (r.block_hash as string | null) ?? null,
+    answer: r.answer === null ? null : BigInt(r.answer as string),
+    answer_updated_at: (r.answer_updated_at as number | null) ?? null,
+    last_hour: r.last_hour as number,
+  };
+}
+
+async function saveFeedState(store: Store, s: FeedState): Promise<void> {
+  await store.run(
+    'prices.feed.save',
+    `INSERT OR REPLACE INTO price_feeds VALUES ($1, $2, $3, $4, $5, $6, $7, $8::HUGEINT, $9, $10, now()::TIMESTAMP)`,
+    [s.chain_id, s.aggregator, s.token_chain_id, s.token, s.decimals, s.block, s.hash, s.answer === null ? null : s.answer.toString(), s.answer_updated_at, s.last_hour],
+  );
+}
+
+/** Forget a feed's state and the rows it wrote, so the next round rescans it. */
+async function deleteFeed(store: Store, s: Pick<FeedState, 'chain_id' | 'aggregator' | 'token_chain_id' | 'token'>, source: string): Promise<void> {
+  await store.run('prices.feed.delete', 'DELETE FROM price_feeds WHERE chain_id = $1 AND aggregator = $2', [s.chain_id, s.aggregator]);
+  await store.run('prices.feed.rows.delete', 'DELETE FROM prices WHERE chain_id = $1 AND address = $2 AND source = $3', [s.token_chain_id, s.token, source]);
+}

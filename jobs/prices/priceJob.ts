@@ -1,0 +1,253 @@
+// The prices job (DESIGN §1, §2, §6.3): on `schedules.prices`, every configured USD price
+// provider in config order (the first to write a token-hour wins), then every external TVL
+// source. One failing provider or source never stops the others; its error is logged, counted
+// and returned. Rounds never overlap; the database is opened per round.
+import { Cron } from 'croner';
+import { Counter } from 'prom-client';
+import type { Common } from '../../common/common.js';
+import type { Config } from '../../common/config.js';
+import { VaultdError, describeError } from '../../common/errors.js';
+import { createRawWriter } from '../../engine/store/rawWriter.js';
+import type { PriceRow } from '../../engine/store/rows.js';
+import type { Store } from '../../engine/store/store.js';
+import { createStoreLock } from '../chain/storeLock.js';
+import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
+import { createHttpPriceProvider } from './httpPriceProvider.js';
+import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext, type PriceToken, type ProviderRoundResult } from './priceProvider.js';
+import { readTvlSource, type TvlSourceConfig } from './tvlSources.js';
+
+export type StoreAccess = <T>(work: (store: Store) => Promise<T>) => Promise<T>;
+
+export interface TvlReading {
+  source_id: string;
+  usd: string | null;
+  error: string | null;
+}
+
+export interface PriceRoundResult {
+  providers: ProviderRoundResult[];
+  tvl_sources: TvlReading[];
+  /** price rows added */
+  rows: number;
+  /** oldest hour added by any provider */
+  oldest: number | null;
+  ms: number;
+}
+
+export interface PriceRuntime {
+  readonly chains: Config['chains'];
+  readonly providers: readonly PriceProvider[];
+  readonly tvlSources: readonly TvlSourceConfig[];
+}
+
+/** Whether the config asks for a prices job at all. */
+export function hasPriceWork(config: Pick<Config, 'prices' | 'tvl_sources'>): boolean {
+  return config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0;
+}
+
+/** Builds the providers; a provider naming a chain the config does not list fails fast. */
+export function createPriceRuntime(common: Common, config: Pick<Config, 'chains' | 'registry' | 'prices' | 'tvl_sources'>, opts: { chainlink?: ChainlinkProviderOptions } = {}): PriceRuntime {
+  const providers = config.prices.providers.map((p, i) => createProvider(common, config, p, i, opts));
+  return { chains: config.chains, providers, tvlSources: config.tvl_sources };
+}
+
+function createProvider(common: Common, config: Pick<Config, 'chains' | 'registry'>, p: PriceProviderConfig, i: number, opts: { chainlink?: ChainlinkProviderOptions }): PriceProvider {
+  switch (p.kind) {
+    case 'chainlink': {
+      const chain = config.chains.find((c) => c.chain_id === p.chain_id);
+      if (!chain || chain.rpc_urls.length === 0) {
+        throw new VaultdError('CONFIG_INVALID', `prices.providers.${i}.chain_id: chain ${p.chain_id} is not in "chains" with an rpc_urls entry; add it there`);
+      }
+      const starts = config.registry.vaults.filter((v) => v.chain_id === p.chain_id && v.start_block !== undefined).map((v) => v.start_block!);
+      const start = p.start_block ?? (starts.length > 0 ? Math.min(...starts) : 0);
+      return createChainlinkProvider(common, p, chain, start, opts.chainlink);
+    }
+    case 'http':
+      return createHttpPriceProvider(p);
+    case 'static':
+      return createStaticProvider(p);
+    case 'demo':
+      // the demo world writes its simulated prices itself, hour by hour (jobs/demo)
+      return { name: 'demo', round: async () => ({ rows: 0, tokens: 0, oldest: null }) };
+  }
+}
+
+/** Fixed prices, one row per hour from each token's history start to the current hour. */
+export function createStaticProvider(cfg: Extract<PriceProviderConfig, { kind: 'static' }>): PriceProvider {
+  const name = 'static';
+  return {
+    name,
+    async round(ctx) {
+      let rows = 0;
+      let oldest: number | null = null;
+      const end = hourFloor(ctx.now);
+      for (const p of cfg.prices) {
+        const address = p.address.toLowerCase();
+        const last = ctx.lastStored(p.chain_id, address);
+        const from = last === null ? ctx.historyStart(p.chain_id, address) : last + HOUR;
+        const batch: PriceRow[] = [];
+        for (let ts = from; ts <= end; ts += HOUR) batch.push({ chain_id: p.chain_id, address, ts, usd: p.usd, source: name });
+        const added = await ctx.commit(batch);
+        rows += added;
+        if (added > 0) oldest = Math.min(oldest ?? Infinity, from);
+      }
+      return { rows, tokens: cfg.prices.length, oldest };
+    },
+  };
+}
+
+function providerRuns(common: Common): Counter {
+  const existing = common.metrics.getSingleMetric('vaultd_price_provider_runs_total');
+  if (existing) return existing as Counter;
+  return new Counter({
+    name: 'vaultd_price_provider_runs_total',
+    help: 'Price provider and external TVL source runs by source and outcome',
+    labelNames: ['source', 'outcome'],
+    registers: [common.metrics],
+  });
+}
+
+/** One round of every provider and TVL source against an open store. */
+export async function runPriceRound(common: Common, store: Store, runtime: PriceRuntime, now = Date.now() / 1000): Promise<PriceRoundResult> {
+  const started = performance.now();
+  const logger = common.logger.child({ component: 'prices' });
+  const runs = providerRuns(common);
+  const lock = createStoreLock();
+  const last = new Map<string, number>();
+  const key = (chainId: number, address: string) => `${chainId}:${address}`;
+  for (const r of await store.rows<{ chain_id: number; address: string; last: number }>(
+    'prices.last',
+    'SELECT chain_id::DOUBLE AS chain_id, address, epoch(max(ts))::DOUBLE AS last FROM prices GROUP BY ALL',
+  )) {
+    last.set(key(r.chain_id, r.address), r.last);
+  }
+  const starts = new Map<string, number>();
+  for (const r of await store.rows<{ chain_id: number; address: string; first: number }>(
+    'prices.history_start',
+    `SELECT v.chain_id::DOUBLE AS chain_id, lower(v.numeraire_address) AS address, epoch(min(s.ts))::DOUBLE AS first
+       FROM vaults v JOIN vault_snapshots s USING (vault_id) GROUP BY ALL`,
+  )) {
+    starts.set(key(r.chain_id, r.address), r.first);
+  }
+  const tokens = (
+    await store.rows<PriceToken>('prices.tokens', 'SELECT chain_id::DOUBLE AS chain_id, lower(address) AS address, symbol FROM tokens ORDER BY chain_id, address')
+  ).map((t) => ({ ...t }));
+
+  const ctx: PriceRoundContext = {
+    common,
+    logger,
+    now,
+    chains: runtime.chains,
+    tokens,
+    lastStored: (chainId, address) => last.get(key(chainId, address.toLowerCase())) ?? null,
+    historyStart: (chainId, address) => hourFloor(starts.get(key(chainId, address.toLowerCase())) ?? now),
+    read: (work) => lock.run(() => work(store)),
+    commit: (rows, also) =>
+      lock.run(async () => {
+        const writer = await createRawWriter(store, 'dedupe');
+        for (const r of rows) writer.sink.price(r);
+        const added = await store.transaction('prices.commit', async () => {
+          const n = await writer.finish();
+          if (also) await also(store);
+          return n.prices;
+        });
+        for (const r of rows) {
+          const k = key(r.chain_id, r.address);
+          if (r.ts > (last.get(k) ?? -Infinity)) last.set(k, r.ts);
+        }
+        return added;
+      }),
+  };
+
+  const providers: ProviderRoundResult[] = [];
+  for (const p of runtime.providers) {
+    try {
+      const r = await p.round(ctx);
+      providers.push({ provider: p.name, ...r, status: 'ok' });
+      runs.inc({ source: p.name, outcome: 'ok' });
+      if (r.rows > 0) logger.info({ provider: p.name, rows: r.rows, tokens: r.tokens }, 'prices stored');
+    } catch (err) {
+      const error = describeError(err);
+      providers.push({ provider: p.name, rows: 0, tokens: 0, oldest: null, status: 'failed', error });
+      runs.inc({ source: p.name, outcome: 'error' });
+      logger.error({ provider: p.name, error }, 'price provider failed; the others went on');
+    }
+  }
+
+  const readings = await Promise.all(runtime.tvlSources.map((s) => readTvlSource(s, { now })));
+  if (readings.length > 0) {
+    const writer = await createRawWriter(store, 'dedupe');
+    for (const r of readings) writer.sink.tvlSourceValue(r);
+    await lock.run(() => store.transaction('tvl_sources.commit', () => writer.finish()));
+  }
+  for (const r of readings) {
+    runs.inc({ source: `tvl:${r.source_id}`, outcome: r.error === null ? 'ok' : 'error' });
+    if (r.error !== null) logger.warn({ source_id: r.source_id, error: r.error }, 'external TVL source failed; its last good value stays');
+  }
+
+  const rows = providers.reduce((n, p) => n + p.rows, 0);
+  const olds = providers.map((p) => p.oldest).filter((t): t is number => t !== null);
+  const result: PriceRoundResult = {
+    providers,
+    tvl_sources: readings.map((r) => ({ source_id: r.source_id, usd: r.usd, error: r.error })),
+    rows,
+    oldest: olds.length > 0 ? Math.min(...olds) : null,
+    ms: Math.round(performance.now() - started),
+  };
+  logger.info({ rows, providers: providers.length, failed: providers.filter((p) => p.status === 'failed').length, tvl_sources: readings.length, ms: result.ms }, 'prices round done');
+  return result;
+}
+
+export interface PriceJob {
+  /** One round now (after a round already running). */
+  runOnce(): Promise<PriceRoundResult>;
+  /** Rounds on `schedules.prices`; `after` runs once a round stored something. */
+  start(after?: (r: PriceRoundResult) => Promise<void>): void;
+  stop(): Promise<void>;
+}
+
+export function createPriceJob(opts: { common: Common; config: Config; access: StoreAccess; runtime?: PriceRuntime }): PriceJob {
+  const { common, config, access } = opts;
+  const runtime = opts.runtime ?? createPriceRuntime(common, config);
+  let inflight: Promise<PriceRoundResult> | null = null;
+  let cron: Cron | null = null;
+
+  function runOnce(): Promise<PriceRoundResult> {
+    const previous = inflight;
+    const run = (async () => {
+      await previous?.catch(() => undefined);
+      return access((store) => runPriceRound(common, store, runtime));
+    })();
+    inflight = run;
+    const clear = () => void (inflight === run && (inflight = null));
+    run.then(clear, clear);
+    return run;
+  }
+
+  return {
+    runOnce,
+    start(after) {
+      if (cron) return;
+      cron = new Cron(config.schedules.prices, { protect: true, name: 'prices' }, async () => {
+        try {
+          const r = await runOnce();
+          if (after && (r.rows > 0 || r.tvl_sources.length > 0)) await after(r);
+        } catch (err) {
+          common.logger.error({ component: 'prices', error: describeError(err) }, 'prices round failed');
+        }
+      });
+    },
+    async stop() {
+      cron?.stop();
+      cron = null;
+      await inflight?.catch(() => undefined);
+    },
+  };
+}
+
+/** One line per provider and source, for `vaultd ingest`. */
+export function formatPriceSummary(r: PriceRoundResult): string[] {
+  const lines = r.providers.map((p) => `prices ${p.provider}: ${p.rows} rows for ${p.tokens} tokens — ${p.status === 'ok' ? 'ok' : `failed: ${p.error ?? 'unknown error'}`}`);
+  for (const t of r.tvl_sources) lines.push(`tvl source ${t.source_id}: ${t.error === null ? `${t.usd} USD — ok` : `failed: ${t.error}`}`);
+  return lines;
+}
