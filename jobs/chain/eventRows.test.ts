@@ -92,6 +92,21 @@ describe('toEventRows', () => {
     expect(rows.every((r) => r.ts === r.block_number * 3600)).toBe(true);
   });
 
+  it('a Morpho fee mint (the mint just before AccrueInterest, same shares) is the fee recipient’s transfer_in from the vault; the deposit’s own mint is not', () => {
+    const fee = A(0xfe);
+    const rows = run([
+      log(7, 7, MORPHO, 'Transfer', { from: ZERO, to: fee, value: 12n }),
+      log(7, 7, MORPHO, 'AccrueInterest', { newTotalAssets: 900n, feeShares: 12n }),
+      log(7, 7, MORPHO, 'Transfer', { from: ZERO, to: alice, value: 50n }),
+      log(7, 7, MORPHO, 'Deposit', { sender: alice, owner: alice, assets: 55n, shares: 50n }),
+      // a mint in an earlier transaction never pairs with a later AccrueInterest
+      log(8, 8, MORPHO, 'Transfer', { from: ZERO, to: bob, value: 3n }),
+      log(8, 9, MORPHO, 'AccrueInterest', { newTotalAssets: 901n, feeShares: 3n }),
+    ]).rows;
+    expect(brief(rows)).toEqual([`transfer_in ${fee} a=0 s=12 - #0`, 'deposit alice a=55 s=50 - #0']);
+    expect(rows[0]).toMatchObject({ counterparty: ZERO, log_index: rows[1]!.log_index - 3 });
+  });
+
   it('bad data: a settlement without its request, a provisioner Enter without its settlement — rows that keep balances right, and issues', () => {
     const out = run([
       log(1, 1, VAULT, 'Enter', { sender: PROV, recipient: bob, token: TOKEN, tokenAmount: 20n, unitsAmount: 19n }),

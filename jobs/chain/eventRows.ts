@@ -91,6 +91,8 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
 
   let tx: string | null = null;
   let held: Held[] = [];
+  /** the transaction's latest mint not yet matched: a Morpho fee mint precedes its AccrueInterest */
+  let mint: { log: DecodedLog; vault: IndexedVault } | null = null;
 
   const issue = (d: DecodedLog, reason: BadDataReason, detail: string) =>
     issues.push({ reason, detail, block_number: d.log.blockNumber, log_index: d.log.logIndex });
@@ -137,6 +139,7 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
   for (const d of input.decoded) {
     if (d.log.transactionHash !== tx) {
       flushTx();
+      mint = null;
       tx = d.log.transactionHash;
     }
     const a = d.args;
@@ -156,6 +159,7 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
         const v = book.byAddress.get(at)!;
         const from = a.from as string;
         const to = a.to as string;
+        if (from === ZERO) mint = { log: d, vault: v }; // Deposit/Enter cover it, AccrueInterest a fee mint
         if (from === ZERO || to === ZERO) break; // mint or burn: Deposit/Withdraw/Enter/Exit cover it
         if (v.provisioner !== null && (from === v.provisioner || to === v.provisioner)) break; // escrow
         const shares = a.value as bigint;
@@ -255,8 +259,20 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
         else row(d, 0, v, { kind: 'withdraw_refunded', wallet: r.user, assets: 0n, shares: r.units, token: r.token, request_hash: hash });
         break;
       }
+      case 'AccrueInterest': {
+        // MetaMorpho mints the fee shares to the fee recipient just before it emits AccrueInterest:
+        // booked as shares received from the vault (at market value), so the recipient's rows
+        // sum to its balance like everyone's
+        const v = book.byAddress.get(at)!;
+        const fee = a.feeShares as bigint;
+        if (fee > 0n && mint && mint.vault === v && mint.log.args.value === fee) {
+          row(mint.log, 0, v, { kind: 'transfer_in', wallet: mint.log.args.to as string, counterparty: ZERO, assets: 0n, shares: fee });
+        }
+        mint = null;
+        break;
+      }
       default:
-        // Deposited, Redeemed, Approval, AccrueInterest, SetFee, SetCurator, UnitPriceUpdated, VaultFeesSet
+        // Deposited, Redeemed, Approval, SetFee, SetCurator, UnitPriceUpdated, VaultFeesSet
         break;
     }
   }

@@ -81,7 +81,7 @@ describe('ingestOnce over the devnet (end to end)', () => {
     expect(perSecond.logs).toBeGreaterThan(100);
   });
 
-  it("every wallet's net shares from the rows equal balanceOf at the head", async () => {
+  it("every wallet's net shares from the rows (the fee recipient's too) equal balanceOf at the head; Morpho shares sum to totalSupply", async () => {
     const m = sc.manifest;
     const sign: Record<string, (r: Row) => bigint> = {
       deposit: (r) => r.shares,
@@ -95,7 +95,8 @@ describe('ingestOnce over the devnet (end to end)', () => {
     };
     const net = new Map<string, bigint>();
     for (const r of rows) net.set(`${r.vault_id}|${r.wallet}`, (net.get(`${r.vault_id}|${r.wallet}`) ?? 0n) + sign[r.kind]!(r));
-    const contracts = m.vaults.flatMap((v) => m.wallets.map((w) => ({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'balanceOf' as const, args: [w] as const })));
+    const holders = [...m.wallets, m.actors.feeRecipient];
+    const contracts = m.vaults.flatMap((v) => holders.map((w) => ({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'balanceOf' as const, args: [w] as const })));
     const balances = await client.multicall({ contracts, allowFailure: false });
     let nonZero = 0;
     contracts.forEach((c, i) => {
@@ -104,6 +105,16 @@ describe('ingestOnce over the devnet (end to end)', () => {
       if (balances[i]! > 0n) nonZero++;
     });
     expect(nonZero).toBeGreaterThan(20);
+    // fee shares were minted (to the recipient, booked as transfer_in from the vault)
+    const fees = rows.filter((r) => r.kind === 'transfer_in' && r.counterparty === '0x0000000000000000000000000000000000000000');
+    expect(fees.length).toBeGreaterThan(0);
+    expect(new Set(fees.map((r) => r.wallet))).toEqual(new Set([lower(m.actors.feeRecipient)]));
+    // every Morpho share is someone's row (Aera units in the provisioner's escrow are no one's)
+    for (const v of m.vaults.filter((x) => x.vault_type === 'morpho_v1')) {
+      const id = `4242:${lower(v.address)}`;
+      const total = [...net].filter(([k]) => k.startsWith(`${id}|`)).reduce((a, [, n]) => a + n, 0n);
+      expect(total).toBe(await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalSupply' }));
+    }
   });
 
   it("hourly snapshots equal the chain's reads at the block at or before each hour", async () => {
@@ -207,6 +218,17 @@ describe('ingestOnce over the devnet (end to end)', () => {
         case 'RedeemRefunded': {
           const hash = lower((a.depositHash ?? a.redeemHash) as string);
           expected.push(key(l, 0, v, l.eventName === 'DepositRefunded' ? 'deposit_refunded' : 'withdraw_refunded', requests.get(hash)!.user, hash));
+          break;
+        }
+        case 'AccrueInterest': {
+          // the fee shares: the mint of exactly that many shares just before, in the same transaction
+          if ((a.feeShares as bigint) === 0n) break;
+          const mint = parsed
+            .filter((p) => p.transactionHash === l.transactionHash && p.address === l.address && p.eventName === 'Transfer' && p.logIndex! < l.logIndex!)
+            .at(-1)!;
+          expect(mint.args.from).toBe('0x0000000000000000000000000000000000000000');
+          expect(mint.args.value).toBe(a.feeShares);
+          expected.push(key(mint, 0, v, 'transfer_in', mint.args.to as string));
           break;
         }
         default:
