@@ -1,5 +1,6 @@
 // The command-line contract of DESIGN §2, driven through the real bin.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../engine/store/store.js';
@@ -167,5 +168,42 @@ describe('vaultd CLI', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     });
+  });
+
+  it('serve with stored history and an RPC that never answers: serves first, the prices round fails later in the background', async () => {
+    // a JSON-RPC endpoint that accepts connections and never replies
+    const sockets: Socket[] = [];
+    let connected: () => void = () => undefined;
+    const firstConnection = new Promise<void>((r) => (connected = r));
+    const silent = createNetServer((s) => {
+      sockets.push(s);
+      connected();
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const rpc = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const config = join(dir, 'silent-rpc.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: [rpc], finality_blocks: 0 }],
+        prices: { providers: [{ kind: 'chainlink', chain_id: 1, feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }] }] },
+      }),
+    );
+    const child = vaultdSpawn(['serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--config', config]);
+    let log = '';
+    child.stderr!.on('data', (d: Buffer) => void (log += d.toString()));
+    try {
+      const port = await waitForListening(child);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/vaults`);
+      expect(res.status).toBe(200);
+      // the background round reaches the silent RPC and waits on it, while the API keeps serving
+      await firstConnection;
+      expect((await fetch(`http://127.0.0.1:${port}/v1/vaults`)).status).toBe(200);
+      expect(log).not.toContain('price provider failed');
+    } finally {
+      child.kill('SIGKILL');
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 });

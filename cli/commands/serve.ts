@@ -64,8 +64,13 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   const ingest = chains ? createIngestJob({ common, config, access }) : null;
   const prices = hasPriceWork(config) ? createPriceJob({ common, config, access }) : null;
-  if (ingest) await ingest.runOnce();
-  if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
+  // With history already stored, serve it at once and catch up in the background (an RPC that
+  // is down must not keep a restart from serving); an empty database is filled first.
+  const warm = (ingest || prices) !== null && (await access(hasSnapshots));
+  if (!warm) {
+    if (ingest) await ingest.runOnce();
+    if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
+  }
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })) });
   let served: Served | null = null;
@@ -105,6 +110,12 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const jobRuns = new Counter({ name: 'vaultd_job_runs_total', help: 'Scheduled job runs by job and outcome', labelNames: ['job', 'outcome'], registers: [common.metrics] });
   const jobSeconds = new Histogram({ name: 'vaultd_job_duration_seconds', help: 'Scheduled job duration', labelNames: ['job'], registers: [common.metrics] });
 
+  if (jobs && warm) {
+    // the catch-up round of a warm start
+    void tick();
+    if (prices) void prices.runOnce().then(() => engine.refresh(), (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'));
+  }
+
   /** One ingest round: the demo source produces any hours that have passed; then refresh. */
   async function tick(): Promise<void> {
     const end = jobSeconds.startTimer({ job: 'ingest' });
@@ -131,6 +142,11 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     process.once('SIGINT', () => stop('SIGINT'));
   });
   return 0;
+}
+
+async function hasSnapshots(store: Parameters<Parameters<StoreAccess>[0]>[0]): Promise<boolean> {
+  const row = await store.one<{ n: bigint }>('serve.has_snapshots', 'SELECT count(*) AS n FROM (SELECT 1 FROM vault_snapshots LIMIT 1)');
+  return (row?.n ?? 0n) > 0n;
 }
 
 /** The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). */
