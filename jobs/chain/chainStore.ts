@@ -2,6 +2,7 @@
 // stored Provisioner requests, the one-transaction commit of a block range, the rollback past a
 // fork point, and the per-chain status row. The caller serializes access (storeLock.ts).
 import { createRawWriter } from '../../engine/store/rawWriter.js';
+import { getSetting, setSetting } from '../../engine/store/settings.js';
 import type { EventRow, SnapshotRow } from '../../engine/store/rows.js';
 import type { Store } from '../../engine/store/store.js';
 import { requestKey, type RequestRecord } from './eventRows.js';
@@ -13,6 +14,30 @@ export interface Checkpoint {
 
 /** One checkpoint stream per vault, so a vault added later is backfilled from its start block. */
 export const vaultStream = (address: string) => `vault:${address}`;
+
+/**
+ * The start block each vault was first indexed from (kept in settings). A vault whose
+ * configured `start_block` moved earlier loses its checkpoint, so the round backfills it from
+ * the new start like a newly registered vault (blocks already stored dedupe on their keys).
+ * Returns the addresses reset; `cps` loses their checkpoints.
+ */
+export async function reconcileStartBlocks(store: Store, chainId: number, vaults: readonly { address: string; start_block: number }[], cps: Map<string, Checkpoint>): Promise<string[]> {
+  const reset: string[] = [];
+  for (const v of vaults) {
+    const key = `ingest.start_block:${chainId}:${v.address}`;
+    const stored = await getSetting(store, key);
+    if (stored !== null && v.start_block >= Number(stored)) continue;
+    await store.transaction('ingest.start_block', async () => {
+      if (stored !== null) {
+        await store.run('ingest.checkpoint.reset', 'DELETE FROM ingest_checkpoints WHERE chain_id = $1 AND stream = $2', [chainId, vaultStream(v.address)]);
+        cps.delete(vaultStream(v.address));
+        reset.push(v.address);
+      }
+      await setSetting(store, key, String(v.start_block));
+    });
+  }
+  return reset;
+}
 
 export interface StoredHash {
   block: number;

@@ -309,6 +309,31 @@ describe('ingestOnce over the devnet (end to end)', () => {
     }
   });
 
+  it('a start_block moved earlier backfills the gap; moved later, nothing is dropped or re-read', async () => {
+    const full = scenarioConfigInput(sc.manifest);
+    const late = sc.manifest.startBlock + 60;
+    const withStart = (start: number) => ({
+      ...full,
+      registry: { vaults: full.registry!.vaults!.map((v) => (v.address === sc.manifest.contracts.morphoUsdcVault ? { ...v, start_block: start } : v)) },
+    });
+    const other = await createStore(testCommon(), { path: ':memory:' });
+    try {
+      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(withStart(late), 'test'), source: null, log_level: 'silent' });
+      expect(a).toMatchObject({ status: 'ok', to: sc.manifest.endBlock });
+      expect(await tableHashes(other, ['vault_events'])).not.toEqual(await tableHashes(store, ['vault_events']));
+      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(full, 'test'), source: null, log_level: 'silent' });
+      expect(b).toMatchObject({ status: 'ok', from: sc.manifest.startBlock, to: sc.manifest.endBlock });
+      expect(await tableHashes(other)).toEqual(await tableHashes(store));
+      const [c] = await ingestOnce(testCommon(), other, { ...parseConfig(withStart(late), 'test'), source: null, log_level: 'silent' });
+      expect(c).toMatchObject({ status: 'ok', from: null, events: 0 });
+      // the registry follows the config; every ingested row stays
+      const raw = ['vault_events', 'vault_snapshots', 'chain_requests'];
+      expect(await tableHashes(other, raw)).toEqual(await tableHashes(store, raw));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('the registry: ids, numeraires, tokens and definition fields read on chain', async () => {
     const m = sc.manifest;
     const reg = await readRegistry(store);

@@ -7,7 +7,7 @@ import { VaultdError, describeError } from '../../common/errors.js';
 import type { Store } from '../../engine/store/store.js';
 import { buildRange } from './buildRange.js';
 import type { ChainRuntime } from './chainRuntime.js';
-import { commitRange, loadCheckpoints, loadRecentHashes, loadRequests, readIngestStatus, rollbackAfter, vaultStream, writeIngestStatus } from './chainStore.js';
+import { commitRange, loadCheckpoints, loadRecentHashes, loadRequests, readIngestStatus, reconcileStartBlocks, rollbackAfter, vaultStream, writeIngestStatus } from './chainStore.js';
 import { detectReorg } from './detectReorg.js';
 import { classifyRpcError } from './rpcErrors.js';
 import { fetchRangeLogs } from './fetchRangeLogs.js';
@@ -87,6 +87,8 @@ export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRou
     }
 
     const stored2 = await lock.run(() => loadCheckpoints(store, chainId));
+    const rewound = await lock.run(() => reconcileStartBlocks(store, chainId, rt.book.vaults, stored2));
+    if (rewound.length > 0) logger.warn({ vaults: rewound }, 'start_block moved earlier: backfilling from the new start');
     const cps = new Map<string, number>();
     for (const v of rt.book.vaults) cps.set(v.vault_id, stored2.get(vaultStream(v.address))?.block ?? v.start_block - 1);
 
