@@ -1,6 +1,7 @@
-// Crash safety (DESIGN §9): `vaultd ingest --once` in a child process, killed with SIGKILL at
-// random points (inside a range's transaction, mid-range, during start-up) at least ten times and restarted each
-// time; the final tables are identical to an uninterrupted run's.
+// Crash safety (DESIGN §9): `vaultd ingest --once` (chain ingest, then the Chainlink prices) in a
+// child process, killed with SIGKILL at random points (inside a range's transaction, mid-range,
+// inside the price feeds' scan, during start-up) at least ten times and restarted each time;
+// the final tables are identical to an uninterrupted run's.
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { PROJECT_ROOT } from '../../common/version.js';
 import { RAW_AND_REGISTRY_TABLES, tableHashes } from '../../engine/store/contentHash.js';
 import { createStore } from '../../engine/store/store.js';
 import { createRng } from '../demo/prng.js';
+import { createPriceRuntime, runPriceRound } from '../prices/priceJob.js';
 import { ingestOnce } from './ingestOnce.js';
 import { startFaultyRpcProxy, type FaultyRpcProxy } from './testing/faultyRpcProxy.js';
 import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from './testing/scenario.js';
@@ -40,27 +42,35 @@ interface Run {
   stderr: string;
 }
 
+/** A committed unit of work: a chain range, or a price feed's range. */
+const PROGRESS = /"msg":"(?:range committed|feed range committed)"/g;
+
 /**
- * Runs the CLI and kills it (SIGKILL) `delayMs` after its `afterRanges`-th committed range, or
- * `delayMs` after spawn but no later than its first committed range (so no run gets far).
+ * Runs the CLI and kills it (SIGKILL) `delayMs` after its `afterProgress`-th committed chain or
+ * feed range (with `inCommit`, `delayMs` after the next "committing range" or feed commit
+ * instead, so the kill lands inside a transaction), or with neither, `delayMs` after spawn.
  */
-function runIngest(args: string[], kill: { afterRanges?: number; delayMs: number; inCommit?: boolean } | null): Promise<Run> {
+function runIngest(args: string[], kill: { afterProgress?: number; delayMs: number; inCommit?: boolean } | null): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, VAULTD_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let ranges = 0;
-    const killNow = (ms: number) => setTimeout(() => child.kill('SIGKILL'), ms);
-    if (kill && kill.afterRanges === undefined) killNow(kill.delayMs);
+    let armed = true;
+    const killNow = (ms: number) => {
+      if (!armed) return;
+      armed = false;
+      setTimeout(() => child.kill('SIGKILL'), ms);
+    };
+    if (kill && kill.afterProgress === undefined) killNow(kill.delayMs);
     child.stderr.on('data', (d: Buffer) => {
       const text = d.toString();
       stderr += text;
-      // "committing range" is logged just before the range's transaction: a kill then lands inside it
-      if (kill?.inCommit && text.includes('"msg":"committing range"')) killNow(kill.delayMs);
-      const n = text.split('"msg":"range committed"').length - 1;
+      const n = text.match(PROGRESS)?.length ?? 0;
       ranges += n;
-      if (!kill || n === 0) return;
-      const at = kill.afterRanges ?? 1;
-      if (ranges >= at && ranges - n < at) killNow(kill.afterRanges === undefined ? 0 : kill.delayMs);
+      if (!kill || kill.afterProgress === undefined || ranges < kill.afterProgress) return;
+      if (!kill.inCommit) killNow(kill.delayMs);
+      // "committing range" is logged just before a chain range's transaction
+      else if (ranges - n >= kill.afterProgress || /"msg":"(?:committing range|feed range committed)"/.test(text)) killNow(kill.delayMs);
     });
     child.stdout.resume();
     child.once('error', reject);
@@ -78,16 +88,17 @@ describe('kill -9 during ingest', () => {
     let kills = 0;
     let done: Run | null = null;
     for (let attempt = 0; attempt < 40 && done === null; attempt++) {
-      // most kills shortly after a commit (inside the next range or its transaction), some at a
-      // random moment (start-up, registry sync, the first range); after twelve, one clean run
+      // most kills shortly after a committed chain or feed range (inside the next one or its
+      // transaction), some at a random moment (start-up, registry sync, the first range); after
+      // twelve, one clean run
       const p = rng.float();
       const kill =
         kills >= 12
           ? null
           : p < 0.4
-            ? { afterRanges: 1, delayMs: rng.int(0, 12), inCommit: true }
-            : p < 0.75
-              ? { afterRanges: rng.int(1, 2), delayMs: rng.int(0, 80) }
+            ? { afterProgress: 1, delayMs: rng.int(0, 12), inCommit: true }
+            : p < 0.8
+              ? { afterProgress: rng.int(1, 3), delayMs: rng.int(0, 80) }
               : { delayMs: rng.int(100, 1500) };
       const run = await runIngest(args, kill);
       if (run.signal === 'SIGKILL') {
@@ -102,13 +113,18 @@ describe('kill -9 during ingest', () => {
 
     const reference = await createStore(testCommon(), { path: join(dir, 'reference.duckdb') });
     try {
-      const [r] = await ingestOnce(testCommon(), reference, scenarioConfig(sc.manifest, { rpcUrls: [proxy.url] }));
+      const referenceConfig = scenarioConfig(sc.manifest, { rpcUrls: [proxy.url] });
+      const [r] = await ingestOnce(testCommon(), reference, referenceConfig);
       expect(r!.status).toBe('ok');
+      const priced = await runPriceRound(testCommon(), reference, createPriceRuntime(testCommon(), referenceConfig));
+      expect(priced.providers.map((x) => x.status)).toEqual(['ok']);
       const crashed = await createStore(testCommon(), { path: db });
       try {
         expect(await tableHashes(crashed, TABLES)).toEqual(await tableHashes(reference, TABLES));
         const events = await crashed.one<{ n: bigint }>('test.n', 'SELECT count(*) AS n FROM vault_events');
         expect(Number(events!.n)).toBeGreaterThan(100);
+        expect(priced.rows).toBeGreaterThan(100);
+        expect((await tableHashes(crashed, ['prices'])).prices!.rows).toBe(priced.rows);
       } finally {
         await crashed.close();
       }
@@ -124,7 +140,9 @@ describe('vaultd ingest (CLI)', () => {
     writeFileSync(empty, JSON.stringify({ chains: [] }));
     const r = vaultd(['ingest', '--once', '--config', empty, '--db', join(dir, 'never.duckdb')]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim()).toBe('vaultd ingest: the configuration lists no chain or no vault; pass --config FILE with "chains" and "registry.vaults"');
+    expect(r.stderr.trim()).toBe(
+      'vaultd ingest: the configuration lists nothing to ingest; pass --config FILE with "chains" and "registry.vaults" (and/or "prices.providers", "tvl_sources")',
+    );
     expect(existsSync(join(dir, 'never.duckdb'))).toBe(false);
   });
 
@@ -140,12 +158,13 @@ describe('vaultd ingest (CLI)', () => {
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (d: Buffer) => {
         stdout += d.toString();
-        if (stdout.split('\n').filter(Boolean).length >= 2) resolve();
+        if (stdout.split('\n').filter((l) => l.startsWith('chain ')).length >= 2) resolve();
       });
     });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const lines = stdout.trim().split('\n');
+    const lines = stdout.trim().split('\n').filter((l) => l.startsWith('chain '));
+    expect(stdout).toMatch(/^prices chainlink:4646: \d+ rows for 3 tokens — ok$/m);
     expect(lines[0]).toMatch(/^chain 4646 \(devnet\): blocks 1\.\.\d+ of \d+, \d+ logs, \d+ events, \d+ snapshots in [\d.]+ s — ok$/);
     expect(lines[1]).toMatch(/^chain 4646 \(devnet\): nothing due \(target \d+\), 0 logs, 0 events, 0 snapshots in [\d.]+ s — ok$/);
   }, 30_000);
