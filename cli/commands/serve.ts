@@ -17,7 +17,7 @@ import { withStore } from '../../engine/store/storeHandle.js';
 import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
 import { createIngestJob } from '../../jobs/chain/ingestJob.js';
-import { createPriceJob, hasPriceWork } from '../../jobs/prices/priceJob.js';
+import { createPriceJob, hasPriceWork, syncTvlSources } from '../../jobs/prices/priceJob.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
@@ -71,6 +71,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     if (ingest) await ingest.runOnce();
     if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
   }
+  // the config's external TVL sources are part of the registry the first publish is built from
+  if (await access((store) => syncTvlSources(store, config))) common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })) });
   let served: Served | null = null;

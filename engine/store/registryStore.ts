@@ -66,7 +66,11 @@ export async function writeRegistry(store: Store, registry: Registry): Promise<v
   for (const t of registry.tokens) {
     await store.run('registry.token', 'INSERT INTO tokens VALUES ($1, $2, $3, $4)', [t.chain_id, t.address, t.symbol, t.decimals]);
   }
-  for (const s of registry.tvl_sources) {
+  await insertTvlSources(store, registry.tvl_sources);
+}
+
+async function insertTvlSources(store: Store, sources: Registry['tvl_sources']): Promise<void> {
+  for (const s of sources) {
     await store.run('registry.tvl_source', 'INSERT INTO tvl_sources VALUES ($1, $2, $3, $4::JSON, $5)', [
       s.id,
       s.label,
@@ -75,6 +79,14 @@ export async function writeRegistry(store: Store, registry: Registry): Promise<v
       s.display_rank,
     ]);
   }
+}
+
+/** Replace only the external TVL sources (a configuration that lists them but no vault). */
+export async function writeTvlSources(store: Store, sources: Registry['tvl_sources']): Promise<void> {
+  await store.transaction('registry.tvl_sources', async () => {
+    await store.run('registry.clear.tvl_sources', 'DELETE FROM tvl_sources');
+    await insertTvlSources(store, sources);
+  });
 }
 
 /** Read the whole registry back (small tables). */

@@ -7,7 +7,7 @@ import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import { VaultdError, describeError } from '../../common/errors.js';
 import { readRegistry, writeRegistry } from '../../engine/store/registryStore.js';
-import type { Registry, TokenRow, VaultRow } from '../../engine/store/rows.js';
+import type { Registry, TokenRow, TvlSourceRow, VaultRow } from '../../engine/store/rows.js';
 import type { Store } from '../../engine/store/store.js';
 import { vaultId, type IndexedVault } from './addressBook.js';
 import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';
@@ -132,11 +132,16 @@ export function buildRegistry(config: Pick<Config, 'chains' | 'registry' | 'tvl_
     })),
     vaults: vaults.sort((a, b) => (a.vault_id < b.vault_id ? -1 : a.vault_id > b.vault_id ? 1 : 0)),
     tokens: [...tokens.values()],
-    tvl_sources: config.tvl_sources.map((s, i) => {
-      const { id, label, kind, ...rest } = s as { id: string; label: string; kind: string } & Record<string, unknown>;
-      return { id, label, kind, config: rest, display_rank: i + 1 };
-    }),
+    tvl_sources: tvlSourceRows(config),
   };
+}
+
+/** The config's external TVL sources as registry rows (their other keys become `config`). */
+export function tvlSourceRows(config: Pick<Config, 'tvl_sources'>): TvlSourceRow[] {
+  return config.tvl_sources.map((s, i) => {
+    const { id, label, kind, ...rest } = s;
+    return { id, label, kind, config: rest, display_rank: i + 1 };
+  });
 }
 
 /**

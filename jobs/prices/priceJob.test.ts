@@ -120,6 +120,12 @@ describe('runPriceRound', () => {
       { source_id: 'fixed', usd: '42', error: null },
     ]);
     expect(formatPriceSummary(r).join('\n')).toMatch(/failed/);
+    // the config's sources replaced the demo world's in the registry /v1/tvl is built from
+    expect((await readRegistry(store)).tvl_sources.map((x) => [x.id, x.kind, x.display_rank])).toEqual([
+      ['api', 'http', 1],
+      ['broken', 'http', 2],
+      ['fixed', 'static', 3],
+    ]);
   });
 
   it('a repeated round adds nothing; a later one only the new hour; a failing TVL source keeps its last good value', async () => {
@@ -139,7 +145,9 @@ describe('runPriceRound', () => {
     tvlBody = 'not json';
     const failed = await runPriceRound(common, store, runtime, NOW + HOUR + 120);
     expect(failed.tvl_sources[0]).toMatchObject({ usd: null, error: expect.any(String) });
-    const state = await loadTvlSources(store, [{ id: 'api', label: 'API', kind: 'http', config: {}, display_rank: 1 }]);
+    const registry = await readRegistry(store);
+    expect(registry.tvl_sources).toEqual([{ id: 'api', label: 'API', kind: 'http', config: { url: `${base}/tvl`, path: 'data.tvl', headers: {}, timeout_ms: 10000 }, display_rank: 1 }]);
+    const state = await loadTvlSources(store, registry.tvl_sources);
     // readings are stamped on the minute
     expect(state[0]!.last_good).toEqual({ usd: '1234.567892', ts: NOW + HOUR });
     expect(state[0]!.last_error).toEqual({ message: failed.tvl_sources[0]!.error, ts: NOW + HOUR + 120 });

@@ -10,6 +10,8 @@ import { VaultdError, describeError } from '../../common/errors.js';
 import { createRawWriter } from '../../engine/store/rawWriter.js';
 import type { PriceRow } from '../../engine/store/rows.js';
 import type { Store } from '../../engine/store/store.js';
+import { readRegistry, writeTvlSources } from '../../engine/store/registryStore.js';
+import { tvlSourceRows } from '../chain/registrySync.js';
 import { createStoreLock } from '../chain/storeLock.js';
 import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
 import { createHttpPriceProvider } from './httpPriceProvider.js';
@@ -107,6 +109,20 @@ function providerRuns(common: Common): Counter {
   });
 }
 
+/**
+ * Makes the registry's external TVL sources the config's (when it lists any): with vaults
+ * configured the chain ingest's registry sync writes them too; without, this is the only
+ * writer (e.g. a demo world served with a config of its own sources). Returns whether it wrote.
+ */
+export async function syncTvlSources(store: Store, config: Pick<Config, 'tvl_sources'>): Promise<boolean> {
+  if (config.tvl_sources.length === 0) return false;
+  const wanted = tvlSourceRows(config);
+  const { tvl_sources: current } = await readRegistry(store);
+  if (JSON.stringify(current) === JSON.stringify(wanted)) return false;
+  await writeTvlSources(store, wanted);
+  return true;
+}
+
 /** One round of every provider and TVL source against an open store. */
 export async function runPriceRound(common: Common, store: Store, runtime: PriceRuntime, now = Date.now() / 1000): Promise<PriceRoundResult> {
   const started = performance.now();
@@ -174,6 +190,7 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
     }
   }
 
+  await lock.run(() => syncTvlSources(store, { tvl_sources: [...runtime.tvlSources] }));
   const readings = await Promise.all(runtime.tvlSources.map((s) => readTvlSource(s, { now })));
   if (readings.length > 0) {
     const writer = await createRawWriter(store, 'dedupe');
