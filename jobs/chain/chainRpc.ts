@@ -15,6 +15,8 @@ export interface ChainRpcOptions {
   /** JSON-RPC batching of concurrent requests (header fetches fan out) */
   batch: boolean;
   retry: RetryOptions;
+  /** larger response bodies are refused unread (viem's default, 10 MB): an eth_getLogs range then shrinks */
+  maxResponseBytes?: number;
 }
 
 export const DEFAULT_RPC_OPTIONS: ChainRpcOptions = { timeoutMs: 10_000, batch: true, retry: DEFAULT_RETRY };
@@ -134,7 +136,14 @@ export function createChainRpc(common: Common, chain: { chain_id: number; rpc_ur
   const metrics = ingestMetrics(common);
   const label = String(chain.chain_id);
   const transports = chain.rpc_urls.map((url) =>
-    checked(http(url, { timeout: options.timeoutMs, retryCount: 0, batch: options.batch ? { batchSize: 200, wait: 0 } : false })),
+    checked(
+      http(url, {
+        timeout: options.timeoutMs,
+        retryCount: 0,
+        batch: options.batch ? { batchSize: 200, wait: 0 } : false,
+        ...(options.maxResponseBytes === undefined ? {} : { maxResponseBodySize: options.maxResponseBytes }),
+      }),
+    ),
   );
   const transport: Transport = transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0, rank: false });
   const client = createPublicClient({ transport, cacheTime: 0, batch: { multicall: false } }) as PublicClient;

@@ -72,6 +72,22 @@ describe('ingest under RPC faults', () => {
     expect(runtime.chains[0]!.sizer.size).toBeLessThanOrEqual(24);
   }, 60_000);
 
+  it('a response over the client’s body-size limit shrinks the range like a "too large" message; the logs are whole', async () => {
+    proxy.setPlan({});
+    const common = testCommon();
+    const config = scenarioConfig(sc.manifest);
+    const direct = createIngestRuntime(common, config).chains[0]!;
+    const addresses = direct.book.addressesOf(direct.book.vaults);
+    const all = await direct.rpc.getLogs(1, 160, addresses);
+    const bytes = JSON.stringify(all).length;
+    // a limit a fifth of the whole answer: the first span of 160 blocks must shrink
+    const [rt] = createIngestRuntime(common, config, { initialRange: 160, rpc: { timeoutMs: 2000, batch: false, retry: fastRetry, maxResponseBytes: Math.round(bytes / 5) } }).chains;
+    const got = await fetchRangeLogs(rt!.rpc, rt!.sizer, 1, 160, addresses);
+    expect(got.shrinks).toBeGreaterThan(0);
+    expect(got.to).toBeLessThan(160);
+    expect(got.logs).toEqual(await direct.rpc.getLogs(1, got.to, addresses));
+  });
+
   it.each(RANGE_STYLES.map((s) => [s]))('the %s style of "range too large" is understood through viem: the span adapts, the logs are whole', async (style) => {
     proxy.setPlan({ maxLogRange: 24, rangeStyles: [style] });
     const common = testCommon();

@@ -147,6 +147,8 @@ export function classifyRpcError(err: unknown): RpcFault {
 
   const range = parseRangeHint(message);
   if (range) return fault('range', true, { range });
+  // viem refuses a body over its size limit (10 MB) before parsing it: ask for a smaller range
+  if (links.some((e) => e.name === 'ResponseBodyTooLargeError')) return fault('range', true, { range: { kind: 'shrink' } });
   if (status === 429 || code === 429 || RATE_LIMITED.test(message)) return fault('rate_limited', true);
   if (code === -32005) return fault('rate_limited', true); // LimitExceeded without a range message
   if (timeout || status === 408 || status === 504 || TIMEOUT.test(message)) return fault('timeout', true);
