@@ -78,5 +78,10 @@ describe('data/registry.example.json', () => {
     expect(new Set(c.registry.vaults.map((v) => v.vault_type))).toEqual(new Set(['aera_v3', 'morpho_v1', 'morpho_v2']));
     const groups = new Set(c.registry.groups.map((g) => g.id));
     for (const v of c.registry.vaults) expect(groups.has(v.group_id!)).toBe(true);
+    // mainnet Chainlink USD feeds for the big numeraires first, the coin-price API for the rest
+    expect(c.prices.providers.map((p) => p.kind)).toEqual(['chainlink', 'http']);
+    const numeraires = new Set(c.registry.vaults.filter((v) => v.chain_id === 1).map((v) => v.numeraire_token.address));
+    const chainlink = c.prices.providers[0] as Extract<(typeof c.prices.providers)[number], { kind: 'chainlink' }>;
+    for (const f of chainlink.feeds) expect(numeraires.has(f.token)).toBe(true);
   });
 });
