@@ -126,7 +126,7 @@ export function createChainlinkProvider(common: Common, cfg: ChainlinkConfig, ch
           const after: FeedState = { ...state, block: fetched.to, hash: end.hash, answer: next.answer, answer_updated_at: next.updatedAt, last_hour: next.lastHour };
           const priceRows: PriceRow[] = next.rows.map((r) => ({ chain_id: tokenChain, address: token, ts: r.ts, usd: r.usd, source: `${name}:${aggregator}` }));
           const added = await ctx.commit(priceRows, (s) => saveFeedState(s, after));
-          ctx.logger.debug({ aggregator, from: fetched.from, to: fetched.to, rows: added }, 'feed range committed');
+          ctx.logger.info({ aggregator, from: fetched.from, to: fetched.to, target, rows: added }, 'feed range committed');
           rows += added;
           if (added > 0) oldest = Math.min(oldest ?? Infinity, next.rows[0]!.ts);
           state = after;

@@ -344,6 +344,8 @@ export function createHttpPriceProvider(config: HttpPriceProviderConfig, deps: H
         // the batch's oldest hour stands for the oldest added (a row another provider wrote
         // first is not added): at worst the engine reloads a little more of the series
         if (n > 0) for (const r of rows) if (oldest === null || r.ts < oldest) oldest = r.ts;
+        // a backfill's progress, one line per committed chunk
+        ctx.logger.info({ provider: name, rows: n, through: rows[rows.length - 1]!.ts }, 'prices chunk committed');
       };
 
       // 1. Past hours from history, oldest chunk first and committed chunk by chunk, so a
