@@ -11,11 +11,17 @@ import { extendWalletIndex } from './publish/walletIndex.js';
 import { computeApy } from './series/apyWindows.js';
 import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
+import { inputStamp, readPublishIdentity, writePublishIdentity } from './store/publishIdentity.js';
 import type { Store } from './store/store.js';
 import type { ComputePool } from './pool/computePool.js';
 import { poolSeriesCompute } from './pool/recomputeSeries.js';
 
 export type StageTimings = Record<string, number>;
+
+interface PublishPlan {
+  generation: number;
+  now: number;
+}
 
 /** Runs the series kernels (unit price, then APY) from a start index per vault. */
 export interface SeriesCompute {
@@ -59,7 +65,17 @@ export interface Engine {
 /** Runs work with the database open (a long-running server opens it per job). */
 export type StoreAccess = <T>(work: (store: Store) => Promise<T>) => Promise<T>;
 
-export function createEngine(common: Common, access: StoreAccess, opts: { compute?: SeriesCompute; clock?: () => number } = {}): Engine {
+export interface EngineOptions {
+  compute?: SeriesCompute;
+  clock?: () => number;
+  /**
+   * Keep the publish identity in the database (the server): a full recompute of inputs that
+   * have not changed since the last publish republishes under its generation and time.
+   */
+  persistIdentity?: boolean;
+}
+
+export function createEngine(common: Common, access: StoreAccess, opts: EngineOptions = {}): Engine {
   const compute = opts.compute ?? inThreadCompute;
   const clock = opts.clock ?? (() => Math.floor(Date.now() / 1000));
   const listeners: ((s: Snapshot) => void)[] = [];
@@ -94,9 +110,20 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
     }
   }
 
-  function publish(w: World, timings: StageTimings): Promise<void> {
+  /** The next publish's generation and time; with a persisted identity, decided with the inputs' stamp. */
+  async function plan(store: Store): Promise<PublishPlan> {
+    if (!opts.persistIdentity) return { generation: generation + 1, now: clock() };
+    const stamp = await inputStamp(store);
+    const previous = await readPublishIdentity(store);
+    if (previous && previous.stamp === stamp) return { generation: previous.generation, now: previous.refreshed_at_s };
+    const next = { generation: Math.max(generation, previous?.generation ?? 0) + 1, now: clock() };
+    await writePublishIdentity(store, { stamp, generation: next.generation, refreshed_at_s: next.now });
+    return next;
+  }
+
+  function publish(w: World, timings: StageTimings, at: PublishPlan): Promise<void> {
     return timed(timings, 'publish', () => {
-      const next = buildSnapshot(w, { generation: generation + 1, now: clock() });
+      const next = buildSnapshot(w, at);
       generation = next.generation;
       snapshot = next;
       world = w;
@@ -123,15 +150,17 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
     recomputeFull: () =>
       exclusive(async () => {
         const timings: StageTimings = {};
+        let at: PublishPlan | null = null;
         const w = await timed(timings, 'load', () =>
           access(async (store) => {
             const loaded = await loadWorld(common, store);
             digests = await loadPriceDigests(store);
+            at = await plan(store);
             return loaded;
           }),
         );
         await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
-        await publish(w, timings);
+        await publish(w, timings, at!);
         common.logger.info({ timings, generation }, 'recomputed');
         return timings;
       }),
@@ -140,16 +169,19 @@ export function createEngine(common: Common, access: StoreAccess, opts: { comput
         if (!world) return null;
         const timings: StageTimings = {};
         const w = world;
+        let at: PublishPlan | null = null;
         const work = await timed(timings, 'load', () =>
           access(async (store) => {
             const prices = await refreshPrices(store, w, digests);
             digests = prices.digests;
-            return appendNewRows(store, w, prices.changed);
+            const rows = await appendNewRows(store, w, prices.changed);
+            if (rows) at = await plan(store);
+            return rows;
           }),
         );
         if (!work) return null;
         await timed(timings, 'series', () => compute.run(work));
-        await publish(w, timings);
+        await publish(w, timings, at!);
         common.logger.info({ timings, generation, points: work.length }, 'refreshed');
         return timings;
       }),

@@ -170,6 +170,36 @@ describe('vaultd CLI', () => {
     });
   });
 
+  it('a restart with unchanged inputs serves the snapshot it last published (same refreshed_at and ETag); new inputs publish anew', async () => {
+    const db2 = join(dir, 'restart.duckdb');
+    expect(vaultd(['demo', '--db', db2, ...small]).status).toBe(0);
+    const serveOnce = async () => {
+      const child = vaultdSpawn(['serve', '--db', db2, '--port', '0', '--host', '127.0.0.1', '--no-jobs']);
+      try {
+        const port = await waitForListening(child);
+        const res = await fetch(`http://127.0.0.1:${port}/v1/vaults`);
+        const body = (await res.json()) as { meta: { refreshed_at: string } };
+        return { refreshed_at: body.meta.refreshed_at, etag: res.headers.get('etag') };
+      } finally {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    };
+    const first = await serveOnce();
+    expect(first.etag).toMatch(/^"/);
+    // a publish time strictly earlier than any later one (publish times have one-second resolution)
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await serveOnce()).toEqual(first);
+
+    const config = join(dir, 'restart-prices.json');
+    writeFileSync(config, JSON.stringify({ prices: { providers: [{ kind: 'static', prices: [{ chain_id: 1, address: '0x0000000000000000000000000000000000000bad', usd: '3' }] }] } }));
+    expect(vaultd(['ingest', '--once', '--config', config, '--db', db2]).status).toBe(0);
+    const changed = await serveOnce();
+    expect(changed.etag).not.toBe(first.etag);
+    expect(Date.parse(changed.refreshed_at)).toBeGreaterThan(Date.parse(first.refreshed_at));
+  });
+
   it('serve with stored history and an RPC that never answers: serves first, the prices round fails later in the background', async () => {
     // a JSON-RPC endpoint that accepts connections and never replies
     const sockets: Socket[] = [];

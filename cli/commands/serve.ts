@@ -74,7 +74,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // the config's external TVL sources are part of the registry the first publish is built from
   if (await access((store) => syncTvlSources(store, config))) common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
-  const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })) });
+  const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true });
   let served: Served | null = null;
   engine.subscribe((snapshot) => {
     served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };

@@ -1,0 +1,55 @@
+// What lets a restart serve the snapshot it last published (DESIGN §1): a stamp of every table
+// a snapshot is built from, saved with the generation and publish time of each publish. A
+// restart whose tables still have that stamp republishes under the same identity, and the
+// build is deterministic, so its pages, `refreshed_at` and ETags are the ones already served
+// (caches stay valid); any change to the inputs gives a new stamp and a new publish.
+import { getSetting, setSetting } from './settings.js';
+import type { Store } from './store.js';
+
+export interface PublishIdentity {
+  stamp: string;
+  generation: number;
+  refreshed_at_s: number;
+}
+
+/** The tables a snapshot is built from (registry, raw facts, per-chain ingest status). */
+const INPUTS = [
+  'chains',
+  'strategies',
+  'vault_groups',
+  'vaults',
+  'tokens',
+  'tvl_sources',
+  'vault_snapshots',
+  'vault_events',
+  'prices',
+  'allocations',
+  'tvl_source_values',
+  'ingest_status',
+] as const;
+
+const KEY = 'publish.identity';
+
+/** Row count and an order-free hash of every row, per input table. */
+export async function inputStamp(store: Store): Promise<string> {
+  // of ingest_status only what the snapshot reads (the head and write time move every round)
+  const row = (t: string) => (t === 'ingest_status' ? 'struct_pack(t.chain_id, t.status, t.checkpoint_block, t.checkpoint_ts)' : 't');
+  const parts = INPUTS.map((t) => `(SELECT count(*)::VARCHAR || ':' || coalesce(bit_xor(hash(${row(t)})), 0)::VARCHAR FROM ${t} t)`);
+  const r = await store.one<{ s: string }>('publish.stamp', `SELECT ${parts.join(" || '|' || ")} AS s`);
+  return r!.s;
+}
+
+export async function readPublishIdentity(store: Store): Promise<PublishIdentity | null> {
+  const raw = await getSetting(store, KEY);
+  if (raw === null) return null;
+  try {
+    const v = JSON.parse(raw) as Partial<PublishIdentity>;
+    return typeof v.stamp === 'string' && Number.isInteger(v.generation) && Number.isFinite(v.refreshed_at_s) ? (v as PublishIdentity) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function writePublishIdentity(store: Store, id: PublishIdentity): Promise<void> {
+  await setSetting(store, KEY, JSON.stringify(id));
+}
