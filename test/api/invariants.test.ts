@@ -2,6 +2,8 @@
 // strings within their precision, RFC 3339 Z whole-second timestamps, hidden vaults only when
 // asked for, disabled vaults nowhere.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createStore } from '../../engine/store/store.js';
+import { testCommon } from '../helpers/common.js';
 import { formatProblems } from './format.js';
 import { copyDb, idsOf, startServer, useServer } from './server.js';
 import { walletFacts, type WalletFacts } from './walletFacts.js';
@@ -126,8 +128,13 @@ describe('visibility (seed Conventions 7, DESIGN §4.5, §4.6)', () => {
 
 describe('determinism (DESIGN §7)', () => {
   it('a second server over a copy of the world answers the same, apart from request_id, refreshed_at and cursors', async () => {
-    // started now, seconds after the first: a publish-clock value in a body would differ
-    const twin = await startServer(copyDb(ctx.world, 'twin'), { dir: ctx.world.dir, name: 'twin', config: { rate_limits: { anonymous_per_minute: 1_000_000 } } });
+    // started now, seconds after the first: a publish-clock value in a body would differ. The
+    // copy forgets the first server's publish identity, or it would republish under it.
+    const copy = copyDb(ctx.world, 'twin');
+    const store = await createStore(testCommon(), { path: copy });
+    await store.run('test.forget_identity', "DELETE FROM settings WHERE key = 'publish.identity'");
+    await store.close();
+    const twin = await startServer(copy, { dir: ctx.world.dir, name: 'twin', config: { rate_limits: { anonymous_per_minute: 1_000_000 } } });
     const strip = (body: any) => (body?.meta ? { ...body, meta: { ...body.meta, request_id: null, refreshed_at: null, next_cursor: body.meta.next_cursor === null ? null : 'set' } } : body);
     try {
       const compared = answers.filter((a) => !a.path.startsWith('/health'));
