@@ -3,8 +3,8 @@
 // providers, 429s, 5xx, JSON-RPC internal errors, truncated and garbage bodies, timeouts and
 // reset connections — with a seeded stream so a run is reproducible in kind if not in order.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRng } from '../../demo/prng.js';
+import { listenOnLoopback } from '../../../test/helpers/loopback.js';
 
 export type FaultKind = 'http500' | 'http502' | 'rate429' | 'rpcInternal' | 'truncated' | 'garbage' | 'timeout' | 'reset';
 
@@ -72,7 +72,6 @@ export async function startFaultyRpcProxy(target: string, initial: FaultPlan = {
   let styleTurn = 0;
   let upfrontTurn = 0;
   const stats = { requests: 0, faults: {} as Record<string, number>, ranges: {} as Record<string, number> };
-  const sockets = new Set<import('node:net').Socket>();
 
   function pickFault(methods: string[]): FaultKind | null {
     if (plan.methods && !methods.some((m) => plan.methods!.includes(m))) return null;
@@ -198,23 +197,15 @@ export async function startFaultyRpcProxy(target: string, initial: FaultPlan = {
       });
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const loopback = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     stats,
     setPlan(next) {
       plan = next;
       rng = createRng(next.seed ?? 1, 'faulty-rpc');
       upfrontTurn = 0;
     },
-    close() {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: loopback.close,
   };
 }

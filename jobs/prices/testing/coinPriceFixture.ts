@@ -4,8 +4,8 @@
 // body verbatim (long fractions, exponent notation, invalid values) and injecting 429s, 5xx,
 // hangs and garbage bodies on request.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { createRng, type Rng } from '../../demo/prng.js';
+import { listenOnLoopback } from '../../../test/helpers/loopback.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -75,7 +75,6 @@ export async function startCoinPriceFixture(opts: CoinPriceFixtureOptions): Prom
   const byLlama = new Map(opts.coins.map((c) => [c.llamaKey.toLowerCase(), c]));
   const byGecko = new Map(opts.coins.map((c) => [c.geckoId.toLowerCase(), c]));
   const seen = (c: FixtureCoin) => c.observations.filter((o) => o.t <= opts.now);
-  const sockets = new Set<Socket>();
 
   const send = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -183,22 +182,14 @@ export async function startCoinPriceFixture(opts: CoinPriceFixtureOptions): Prom
     }
     return send(res, 404, '{"message":"not found"}');
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const loopback = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     requests,
     failNext(prefix, queue) {
       faults.push({ prefix, queue: [...queue] });
     },
-    close() {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: loopback.close,
   };
 }
 

@@ -2,7 +2,7 @@
 // status and body text (written verbatim, so exponent numbers and broken JSON reach the
 // client as is), or never answers at all.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from '../../../test/helpers/loopback.js';
 
 export interface TvlRoute {
   status?: number;
@@ -19,7 +19,6 @@ export interface TvlFixture {
 
 export async function startTvlFixture(routes: Readonly<Record<string, TvlRoute>>): Promise<TvlFixture> {
   const requests: TvlFixture['requests'] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     requests.push({ path, headers: req.headers });
@@ -28,18 +27,10 @@ export async function startTvlFixture(routes: Readonly<Record<string, TvlRoute>>
     res.writeHead(route ? (route.status ?? 200) : 404, { 'content-type': 'application/json' });
     res.end(route ? (route.body ?? '') : '{"error":"not found"}');
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const loopback = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     requests,
-    close() {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: loopback.close,
   };
 }
