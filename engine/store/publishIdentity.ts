@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VERSION } from '../../common/version.js';
+import { RAW_AND_REGISTRY_TABLES } from './contentHash.js';
 import { getSetting, setSetting } from './settings.js';
 import type { Store } from './store.js';
 
@@ -17,21 +18,8 @@ export interface PublishIdentity {
   refreshed_at_s: number;
 }
 
-/** The tables a snapshot is built from (registry, raw facts, per-chain ingest status). */
-const INPUTS = [
-  'chains',
-  'strategies',
-  'vault_groups',
-  'vaults',
-  'tokens',
-  'tvl_sources',
-  'vault_snapshots',
-  'vault_events',
-  'prices',
-  'allocations',
-  'tvl_source_values',
-  'ingest_status',
-] as const;
+/** The tables a snapshot is built from: registry and raw facts, and the per-chain ingest status. */
+const INPUTS = [...RAW_AND_REGISTRY_TABLES, 'ingest_status'] as const;
 
 const KEY = 'publish.identity';
 
