@@ -262,7 +262,7 @@ async function refreshPrices(store: Store, w: World, known: Map<string, PriceDig
       changed = true;
     }
   }
-  const loaded = await loadPrices(store, -Infinity, slices.map(({ chain_id, address, after }) => ({ chain_id, address, after })));
+  const loaded = await loadPrices(store, slices.map(({ chain_id, address, after }) => ({ chain_id, address, after })));
   for (const s of slices) {
     const add = loaded.get(priceKey(s.chain_id, s.address));
     if (s.after === null) {

@@ -39,8 +39,8 @@ export interface PriceSlice {
   after: number | null;
 }
 
-/** Price series by token, every row after `afterTs`, or only the given slices. */
-export async function loadPrices(store: Store, afterTs = -Infinity, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
+/** Price series by token: every row, or only the given slices. */
+export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
   if (slices?.length === 0) return new Map();
   const result = slices
     ? await store.connection.stream(
@@ -50,11 +50,7 @@ export async function loadPrices(store: Store, afterTs = -Infinity, slices?: rea
           WHERE epoch(p.ts) > coalesce(k.after, -1e15) ORDER BY p.chain_id, p.address, p.ts`,
         [JSON.stringify(slices)],
       )
-    : await store.connection.stream(
-        `SELECT chain_id::DOUBLE, address, epoch(ts)::DOUBLE, usd::VARCHAR
-           FROM prices WHERE epoch(ts) > $1 ORDER BY chain_id, address, ts`,
-        [Number.isFinite(afterTs) ? afterTs : -1e15],
-      );
+    : await store.connection.stream('SELECT chain_id::DOUBLE, address, epoch(ts)::DOUBLE, usd::VARCHAR FROM prices ORDER BY chain_id, address, ts');
   const groups = new Map<string, { chain_id: number; address: string; ts: number[]; usd: string[] }>();
   let current: { chain_id: number; address: string; ts: number[]; usd: string[] } | null = null;
   for (;;) {
