@@ -95,7 +95,8 @@ describe('hand-made bodies', () => {
     ['TVL meta without partial_errors', 'getTvl', { data: TVL, meta: ITEM_META }],
     ['a strategy card without vault_count', 'listStrategies', mutated(SAMPLE_BODIES.listStrategies, ['data', 0, 'vault_count'], DELETE)],
     ['a featured card with a bad vault id', 'listFeaturedVaults', mutated(SAMPLE_BODIES.listFeaturedVaults, ['data', 0, 'vault_ids', 1], 'base:0x1')],
-    ['a price with a string usd', 'getPrice', mutated(SAMPLE_BODIES.getPrice, ['data', 'price', 'usd'], '1.0008')],
+    ['a price with a string usd', 'getPrice', mutated(SAMPLE_BODIES.getPrice, ['price', 'usd'], '1.0008')],
+    ['a price in the {data, meta} envelope', 'getPrice', { data: SAMPLE_BODIES.getPrice, meta: ITEM_META }],
     ['price timeseries with meta', 'getPriceTimeseries', { ...(SAMPLE_BODIES.getPriceTimeseries as object), meta: ITEM_META }],
     ['health with an unknown status', 'getHealth', { status: 'up', version: '0.1.0', uptime_seconds: 1 }],
     ['chain health with an unknown freshness', 'listChainHealth', [{ chain_id: 1, latest_block: 1, latest_timestamp: 1, lag_seconds: 0, freshness: 'dead' }]],
@@ -142,8 +143,16 @@ describe('bodies the engine builds (a small demo world, no database)', () => {
       expect(validator.validate(key, 200, body), key).toEqual([]);
     }
     expect([...seen].sort()).toEqual(
-      ['getPrice', 'getTvl', 'getVault', 'getVaultAllocations', 'getVaultDefinition', 'listFeaturedVaults', 'listStrategies', 'listVaults', 'listVaultsBySlug'].sort(),
+      ['getTvl', 'getVault', 'getVaultAllocations', 'getVaultDefinition', 'listFeaturedVaults', 'listStrategies', 'listVaults', 'listVaultsBySlug'].sort(),
     );
+  });
+
+  test('every latest-price body is the flat price object of /v1/prices', () => {
+    expect(snapshot.priceBodies.size).toBeGreaterThan(0);
+    for (const [key, body] of snapshot.priceBodies) {
+      const [chainId, address] = key.split(':');
+      expect(validator.validate(`/v1/prices?address=${address}&chain_id=${chainId}`, 200, JSON.parse(body.toString())), key).toEqual([]);
+    }
   });
 
   test('the TVL page with a failing external source carries partial_errors; breakdown only when asked', () => {

@@ -177,7 +177,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'listActivity',
     tag: 'users',
     summary: 'One page of the wallet\'s immutable activity log',
-    description: 'Wallet-wide order (block_timestamp, chain_id, block_number, log_index); `vault_id` filters to one vault.',
+    description:
+      'Wallet-wide order (block_timestamp, chain_id, block_number, log_index); `vault_id` filters to one vault. Hidden vaults\' rows need `include_hidden=true`, except when `vault_id` names the hidden vault (its rows come without it).',
     pathParams: ['wallet_address'],
     query: 'users.activity',
     body: 'ActivityResponse',
@@ -209,7 +210,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getPrice',
     tag: 'prices',
     summary: 'Latest USD price of a token, or the point-in-time price with `at`',
-    description: 'An unknown token, or `at` before its first price, is 404.',
+    description:
+      'The price object itself, flat, with no `{data, meta}` envelope (the request id is in `X-Request-Id`). An unknown token, or `at` before its first price, is 404.',
     pathParams: [],
     query: 'prices',
     body: 'PriceResponse',

@@ -23,10 +23,11 @@ describe('vaultd devnet', () => {
         // USD from the devnet's Chainlink-like feeds, read by the prices job
         expect(Number(v.metrics.tvl.usd)).toBeGreaterThan(0);
         const price = (await (await fetch(`http://127.0.0.1:${port}/v1/prices?chain_id=31337&address=${v.numeraire_token.address}`)).json()) as {
-          data: { price: { usd: number }; timestamp: string };
+          price: { usd: number };
+          timestamp: string;
         };
-        expect(price.data.price.usd).toBeGreaterThan(0);
-        expect(Date.parse(price.data.timestamp) / 1000).toBe(v.metrics.as_of);
+        expect(price.price.usd).toBeGreaterThan(0);
+        expect(Date.parse(price.timestamp) / 1000).toBe(v.metrics.as_of);
       }
       const chains = (await (await fetch(`http://127.0.0.1:${port}/health/chains`)).json()) as { chain_id: number; latest_block: number }[];
       // the indexer's checkpoint, at the last full hour: fresh

@@ -107,11 +107,11 @@ export function featuredCards(registry: Registry, metrics: Map<string, VaultMetr
     const deployments = registry.vaults.filter((v) => v.group_id === g.id && v.visibility === 'visible').sort(byTvlDesc(metrics));
     if (deployments.length === 0) continue;
     const ms = deployments.map((v) => metrics.get(v.vault_id)!).filter(Boolean);
-    const primary = deployments.find((v) => v.is_primary) ?? deployments[0]!;
     cards.push({
       name: g.name,
       slug: g.slug,
-      vault_id: primary.vault_id,
+      // the logical vault's stable id: the group's id, as on each deployment's `group.id` (DESIGN §4.5)
+      vault_id: g.id,
       chains: deployments.map((v) => chainSlug.get(v.chain_id) ?? String(v.chain_id)),
       vault_ids: deployments.map((v) => v.vault_id),
       tvl: { usd: sumUsd(ms.map((m) => m.tvl.usd)) },

@@ -41,6 +41,8 @@ export interface Snapshot {
   tvl: { data: TvlData; partial_errors: PartialError[] };
   /** latest price per `${chain_id}:${address}` */
   latestPrices: Map<string, LatestPrice>;
+  /** the serialized latest price per `${chain_id}:${address}` (/v1/prices) */
+  priceBodies: Map<string, Buffer>;
   wallets: WalletIndex;
   /** pre-serialized bodies of the fixed routes, keyed by path and canonical query */
   pages: Map<string, Page>;
@@ -105,6 +107,7 @@ export function buildSnapshot(world: World, opts: { generation: number; now: num
     featured: featuredCards(world.registry, metrics),
     tvl: aggregateTvl(world.registry, metrics, world.tvlSources, opts.now),
     latestPrices,
+    priceBodies: new Map([...latestPrices].map(([key, price]) => [key, priceBody(price)])),
     wallets: world.walletIndex,
     pages: new Map(),
   };
@@ -142,8 +145,9 @@ function buildFixedPages(s: Snapshot): void {
   const tvlMeta = { partial_errors: s.tvl.partial_errors.length > 0 ? s.tvl.partial_errors : null };
   put('/v1/tvl', withoutBreakdown, tvlMeta);
   put('/v1/tvl?include_breakdown=true', { ...withoutBreakdown, breakdown }, tvlMeta);
-  for (const [key, price] of s.latestPrices) {
-    const [chainId, address] = key.split(':');
-    put(`/v1/prices?address=${address}&chain_id=${chainId}`, price, null);
-  }
+}
+
+/** The body of /v1/prices: the price object itself, flat, with no envelope (DESIGN §5.2). */
+export function priceBody(price: LatestPrice): Buffer {
+  return Buffer.from(JSON.stringify(price));
 }

@@ -3,8 +3,9 @@ import { isoSeconds } from '../../engine/format/numbers.js';
 import { priceKey, type PriceSeries } from '../../engine/model/world.js';
 import { asOfIndex } from '../../engine/series/asOf.js';
 import { gridWindow } from '../../engine/series/rollups.js';
+import { priceBody } from '../../engine/publish/buildSnapshot.js';
 import { invalid, parseQuery } from '../params.js';
-import type { Body } from '../reply.js';
+import { JSON_TYPE, type Body } from '../reply.js';
 import { notFound, ready, type RouteContext } from './context.js';
 
 function token(ctx: RouteContext, address: string, chainId: number) {
@@ -19,15 +20,12 @@ function token(ctx: RouteContext, address: string, chainId: number) {
 export function prices(ctx: RouteContext): Body {
   const q = parseQuery('prices', ctx.query);
   const { served, key, latest, series } = token(ctx, q.address, q.chain_id);
-  if (q.at === undefined) return { kind: 'page', page: served.snapshot.pages.get(`/v1/prices?address=${latest.address}&chain_id=${q.chain_id}`)! };
+  // The price object itself, flat (DESIGN §5.2): the request id travels only in X-Request-Id.
+  if (q.at === undefined) return { kind: 'raw', body: served.snapshot.priceBodies.get(key)!, contentType: JSON_TYPE, cache: 'public' };
   const i = asOfIndex(series.ts, series.ts.length, q.at);
   if (i < 0) throw notFound(`no USD price for token ${latest.address} on chain ${q.chain_id} at or before ${isoSeconds(q.at)}`);
-  return {
-    kind: 'json',
-    data: { ...latest, price: { decimals: latest.price.decimals, usd: series.usd_f[i]! }, timestamp: isoSeconds(series.ts[i]!) },
-    meta: null,
-    etagKey: `/v1/prices|${key}|${i}`,
-  };
+  const point = { ...latest, price: { decimals: latest.price.decimals, usd: series.usd_f[i]! }, timestamp: isoSeconds(series.ts[i]!) };
+  return { kind: 'raw', body: priceBody(point), contentType: JSON_TYPE, cache: 'public' };
 }
 
 export function pricesTimeseries(ctx: RouteContext): Body {
@@ -35,7 +33,7 @@ export function pricesTimeseries(ctx: RouteContext): Body {
   if (q.start > q.end) throw invalid('start', `must not be after end (${isoSeconds(q.start)} > ${isoSeconds(q.end)})`);
   const { series } = token(ctx, q.address, q.chain_id);
   const points = q.granularity === 'raw' ? rawWindow(series, q.start, q.end, q.limit) : gridPrices(series, q.granularity, q.start, q.end, q.limit);
-  return { kind: 'raw', body: Buffer.from(JSON.stringify({ data: points })), contentType: 'application/json; charset=utf-8', cache: 'public' };
+  return { kind: 'raw', body: Buffer.from(JSON.stringify({ data: points })), contentType: JSON_TYPE, cache: 'public' };
 }
 
 type PricePoint = { price: { usd: number }; timestamp: string };

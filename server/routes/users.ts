@@ -150,7 +150,9 @@ export function activity(ctx: RouteContext): Body {
     const e = rows[q.order === 'asc' ? k : n - 1 - k]!;
     if (vaultFilter !== null && e.vault_id !== vaultFilter) continue;
     const v = world.vaults.get(e.vault_id);
-    if (!v || v.visibility === 'disabled' || (v.visibility === 'hidden' && !q.include_hidden)) continue;
+    // A named vault's rows come whatever include_hidden says: the real client's history and
+    // settlement helpers cannot send it (DESIGN §5.2). Disabled vaults never show.
+    if (!v || v.visibility === 'disabled' || (v.visibility === 'hidden' && !q.include_hidden && vaultFilter === null)) continue;
     if (after !== null) {
       const c = cmpKey(keyOf(e), after);
       if (q.order === 'asc' ? c <= 0 : c >= 0) continue;

@@ -40,7 +40,8 @@ export const StrategyCard = v.strictObject({
 export const FeaturedCard = v.strictObject({
   name: v.string(),
   slug: v.string(),
-  vault_id: VaultId,
+  /** the logical vault's stable id: the group's `id`, as `group.id` on each deployment (DESIGN §4.5) */
+  vault_id: v.pipe(v.string(), v.minLength(1)),
   chains: v.array(v.string()),
   vault_ids: v.array(VaultId),
   tvl: UsdAmount,

@@ -110,7 +110,8 @@ export const PositionTimeseriesResponse = list(PositionTimeseriesPoint, WindowLi
 export const ActivityResponse = list(ActivityRow, WalletListMeta);
 export const TvlResponse = v.strictObject({ data: Tvl, meta: TvlMeta });
 export const StrategyListResponse = list(StrategyCard, ListMeta);
-export const PriceResponse = item(Price);
+/** flat: the latest price object itself, no envelope (DESIGN §5.2; the real client reads `res.price.usd`) */
+export const PriceResponse = Price;
 /** No meta (seed), ascending (DESIGN §5.2). */
 export const PriceTimeseriesResponse = v.strictObject({ data: v.array(PricePoint) });
 export const ChainHealthList = v.array(ChainHealth);

@@ -105,7 +105,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
       {
         name: 'Gauntlet USDC Prime',
         slug: 'gauntlet-usdc-prime',
-        vault_id: VAULT_ID,
+        vault_id: 'grp-usdc-prime',
         chains: ['ethereum', 'base'],
         vault_ids: [VAULT_ID, `8453:${VAULT}`],
         tvl: { usd: '2000' },
@@ -209,10 +209,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
     ],
     meta: { ...LIST_META, limit: null },
   },
-  getPrice: {
-    data: { address: USDC.address, chain_id: 1, currency: 'usd', price: { decimals: 6, usd: 1.000799 }, symbol: 'USDC', timestamp: T },
-    meta: ITEM_META,
-  },
+  getPrice: { address: USDC.address, chain_id: 1, currency: 'usd', price: { decimals: 6, usd: 1.000799 }, symbol: 'USDC', timestamp: T },
   getPriceTimeseries: { data: [{ price: { usd: 1.0002 }, timestamp: T }] },
 };
 

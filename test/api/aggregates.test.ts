@@ -117,9 +117,9 @@ describe('/v1/strategies and /v1/vaults/featured', () => {
         slugOfChain.set(v.chain_id, card.chains[i]);
       });
       expect(card.tvl.usd).toBe(usdOf(vs));
-      // the primary deployment, or the highest-TVL visible one when the primary is not visible
-      const primary = vs.find((v: Vault & { group?: { is_primary: boolean } }) => v.group?.is_primary);
-      expect(card.vault_id).toBe((primary ?? vs[0]).vault_id);
+      // the logical vault's stable id: its deployments' group.id, never a {chainId}:{address} (DESIGN §4.5)
+      for (const v of vs) expect(card.vault_id).toBe((v as Vault & { group: { id: string } }).group.id);
+      expect(card.vault_id).not.toMatch(/^\d+:0x/);
       expect(card.supply_token).toBe(vs[0].numeraire_token.symbol);
       expect(card.apy_7d_max).toBe(maxOf(vs.map((v: Vault) => v.metrics.apy_7d)));
       expect(card.apy_90d_max).toBe(maxOf(vs.map((v: Vault) => v.metrics.apy_90d)));
@@ -132,22 +132,25 @@ describe('/v1/prices and /v1/prices/timeseries', () => {
   const unpriced = () => visible.find((v) => v.metrics.tvl.usd === null)!;
   const q = (v: Vault, extra = '') => `address=${v.numeraire_token.address}&chain_id=${v.chain_id}${extra}`;
 
-  it('latest: the token\'s newest price point in the single-item envelope', async () => {
+  it('latest: the token\'s newest price point, flat with no envelope (the real client reads res.price.usd)', async () => {
     const v = priced();
-    const { data, meta } = await ctx.api.ok(`/v1/prices?${q(v)}`);
+    const res = await ctx.api.get(`/v1/prices?${q(v)}`);
+    const data = res.body;
+    expect(Object.keys(data).sort()).toEqual(['address', 'chain_id', 'currency', 'price', 'symbol', 'timestamp']);
     expect(data).toMatchObject({ address: v.numeraire_token.address, chain_id: v.chain_id, currency: 'usd', symbol: 'USDC' });
     expect(data.price.decimals).toBe(v.numeraire_token.decimals);
     expect(data.price.usd).toBeGreaterThan(0.9);
     expect(Date.parse(data.timestamp)).toBeLessThanOrEqual(Date.parse(NOW));
-    expect(Object.keys(meta).sort()).toEqual(['refreshed_at', 'request_id']);
+    expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
     const upper = await ctx.api.ok(`/v1/prices?address=0x${v.numeraire_token.address.slice(2).toUpperCase()}&chain_id=${v.chain_id}`);
-    expect(upper.data).toEqual(data);
+    expect(upper).toEqual(data);
   });
 
-  it('at: the as-of point, equal to the last raw point at or before it', async () => {
+  it('at: the as-of point, flat, equal to the last raw point at or before it', async () => {
     const v = priced();
     const at = '2026-03-02T05:30:00Z';
-    const { data } = await ctx.api.ok(`/v1/prices?${q(v, `&at=${at}`)}`);
+    const data = await ctx.api.ok(`/v1/prices?${q(v, `&at=${at}`)}`);
+    expect(Object.keys(data).sort()).toEqual(['address', 'chain_id', 'currency', 'price', 'symbol', 'timestamp']);
     expect(Date.parse(data.timestamp)).toBeLessThanOrEqual(Date.parse(at));
     const raw = (await ctx.api.ok(`/v1/prices/timeseries?${q(v, `&start=2026-03-01&end=${at}&limit=5000`)}`)).data;
     expect(raw.at(-1)).toEqual({ price: { usd: data.price.usd }, timestamp: data.timestamp });

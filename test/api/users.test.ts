@@ -131,6 +131,10 @@ describe('/v1/users/{wallet}/activity', () => {
     const all = facts.activity.get(wallet)!;
     expect(all.some((r) => r.vault_id === vault_id)).toBe(true);
     expect(plain).toEqual(all.filter((r) => r.vault_id !== vault_id));
+    // named by vault_id, a hidden vault's rows come without include_hidden (the real client cannot send it)
+    const named = (await activity(wallet, `?limit=1000&vault_id=${vault_id}`)).data;
+    expect(named.length).toBeGreaterThan(0);
+    expect(named).toEqual(all.filter((r) => r.vault_id === vault_id));
     const disabled = idsOf(ctx.world, 'disabled')[0]!;
     expect((await activity(ctx.world.disabledWallet, `?include_hidden=true&vault_id=${disabled}`)).data).toEqual([]);
     const everything = (await activity(ctx.world.disabledWallet, '?include_hidden=true&limit=1000')).data;
