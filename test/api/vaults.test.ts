@@ -126,16 +126,23 @@ describe('/v1/vaults', () => {
 });
 
 describe('/v1/vaults/featured and /slug/{slug}', () => {
-  it('featured: one card per featured group, primary or best visible deployment as vault_id', async () => {
+  it('featured: one card per featured group, the group id as vault_id (DESIGN §4.5)', async () => {
     const { data, meta } = await ctx.api.ok('/v1/vaults/featured');
     expect(data.length).toBeGreaterThan(0);
     expect(meta.count).toBe(data.length);
     const visible = new Set(idsOf(ctx.world, 'visible'));
     const { bySlug } = slugs();
+    const rows = new Map<string, { group?: { id: string } }>(
+      (await ctx.api.ok('/v1/vaults?include_hidden=true&limit=1000')).data.map((d: { vault_id: string }) => [d.vault_id, d]),
+    );
     expect(new Set(data.map((c: { slug: string }) => c.slug)).size).toBe(data.length);
     for (const card of data) {
-      expect(visible.has(card.vault_id)).toBe(true);
-      expect(card.vault_ids).toContain(card.vault_id);
+      expect(card.vault_ids.length).toBeGreaterThan(0);
+      for (const id of card.vault_ids) {
+        expect(visible.has(id)).toBe(true);
+        expect(rows.get(id)?.group?.id).toBe(card.vault_id);
+      }
+      expect(card.vault_ids).not.toContain(card.vault_id);
       const group = bySlug.get(card.slug)!.filter((v) => v.visibility === 'visible').map((v) => v.vault_id);
       expect([...card.vault_ids].sort()).toEqual(group.sort());
       expect(card.chains).toHaveLength(card.vault_ids.length);
