@@ -92,7 +92,6 @@ describe('activityFlows: status transitions of the request state table', () => {
     expect(activityFlows([r('deposit_pending', '0', '1.5', '0xn'), r('deposit_refunded', '0', '-1.5', '0xn')])[0]!.net.assets.native).toBe('0');
   });
 
-  it('error: a malformed decimal string', () => {
   it('error: a malformed decimal string is a typed AmountError', () => {
     const bad = () => activityFlows([r('deposit', '1e5', '1')]);
     expect(bad).toThrow(AmountError);
