@@ -2,6 +2,7 @@
 // typed by the generated OpenAPI types; `withResponse` returns the body with what the answer
 // said about itself; `iterate` follows `meta.next_cursor` to the end of every paged route.
 import type { Flow } from './activityFlows.js';
+import { VaultdClientError } from './errors.js';
 import { createTransport, type Answer, type QueryValue, type RequestOptions, type TransportOptions } from './transport.js';
 import type { ActivityRow, Operations } from './types.gen.js';
 import { waitForSettlement, type WaitForSettlementOptions } from './waitForSettlement.js';
@@ -209,7 +210,10 @@ export function createClient(options: ClientOptions): VaultdClient {
     do {
       const page = await load(next);
       yield* page.data;
-      next = page.meta.next_cursor ?? undefined;
+      const cursor = page.meta.next_cursor ?? undefined;
+      // a server that hands back the cursor it was given would loop forever
+      if (cursor !== undefined && cursor === next) throw new VaultdClientError('UNEXPECTED_RESPONSE', `the page after cursor "${cursor}" has the same next_cursor`);
+      next = cursor;
     } while (next !== undefined);
   }
 

@@ -59,7 +59,7 @@ export interface ResponseInfo {
   cacheControl: string | null;
   /** the request used a deprecated parameter (`Deprecation: true`) */
   deprecated: boolean;
-  /** the body is the cached one (the server answered 304) */
+  /** the body is the cached one (the server answered 304); its `meta.request_id` is the first answer's, `requestId` here is this one's */
   fromCache: boolean;
   /** requests sent, retries included */
   attempts: number;
