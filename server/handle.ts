@@ -13,6 +13,7 @@ import { errorBody, JSON_TYPE, jsonPage, pageParts, variantsFor, type Body, type
 import { requestIdFrom } from './requestId.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
+import type { StaticAssets } from './static/staticAssets.js';
 import { chooseEncoding } from './transport/negotiate.js';
 import type { Variants } from './transport/splice.js';
 import type { Page } from '../engine/publish/page.js';
@@ -49,6 +50,8 @@ export interface HandlerDeps {
   /** seconds until the next scheduled publish, or null when no schedule runs */
   secondsToNextPublish: () => number | null;
   started: number;
+  /** prebuilt files (the client SDK under /client/); none when absent */
+  assets?: StaticAssets;
 }
 
 const CORS: [string, string][] = [
@@ -170,6 +173,8 @@ export function createHandler(deps: HandlerDeps) {
           details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
         });
       }
+      const asset = deps.assets?.answer(req);
+      if (asset) return reply(asset.status, asset.parts, asset.headers);
       route = routeOf(req.path);
       if (!route) throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
       const served = deps.current();

@@ -1,22 +1,13 @@
 // Stitches activity rows into flows (DESIGN §4.6): one flow per async lifecycle (rows paired by
-// vault and request_hash) and one per sync row or transfer. Pure and dependency-free: the client
-// SDK runs the same code over the rows it pages through.
+// vault and request_hash) and one per sync row or transfer. Pure; runs over any set of rows,
+// e.g. everything `client.iterate.activity` yields. (Moved here from engine/activity, where it
+// was written for the client and used only by its own test.)
+import { compareActivity, type FlowRow } from './activityOrder.js';
+import { add, dec, format, ZERO } from './decimal.js';
 
+export type { FlowRow } from './activityOrder.js';
 export type FlowKind = 'deposit' | 'withdraw' | 'transfer_in' | 'transfer_out';
 export type FlowStatus = 'settled' | 'pending' | 'refunded';
-
-/** The fields of an activity row a flow needs (the server's ActivityRow satisfies it). */
-export interface FlowRow {
-  id?: string;
-  type: string;
-  vault_id: string;
-  block_timestamp: number;
-  block_number: number;
-  log_index: number;
-  request_hash: string | null;
-  shares_delta: string;
-  assets_delta: { native: string; token: unknown };
-}
 
 export interface Flow<R extends FlowRow = FlowRow> {
   /** `${vault_id}:${request_hash}` for an async lifecycle, else the row's id */
@@ -46,8 +37,9 @@ const ASYNC_KIND: Record<string, 'deposit' | 'withdraw'> = {
  * gives newest-first flows). Status follows the request state table: pending until a settling
  * row (`deposit`/`withdraw` with the hash) or a refund (`*_refunded`) arrives; the first terminal
  * row decides. A lifecycle cut by a page boundary is stitched from the rows present.
+ * Throws AmountError (INVALID_AMOUNT) on a delta that is not a decimal string.
  */
-export function stitchFlows<R extends FlowRow>(rows: readonly R[]): Flow<R>[] {
+export function activityFlows<R extends FlowRow>(rows: readonly R[]): Flow<R>[] {
   const flows: Flow<R>[] = [];
   const byRequest = new Map<string, Flow<R>>();
   for (const row of rows) {
@@ -63,7 +55,7 @@ export function stitchFlows<R extends FlowRow>(rows: readonly R[]): Flow<R>[] {
       flow.rows.push(row);
       continue;
     }
-    const kind: FlowKind = row.type === 'transfer_in' || row.type === 'transfer_out' ? row.type : family ?? 'deposit';
+    const kind: FlowKind = row.type === 'transfer_in' || row.type === 'transfer_out' ? row.type : (family ?? 'deposit');
     const flow = newFlow(row.id ?? `${row.vault_id}:${row.block_number}:${row.log_index}:${row.type}`, kind, null, row);
     flow.rows.push(row);
     flows.push(flow);
@@ -86,12 +78,12 @@ function newFlow<R extends FlowRow>(id: string, kind: FlowKind, requestHash: str
 }
 
 function finish<R extends FlowRow>(flow: Flow<R>): void {
-  flow.rows.sort((a, b) => a.block_timestamp - b.block_timestamp || a.block_number - b.block_number || a.log_index - b.log_index);
+  flow.rows.sort(compareActivity);
   let shares = ZERO;
   let assets = ZERO;
   for (const row of flow.rows) {
-    shares = add(shares, parse(row.shares_delta));
-    assets = add(assets, parse(row.assets_delta.native));
+    shares = add(shares, dec(row.shares_delta));
+    assets = add(assets, dec(row.assets_delta.native));
     if (flow.request_hash !== null && flow.status === 'pending') {
       if (row.type === 'deposit' || row.type === 'withdraw') flow.status = 'settled';
       else if (row.type === 'deposit_refunded' || row.type === 'withdraw_refunded') flow.status = 'refunded';
@@ -99,39 +91,4 @@ function finish<R extends FlowRow>(flow: Flow<R>): void {
   }
   flow.net.shares = format(shares);
   flow.net.assets.native = format(assets);
-}
-
-// ---- exact decimal strings as (integer, scale) pairs; no dependency on purpose ----
-
-interface Dec {
-  int: bigint;
-  scale: number;
-}
-const ZERO: Dec = { int: 0n, scale: 0 };
-
-function parse(s: string): Dec {
-  const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(s);
-  if (!m) throw new RangeError(`stitchFlows: not a decimal string: "${s}"`);
-  const frac = m[3] ?? '';
-  const v = BigInt(m[2]! + frac);
-  return { int: m[1] ? -v : v, scale: frac.length };
-}
-
-function add(a: Dec, b: Dec): Dec {
-  if (a.scale === b.scale) return { int: a.int + b.int, scale: a.scale };
-  return a.scale > b.scale
-    ? { int: a.int + b.int * 10n ** BigInt(a.scale - b.scale), scale: a.scale }
-    : { int: a.int * 10n ** BigInt(b.scale - a.scale) + b.int, scale: b.scale };
-}
-
-function format(x: Dec): string {
-  const neg = x.int < 0n;
-  let digits = (neg ? -x.int : x.int).toString();
-  if (x.scale > 0) {
-    digits = digits.padStart(x.scale + 1, '0');
-    const int = digits.slice(0, digits.length - x.scale);
-    const frac = digits.slice(digits.length - x.scale).replace(/0+$/, '');
-    digits = frac ? `${int}.${frac}` : int;
-  }
-  return neg && digits !== '0' ? '-' + digits : digits;
 }

@@ -1,0 +1,32 @@
+// vaultd/client: a dependency-free, typed client of the vaultd HTTP API for Node ≥ 18 and
+// browsers (DESIGN §5.9). Everything public is listed here by name; nothing else is exported.
+export { createClient } from './createClient.js';
+export type {
+  ActivityOptions,
+  ClientOptions,
+  Instant,
+  PageOptions,
+  PositionsOptions,
+  PriceOptions,
+  PriceTimeseriesOptions,
+  TimeseriesOptions,
+  TvlOptions,
+  VaultdApi,
+  VaultdApiWithResponse,
+  VaultdClient,
+  VaultdIterators,
+  VaultsOptions,
+} from './createClient.js';
+export type { Answer, FetchLike, RateLimit, RequestOptions, ResponseInfo, RetryOptions } from './transport.js';
+export { AmountError, isVaultdClientError, VaultdApiError, VaultdClientError } from './errors.js';
+export type { ApiErrorCode, ClientErrorCode, LocalErrorCode } from './errors.js';
+export { fromBaseUnits, toBaseUnits } from './units.js';
+export { activityFlows } from './activityFlows.js';
+export type { Flow, FlowKind, FlowRow, FlowStatus } from './activityFlows.js';
+export { compareActivity } from './activityOrder.js';
+export { positionHistory } from './positionHistory.js';
+export type { PositionHistory, PositionHistoryPoint, PositionState, SkipReason } from './positionHistory.js';
+export { waitForSettlement } from './waitForSettlement.js';
+export type { WaitForSettlementOptions } from './waitForSettlement.js';
+export { CLIENT_VERSION } from './version.js';
+export type * from './types.gen.js';

@@ -1,0 +1,134 @@
+// Prebuilt files served as they are (the client SDK under /client/, later the explorer pages):
+// read once at start from a build output folder, each with its Content-Type, a strong ETag and
+// gzip/brotli variants for bodies over 1 KiB (DESIGN §5.6), so a request is a map lookup.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, relative, sep } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { matchesEtag } from '../handle.js';
+import { chooseEncoding } from '../transport/negotiate.js';
+import { PRECOMPRESS_MIN_BYTES } from '../transport/splice.js';
+
+/** Extensions served, and their types; other files in the folder are not served. */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.d.ts': 'text/plain; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface StaticAsset {
+  path: string;
+  contentType: string;
+  etag: string;
+  identity: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+export interface AssetRequest {
+  path: string;
+  acceptEncoding: string;
+  ifNoneMatch: string;
+}
+
+export interface AssetAnswer {
+  status: 200 | 304;
+  headers: [string, string][];
+  parts: Buffer[];
+}
+
+export interface StaticAssets {
+  /** URL paths served, sorted */
+  readonly paths: string[];
+  get(path: string): StaticAsset | undefined;
+  /** the answer for `req`, or null when no asset has its path */
+  answer(req: AssetRequest): AssetAnswer | null;
+}
+
+export interface StaticMount {
+  /** URL prefix, with leading and trailing slash: `/client/` */
+  mount: string;
+  /** folder whose files (recursively) are served under `mount` */
+  dir: string;
+  /** file names to leave out (e.g. tests) */
+  exclude?: RegExp;
+}
+
+// Assets are not fingerprinted: a cache may keep them but revalidates each use (ETag → 304).
+const CACHE_CONTROL = 'public, no-cache';
+
+/** Read every mount's files now; a missing folder serves nothing (the build has not run). */
+export function loadStaticAssets(mounts: readonly StaticMount[]): StaticAssets {
+  const assets = new Map<string, StaticAsset>();
+  for (const m of mounts) {
+    if (!m.mount.startsWith('/') || !m.mount.endsWith('/')) throw new Error(`static mount "${m.mount}" must start and end with "/"`);
+    for (const file of listFiles(m.dir)) {
+      const rel = relative(m.dir, file).split(sep).join('/');
+      const type = contentTypeOf(rel);
+      if (type === undefined || m.exclude?.test(rel)) continue;
+      const path = m.mount + rel;
+      assets.set(path, buildAsset(path, type, readFileSync(file)));
+    }
+  }
+  const paths = [...assets.keys()].sort();
+  return {
+    paths,
+    get: (path) => assets.get(path),
+    answer(req) {
+      const asset = assets.get(req.path);
+      return asset === undefined ? null : answerAsset(asset, req);
+    },
+  };
+}
+
+export function buildAsset(path: string, contentType: string, identity: Buffer): StaticAsset {
+  const etag = `"${createHash('sha1').update(identity).digest('base64url')}"`;
+  const asset: StaticAsset = { path, contentType, etag, identity };
+  if (identity.length > PRECOMPRESS_MIN_BYTES) {
+    asset.gzip = gzipSync(identity, { level: 9 });
+    asset.br = brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } });
+  }
+  return asset;
+}
+
+export function answerAsset(asset: StaticAsset, req: AssetRequest): AssetAnswer {
+  const compressed = asset.gzip !== undefined;
+  const headers: [string, string][] = [
+    ['ETag', asset.etag],
+    ['Cache-Control', CACHE_CONTROL],
+  ];
+  if (compressed) headers.push(['Vary', 'Accept-Encoding']);
+  if (matchesEtag(req.ifNoneMatch, asset.etag)) return { status: 304, headers, parts: [] };
+  headers.push(['Content-Type', asset.contentType]);
+  const encoding = compressed ? chooseEncoding(req.acceptEncoding) : 'identity';
+  const body = encoding === 'br' ? asset.br! : encoding === 'gzip' ? asset.gzip! : asset.identity;
+  if (encoding !== 'identity') headers.push(['Content-Encoding', encoding]);
+  return { status: 200, headers, parts: [body] };
+}
+
+function contentTypeOf(rel: string): string | undefined {
+  if (rel.endsWith('.d.ts')) return CONTENT_TYPES['.d.ts'];
+  return CONTENT_TYPES[extname(rel)];
+}
+
+function listFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names.sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...listFiles(p));
+    else out.push(p);
+  }
+  return out;
+}
