@@ -2,6 +2,7 @@
 // (DESIGN §5.8). It copies what the pipeline needs out of the request first, answers inside
 // the handler when it can, attaches onAborted before any async work, writes in one cork,
 // and streams large bodies with tryEnd/onWritable.
+import net from 'node:net';
 import uWS from 'uWebSockets.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
@@ -15,6 +16,24 @@ export interface HttpServer {
 }
 
 export type Handle = (req: IncomingRequest) => Reply | Promise<Reply>;
+
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+type ListenWithOptions = (host: string, port: number, options: number, cb: (token: uWS.us_listen_socket | false) => void) => void;
+
+/** Why uWS could not listen (it says only "no"): ask the OS through a plain Node listener. */
+async function listenError(host: string, port: number): Promise<VaultdError> {
+  const code = await new Promise<string | undefined>((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+  });
+  if (code === 'EADDRINUSE') return new VaultdError('USAGE', `port ${port} on ${host} is already in use by another process; stop it or pass another --port`);
+  if (code === 'EACCES') return new VaultdError('USAGE', `no permission to listen on port ${port}; pass a port above 1023 with --port`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EINVAL') {
+    return new VaultdError('USAGE', `invalid --host "${host}": not an address of this machine; use e.g. 127.0.0.1 or 0.0.0.0`);
+  }
+  return new VaultdError('USAGE', `cannot listen on ${host}:${port}${code ? ` (${code})` : ''}; pass another --host or --port`);
+}
 
 /** Bodies above this go out through tryEnd/onWritable instead of one end(). */
 const STREAM_THRESHOLD = 256 * 1024;
@@ -56,12 +75,14 @@ export async function startHttpServer(common: Common, opts: { host: string; port
       });
   });
 
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(opts.host, opts.port, (token) => {
-      if (token) resolve(token);
-      else reject(new VaultdError('USAGE', `cannot listen on ${opts.host}:${opts.port}; is the port in use? pass another --port`));
-    });
+  // Exclusive: without it uWS sets SO_REUSEPORT, and a second server on a taken port would
+  // "listen" and then share the requests with the first.
+  const socket = await new Promise<uWS.us_listen_socket | false>((resolve) => {
+    // The typings lack the (host, port, options, cb) overload that the addon accepts.
+    const listen = app.listen.bind(app) as unknown as ListenWithOptions;
+    listen(opts.host, opts.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (token) => resolve(token));
   });
+  if (!socket) throw await listenError(opts.host, opts.port);
   const port = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
   common.logger.info({ host: opts.host, port }, 'listening');
   return {

@@ -163,6 +163,23 @@ describe('vaultd CLI', () => {
       expect(body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime_seconds: expect.any(Number) });
     });
 
+    it('a second server on a taken port fails with one line naming the port, exit 2 (no shared port)', () => {
+      const other = join(dir, 'second.duckdb');
+      expect(vaultd(['demo', '--db', other, ...small]).status).toBe(0);
+      const r = vaultd(['serve', '--db', other, '--port', String(port), '--host', '127.0.0.1', '--no-jobs']);
+      expect(r.status).toBe(2);
+      expect(oneLine(r.stderr.split('\n').filter((l) => !l.startsWith('{')).join('\n'))).toBe(
+        `vaultd serve: port ${port} on 127.0.0.1 is already in use by another process; stop it or pass another --port`,
+      );
+    });
+
+    it('an invalid --host is named as the host, exit 2', () => {
+      const r = vaultd(['serve', '--db', join(dir, 'second.duckdb'), '--port', '0', '--host', '192.0.2.1', '--no-jobs']);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('invalid --host "192.0.2.1"');
+      expect(r.stderr).not.toContain('--port');
+    });
+
     it('SIGTERM: stops and exits 0', async () => {
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
