@@ -1,5 +1,7 @@
 // The command-line contract of DESIGN §2, driven through the real bin.
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +9,7 @@ import { createStore } from '../engine/store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
 import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
 
+const require = createRequire(import.meta.url);
 const dir = tempDir('vaultd-cli-');
 const db = join(dir, 'world.duckdb');
 const small = ['--seed', '7', '--now', '2026-01-10T00:00:00Z', '--days', '30', '--wallets', '40'];
@@ -55,9 +58,45 @@ describe('vaultd CLI', () => {
     expect(oneLine(r.stderr)).toMatch(/^vaultd demo: cannot create the folder of database "\/proc\/vaultd-nope\/world.duckdb"/);
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
-    const under = vaultd(['keys', 'create', 'x', '--db', join(file, 'k.duckdb')]);
+    const under = vaultd(['demo', '--db', join(file, 'k.duckdb'), ...small]);
     expect(under.status).toBe(2);
-    expect(oneLine(under.stderr)).toMatch(/^vaultd keys: cannot open database ".*a-file\/k.duckdb": "\S+a-file" is not a directory/);
+    expect(oneLine(under.stderr)).toMatch(/^vaultd demo: cannot create the folder of database ".*a-file\/k.duckdb"/);
+  });
+
+  it('error: wallets, keys and recompute never create a database; a mistyped --db is one line, exit 2', () => {
+    const typo = join(dir, 'typo.duckdb');
+    for (const args of [['wallets'], ['keys', 'list'], ['keys', 'create', 'bot'], ['keys', 'revoke', 'key_1'], ['recompute']]) {
+      const r = vaultd([...args, '--db', typo]);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(oneLine(r.stderr)).toBe(`vaultd ${args[0]}: no database at "${typo}"; check --db, or create one with \`vaultd demo --db ${typo}\``);
+      expect(existsSync(typo)).toBe(false);
+    }
+  });
+
+  it('error: a file that is not a DuckDB database says so, without blaming permissions', () => {
+    const junk = join(dir, 'junk.duckdb');
+    writeFileSync(junk, 'not a database '.repeat(1000));
+    const r = vaultd(['wallets', '--db', junk]);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toBe(
+      `vaultd wallets: "${junk}" is not a DuckDB database or is damaged; restore it from a backup, or move it away and create a world with \`vaultd demo --db ${junk}\``,
+    );
+  });
+
+  it('keys and wallets wait out another process briefly holding the database; the lock error names the holder', async () => {
+    const holder = spawn(process.execPath, ['-e', `
+      const { DuckDBInstance } = require(${JSON.stringify(require.resolve('@duckdb/node-api'))});
+      DuckDBInstance.create(${JSON.stringify(db)}).then((i) => { process.stdout.write('held\\n'); setTimeout(() => { i.closeSync(); process.exit(0); }, 1500); });
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
+    await expect(createStore(testCommon(), { path: db })).rejects.toThrow(
+      new RegExp(`database ".*" is in use by PID ${holder.pid} \\(.*node.*\\); stop that process or pass another --db`),
+    );
+    const r = vaultd(['wallets', '--db', db, '--limit', '1']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(oneLine(r.stderr))).toMatchObject({ level: 'warn', holder: expect.stringContaining(`PID ${holder.pid} `), msg: 'database is locked by another process; waiting' });
+    expect(r.stdout).toMatch(/^0x[0-9a-f]{40}\n$/);
+    await new Promise((r) => (holder.exitCode === null ? holder.once('exit', r) : r(null)));
   });
 
   it('demo refuses to replace a world without --force, replaces it with --force', () => {
@@ -128,8 +167,9 @@ describe('vaultd CLI', () => {
     expect(oneLine(e.stderr)).toContain('"prices.providers.0.feeds.0.token"');
   });
 
-  it('keys: create prints the secret alone on the last line; list; revoke', () => {
+  it('keys: create prints the secret alone on the last line; list; revoke', async () => {
     const kdb = join(dir, 'keys.duckdb');
+    await (await createStore(testCommon(), { path: kdb })).close();
     const created = vaultd(['keys', 'create', 'ci bot', '--db', kdb]);
     expect(created.status).toBe(0);
     const lines = created.stdout.trim().split('\n');
@@ -139,7 +179,7 @@ describe('vaultd CLI', () => {
     expect(vaultd(['keys', 'revoke', id, '--db', kdb]).status).toBe(0);
     expect(vaultd(['keys', 'list', '--db', kdb]).stdout).toMatch(new RegExp(`^${id}\\t.*\\trevoked \\S+Z$`, 'm'));
     const missing = vaultd(['keys', 'revoke', 'key_000', '--db', kdb]);
-    expect(missing.status).not.toBe(0);
+    expect(missing.status).toBe(2);
     expect(oneLine(missing.stderr)).toContain('no API key with id "key_000"');
     expect(vaultd(['keys', 'create', '--db', kdb]).status).toBe(2);
   });

@@ -3,7 +3,7 @@ import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../engine/store/apiKeys.js';
-import { createStore } from '../../engine/store/store.js';
+import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
 import { parseFlags } from '../args.js';
 
 export async function keysCommand(argv: string[]): Promise<number> {
@@ -18,7 +18,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
   }
   const config = loadConfig({ config: values.config, db: values.db });
   const common = createCommon(config);
-  const store = await createStore(common, { path: config.db });
+  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   try {
     if (action === 'create') {
       const { id, secret } = await createApiKey(store, positionals[0]!);
@@ -28,7 +28,10 @@ export async function keysCommand(argv: string[]): Promise<number> {
         process.stdout.write(`${k.id}\t${k.name}\t${k.tier}\t${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\n`);
       }
     } else {
-      await revokeApiKey(store, positionals[0]!);
+      await revokeApiKey(store, positionals[0]!).catch((err: unknown) => {
+        // an unknown id is the caller's mistake: exit 2 like every other bad argument
+        throw err instanceof VaultdError && err.code === 'NOT_FOUND' ? new VaultdError('USAGE', err.message) : err;
+      });
       process.stdout.write(`revoked ${positionals[0]}\n`);
     }
   } finally {

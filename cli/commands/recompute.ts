@@ -3,21 +3,18 @@
 // hour already written; positions and activity are always rewritten whole.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
-import { VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity, writePositions, writeVaultMetrics } from '../../engine/store/derivedWriter.js';
 import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
 import { parseFlags } from '../args.js';
-import { existsSync } from 'node:fs';
 
 export async function recomputeCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags('recompute', argv, { db: { type: 'string' }, config: { type: 'string' }, full: { type: 'boolean' } });
   const config = loadConfig({ config: values.config, db: values.db });
-  if (!existsSync(config.db)) throw new VaultdError('USAGE', `no database at "${config.db}"; create one with \`vaultd demo\` or \`vaultd ingest\``);
   const common = createCommon(config);
-  const store = await openStoreWithRetry(common, { path: config.db });
+  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   const progress = createProgress(common.logger, 'recompute');
   const stages = 6;
   try {

@@ -1,7 +1,7 @@
 // `vaultd wallets`: wallet addresses known to the store, most active first.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
-import { createStore } from '../../engine/store/store.js';
+import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
 import { intFlag, parseFlags } from '../args.js';
 
 export async function walletsCommand(argv: string[]): Promise<number> {
@@ -12,7 +12,7 @@ export async function walletsCommand(argv: string[]): Promise<number> {
   });
   const limit = intFlag('limit', values.limit, 1);
   const config = loadConfig({ config: values.config, db: values.db });
-  const store = await createStore(createCommon(config), { path: config.db });
+  const store = await openStoreWithRetry(createCommon(config), { path: config.db, mustExist: true });
   try {
     const rows = await store.rows<{ wallet: string }>(
       'wallets.list',

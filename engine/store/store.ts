@@ -1,6 +1,7 @@
 // The DuckDB store: opens the one database file, applies migrations, and runs labelled
 // queries (the label shows in logs and in the query-duration metric). No extension is ever
 // auto-installed (no network) and memory is bounded explicitly (DESIGN §8).
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { Histogram } from 'prom-client';
@@ -18,6 +19,8 @@ export interface StoreOptions {
   threads?: number;
   memoryLimit?: string;
   migrations?: readonly Migration[];
+  /** Refuse to create the file: commands that only read or manage an existing world. */
+  mustExist?: boolean;
 }
 
 export interface Store {
@@ -54,22 +57,11 @@ function queryHistogram(common: Common): Histogram<'label'> {
 
 export async function createStore(common: Common, options: StoreOptions): Promise<Store> {
   const path = options.path === ':memory:' ? ':memory:' : resolve(options.path);
-  let instance: DuckDBInstance;
-  try {
-    if (path !== ':memory:') ensureDir(dirname(path));
-    instance = await DuckDBInstance.create(path, {
-      threads: String(options.threads ?? 2),
-      memory_limit: options.memoryLimit ?? '4GB',
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-    });
-  } catch (cause) {
-    throw new VaultdError(
-      'DB_UNAVAILABLE',
-      `cannot open database "${options.path}": ${(cause as Error).message.split('\n')[0]}; check the path is writable and no other vaultd process holds it`,
-      { cause },
-    );
+  if (options.mustExist && path !== ':memory:' && !existsSync(path)) {
+    throw new VaultdError('DB_UNAVAILABLE', `no database at "${options.path}"; check --db, or create one with \`vaultd demo --db ${options.path}\``);
   }
+  if (path !== ':memory:') ensureDir(dirname(path));
+  const instance = await openInstance(path, options);
   const connection = await instance.connect();
   const histogram = queryHistogram(common);
   const logger = common.logger.child({ component: 'store' });
@@ -127,6 +119,38 @@ export async function createStore(common: Common, options: StoreOptions): Promis
 
   await migrate(store, options.migrations ?? MIGRATIONS);
   return store;
+}
+
+/** Open the file once; storeHandle's openStoreWithRetry waits out another process's lock. */
+async function openInstance(path: string, options: StoreOptions): Promise<DuckDBInstance> {
+  try {
+    return await DuckDBInstance.create(path, {
+      threads: String(options.threads ?? 2),
+      memory_limit: options.memoryLimit ?? '4GB',
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+  } catch (cause) {
+    const message = (cause as Error).message;
+    throw new VaultdError('DB_UNAVAILABLE', openFailure(options.path, message, lockHolder(message)), { cause });
+  }
+}
+
+/** DuckDB's lock conflict names the holder: "Conflicting lock is held in /usr/bin/node (PID 123)". */
+export function lockHolder(message: string): string | undefined {
+  if (!/Could not set lock on file/i.test(message)) return undefined;
+  const m = /held in (.+?) \(PID (\d+)\)/.exec(message);
+  return m ? `PID ${m[2]} (${m[1]})` : 'another process';
+}
+
+function openFailure(given: string, message: string, holder: string | undefined): string {
+  const first = message.split('\n')[0]!;
+  if (holder !== undefined) return `database "${given}" is in use by ${holder}; stop that process or pass another --db`;
+  if (/not a valid DuckDB database|file is not a DuckDB|Invalid Input Error: The file/i.test(first)) {
+    return `"${given}" is not a DuckDB database or is damaged; restore it from a backup, or move it away and create a world with \`vaultd demo --db ${given}\``;
+  }
+  if (/permission denied|read-only/i.test(first)) return `cannot open database "${given}": ${first}; check the file and its folder are writable`;
+  return `cannot open database "${given}": ${first}`;
 }
 
 /** Apply every migration newer than the database, each in its own transaction. Idempotent. */

@@ -4,12 +4,14 @@
 import { resolve } from 'node:path';
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
-import { createStore, type Store, type StoreOptions } from './store.js';
+import { createStore, lockHolder, type Store, type StoreOptions } from './store.js';
 
-const LOCKED = /Could not set lock|Conflicting lock/i;
+function holderOf(err: unknown): string | undefined {
+  return err instanceof VaultdError ? lockHolder(String((err.cause as Error | undefined)?.message ?? err.message)) : undefined;
+}
 
 export function isLockError(err: unknown): boolean {
-  return err instanceof VaultdError && LOCKED.test(String((err.cause as Error | undefined)?.message ?? err.message));
+  return holderOf(err) !== undefined;
 }
 
 /** Open the store, retrying with backoff while another process holds the file lock. */
@@ -21,10 +23,15 @@ export async function openStoreWithRetry(common: Common, options: StoreOptions, 
     } catch (err) {
       if (!isLockError(err) || Date.now() + delay > deadline) {
         if (isLockError(err)) {
-          throw new VaultdError('DB_UNAVAILABLE', `database "${options.path}" is held by another process for over ${Math.round(waitMs / 1000)} s; retry later`, { cause: err });
+          throw new VaultdError(
+            'DB_UNAVAILABLE',
+            `database "${options.path}" is held by ${holderOf(err)} for over ${Math.round(waitMs / 1000)} s; stop that process or retry later`,
+            { cause: err },
+          );
         }
         throw err;
       }
+      if (delay === 25) common.logger.warn({ path: options.path, holder: holderOf(err) }, 'database is locked by another process; waiting');
       await new Promise((r) => setTimeout(r, delay));
     }
   }
