@@ -8,7 +8,7 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseFlags<O extends Options>(command: string, argv: string[], options: O, positionals = 0) {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 });
+    parsed = parseArgs({ args: withNegativeValues(argv, options), options, strict: true, allowPositionals: positionals > 0 });
   } catch (err) {
     const message = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
     throw new VaultdError('USAGE', `${command}: ${message}; see \`vaultd help\``);
@@ -17,6 +17,23 @@ export function parseFlags<O extends Options>(command: string, argv: string[], o
     throw new VaultdError('USAGE', `${command}: unexpected argument "${parsed.positionals[positionals]}"; see \`vaultd help\``);
   }
   return parsed;
+}
+
+/**
+ * `--days -5` reads as a value, so the flag's own check can reject it by name (parseArgs
+ * would call it "ambiguous" and suggest `--days=-XYZ`).
+ */
+function withNegativeValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = /^--([\w-]+)$/.exec(argv[i]!)?.[1];
+    const next = argv[i + 1];
+    if (flag && options[flag]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--${flag}=${next}`);
+      i++;
+    } else out.push(argv[i]!);
+  }
+  return out;
 }
 
 export function intFlag(name: string, raw: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {

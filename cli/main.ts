@@ -16,6 +16,12 @@ Usage:
 
 Environment: VAULTD_DB, VAULTD_PORT, VAULTD_HOST, VAULTD_CONFIG, VAULTD_LOG_LEVEL.`;
 
+/** One command's usage: its lines of the summary above. */
+function usageOf(name: string): string {
+  const lines = USAGE.split('\n').filter((l) => l.startsWith(`  vaultd ${name} `) || l === `  vaultd ${name}`);
+  return `Usage:\n${lines.join('\n')}\n\n${USAGE.split('\n').at(-1)}`;
+}
+
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -30,6 +36,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0] !== undefined && rest[0] in COMMANDS) {
+    process.stdout.write(`${usageOf(rest[0])}\n`);
+    return 0;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 2 : 0;
@@ -43,11 +53,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`vaultd: unknown command "${name}"; see \`vaultd help\`\n`);
     return 2;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${usageOf(name)}\n`);
+    return 0;
+  }
   try {
     return await (await load())(rest);
   } catch (err) {
     const code = err instanceof VaultdError ? err.exitCode : 1;
-    process.stderr.write(`vaultd ${name}: ${describeError(err)}\n`);
+    // messages that already name their (sub)command get one prefix, not `vaultd serve: serve: …`
+    const text = describeError(err);
+    process.stderr.write(text.startsWith(`${name}:`) || text.startsWith(`${name} `) ? `vaultd ${text}\n` : `vaultd ${name}: ${text}\n`);
     if (!(err instanceof VaultdError) && process.env.VAULTD_LOG_LEVEL === 'debug') console.error(err);
     return code;
   }

@@ -203,9 +203,61 @@ function configError(message: string, details?: unknown): VaultdError {
 export function parseConfig(input: unknown, origin: string): v.InferOutput<typeof ConfigSchema> {
   const result = v.safeParse(ConfigSchema, input ?? {});
   if (result.success) return result.output;
-  const issue = result.issues[0]!;
+  // a typo shows as an unknown key and a missing one: name the unknown key, it is what was typed
+  const isUnknown = (i: v.BaseIssue<unknown>) => i.type === 'strict_object' && i.expected === 'never';
+  const issue = result.issues.find(isUnknown) ?? result.issues[0]!;
   const path = v.getDotPath(issue) ?? '(root)';
+  const unknown = isUnknown(issue);
+  if (unknown) {
+    const keys = issue.path!.map((p) => p.key);
+    const near = closest(String(keys.at(-1)), allowedKeys(ConfigSchema as unknown as AnySchema, keys.slice(0, -1), input));
+    throw configError(`invalid configuration in ${origin}: unknown key "${path}"${near ? `; did you mean "${near}"?` : ''}`, { key: path });
+  }
   throw configError(`invalid configuration in ${origin}: "${path}": ${issue.message}`, { key: path });
+}
+
+type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema; options?: AnySchema[]; value?: AnySchema };
+
+/** The keys the schema allows for the object at `path` of `input` (through optionals, arrays, unions). */
+function allowedKeys(schema: AnySchema, path: unknown[], input: unknown): string[] {
+  let s: AnySchema | undefined = schema;
+  let value: unknown = input;
+  const unwrap = (x: AnySchema | undefined): AnySchema | undefined => {
+    while (x?.wrapped) x = x.wrapped;
+    if (x?.options) {
+      // a variant: the option whose literal fields match the value (e.g. kind), else any with entries
+      const match = x.options.find((o) => o.entries && Object.entries(o.entries).every(([k, e]) => e.type !== 'literal' || (e as { literal?: unknown }).literal === (value as Record<string, unknown> | undefined)?.[k]));
+      return unwrap(match ?? x.options.find((o) => o.entries));
+    }
+    return x;
+  };
+  for (const key of path) {
+    s = unwrap(s);
+    value = (value as Record<string | number, unknown> | undefined)?.[key as string];
+    s = typeof key === 'number' ? s?.item : (s?.entries?.[key as string] ?? s?.value);
+  }
+  return Object.keys(unwrap(s)?.entries ?? {});
+}
+
+/** The allowed key nearest to a typo (edit distance at most a third of its length, min 2). */
+export function closest(typo: string, keys: string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Math.max(2, Math.floor(typo.length / 3)) + 1;
+  for (const k of keys) {
+    const d = editDistance(typo.toLowerCase(), k.toLowerCase());
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }
 
 function readConfigFile(file: string): unknown {

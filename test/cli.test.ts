@@ -44,6 +44,35 @@ describe('vaultd CLI', () => {
     expect(oneLine(vaultd(['demo', '--db', join(dir, 'x.duckdb'), '--now', 'yesterday']).stderr)).toContain('invalid --now "yesterday"');
   });
 
+  it('every command prints its own usage for --help (exit 0); `help CMD` too', () => {
+    for (const cmd of ['demo', 'serve', 'recompute', 'ingest', 'devnet', 'keys', 'wallets']) {
+      for (const args of [[cmd, '--help'], [cmd, '-h'], ['help', cmd]]) {
+        const r = vaultd(args);
+        expect(r.status, args.join(' ')).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^Usage:\\n  vaultd ${cmd}( |\\n)`));
+        expect(r.stdout.match(/^ {2}vaultd /gm)).toHaveLength(1);
+      }
+    }
+  });
+
+  it('error: negative numbers are named as bad values; sub-command errors carry one prefix', () => {
+    const neg = vaultd(['demo', '--db', join(dir, 'x.duckdb'), '--days', '-5']);
+    expect(neg.status).toBe(2);
+    expect(oneLine(neg.stderr)).toBe('vaultd demo: invalid --days "-5": expected an integer from 1 to 3650');
+    expect(oneLine(vaultd(['serve', '--port', '-1', '--db', join(dir, 'x.duckdb')]).stderr)).toBe('vaultd serve: invalid --port "-1": expected an integer from 0 to 65535');
+    const flag = vaultd(['serve', '--bogus']);
+    expect(oneLine(flag.stderr)).toMatch(/^vaultd serve: Unknown option '--bogus'/);
+    expect(oneLine(vaultd(['keys', 'create']).stderr)).toBe('vaultd keys create: missing NAME');
+  });
+
+  it('error: a config key typo suggests the closest key', () => {
+    const config = join(dir, 'typo.json');
+    writeFileSync(config, JSON.stringify({ rate_limit: { keyed_per_minute: 5 } }));
+    const r = vaultd(['serve', '--config', config, '--db', join(dir, 'y.duckdb')]);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(/unknown key "rate_limit"; did you mean "rate_limits"\?$/);
+  });
+
   it('error: a bad config value names the key', () => {
     const config = join(dir, 'bad.json');
     writeFileSync(config, JSON.stringify({ rate_limits: { keyed_per_minute: -5 } }));
