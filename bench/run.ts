@@ -1,6 +1,7 @@
 // `npm run bench` (= tsc && node dist/bench/run.js [filter…]): runs every compiled
 // dist/bench/*.bench.js one after the other, prints each one's table, and merges the results
-// into bench/results/latest.json (the file the README table is made from, DESIGN §8).
+// into bench/results/local/latest.json (untracked); with `--update` into the committed
+// bench/results/latest.json instead (the file the README table is made from, DESIGN §8).
 //
 // Convention for a bench module (bench/<name>.bench.ts):
 //   export async function run(): Promise<BenchOutput>
@@ -12,7 +13,7 @@
 // Setup stays out of the timed parts (tinybench), benches compare named alternatives side by
 // side, and a bench throws if its alternatives disagree on the outputs they compute.
 // Arguments filter bench files by substring: `node dist/bench/run.js series`.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,9 +32,12 @@ interface LatestFile {
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 const repoRoot = resolve(here, '..', '..');
-const latestPath = join(repoRoot, 'bench', 'results', 'latest.json');
+const committedPath = join(repoRoot, 'bench', 'results', 'latest.json');
+let latestPath = join(repoRoot, 'bench', 'results', 'local', 'latest.json');
 
-async function main(filters: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  if (args.includes('--update')) latestPath = committedPath;
+  const filters = args.filter((a) => a !== '--update');
   const files = readdirSync(here)
     .filter((f) => f.endsWith('.bench.js'))
     .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
@@ -67,7 +71,7 @@ async function main(filters: string[]): Promise<number> {
 function readLatest(): LatestFile {
   let prev: Partial<LatestFile> = {};
   try {
-    prev = JSON.parse(readFileSync(latestPath, 'utf8')) as LatestFile;
+    prev = JSON.parse(readFileSync(existsSync(latestPath) ? latestPath : committedPath, 'utf8')) as LatestFile;
   } catch {
     // first run
   }

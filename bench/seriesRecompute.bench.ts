@@ -2,10 +2,11 @@
 // compute pool against the same computation written as DuckDB SQL, in one run, with equal
 // outputs asserted; and the incremental recompute after one new hour of every vault.
 // Targets: full ≤ 3 s on 2 cores and ≥ 3× faster than SQL; incremental ≤ 100 ms.
-// World: $VAULTD_BENCH_DB or /tmp/bench.duckdb, built (~60 s) when missing.
+// World: $VAULTD_BENCH_DB (kept), or built (~60 s) in a temp folder removed after the run.
 // Runnable alone (`node dist/bench/seriesRecompute.bench.js`) and through bench/run.ts.
-import { existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Bench, type Task } from 'tinybench';
 import { createCommon, type Common } from '../common/common.js';
@@ -172,7 +173,8 @@ function memory(gen: Generation): Record<string, number> {
 }
 
 async function openWorld(common: Common): Promise<{ store: Store; path: string; built: boolean }> {
-  const path = process.env.VAULTD_BENCH_DB ?? '/tmp/bench.duckdb';
+  // a world given in VAULTD_BENCH_DB is kept for the next run; otherwise it is built in a temp folder and removed
+  const path = process.env.VAULTD_BENCH_DB ?? join(mkdtempSync(join(tmpdir(), 'vaultd-series-bench-')), 'bench.duckdb');
   let built = false;
   if (!existsSync(path)) {
     console.log(`building the bench world at ${path} (~60 s)…`);
@@ -322,6 +324,7 @@ export async function runSeriesRecomputeBench(): Promise<BenchOutput> {
   } finally {
     await common.shutdown.close('bench done');
     await store.close();
+    if (process.env.VAULTD_BENCH_DB === undefined) rmSync(dirname(path), { recursive: true, force: true });
   }
 }
 

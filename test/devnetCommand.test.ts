@@ -1,5 +1,6 @@
 // `vaultd devnet` end to end: a local chain, our contracts, a simulated month, ingested over
 // JSON-RPC by the real indexer, served by the real API.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/common.js';
@@ -9,6 +10,8 @@ describe('vaultd devnet', () => {
   it('serves the vaults it deployed and ingested, and stops on SIGTERM', async () => {
     const child = vaultdSpawn(['devnet', '--port', '0', '--db', join(tempDir(), 'devnet.duckdb')]);
     try {
+      let stdout = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
       const port = await waitForListening(child, 240_000);
       const res = await fetch(`http://127.0.0.1:${port}/v1/vaults`);
       expect(res.status).toBe(200);
@@ -29,13 +32,21 @@ describe('vaultd devnet', () => {
         expect(price.price.usd).toBeGreaterThan(0);
         expect(Date.parse(price.timestamp) / 1000).toBe(v.metrics.as_of);
       }
+      // every definition field the indexer reads is on the devnet's contracts (MetaMorpho's timelock too)
+      for (const v of body.data.filter((x) => x.vault_type === 'morpho_v1')) {
+        const def = (await (await fetch(`http://127.0.0.1:${port}/v1/vaults/${v.vault_id}/definition`)).json()) as { data: Record<string, unknown> };
+        expect(JSON.stringify(def.data)).toContain('"timelock_seconds":86400');
+      }
       const chains = (await (await fetch(`http://127.0.0.1:${port}/health/chains`)).json()) as { chain_id: number; latest_block: number }[];
       // the indexer's checkpoint, at the last full hour: fresh
       expect(chains[0]).toMatchObject({ chain_id: 31337, freshness: 'fresh' });
       expect(chains[0]!.latest_block).toBeGreaterThan(700);
+      const config = /; config (\S+\.json);/.exec(stdout)?.[1];
+      expect(config && existsSync(config)).toBe(true);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
+      expect(existsSync(config!)).toBe(false);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

@@ -65,7 +65,16 @@ interface Case {
   group: '1kb' | 'br' | null;
 }
 
+/** The bench; its work folder (two demo databases, ~0.5 GB) is removed after unless VAULTD_HTTP_BENCH_DIR names one to keep. */
 export async function run(): Promise<BenchOutput> {
+  try {
+    return await measure();
+  } finally {
+    if (process.env.VAULTD_HTTP_BENCH_DIR === undefined) rmSync(settings.dir, { recursive: true, force: true });
+  }
+}
+
+async function measure(): Promise<BenchOutput> {
   const tools = await ensureTools();
   const notes = [...tools.notes];
   const results: Record<string, unknown> = {
@@ -287,9 +296,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   run()
     .then((out) => {
       console.table(out.table);
-      const path = join(settings.dir, 'http-results.json');
+      const path = join(repoRoot, 'bench', 'results', 'local', 'http-results.json');
+      mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, JSON.stringify(out.results, null, 2) + '\n');
-      console.log(`results: ${path} (bench/results/latest.json is written by \`node dist/bench/run.js http\`)`);
+      console.log(`results: ${path} (bench/results/latest.json is written by \`npm run bench -- http --update\`)`);
     })
     .catch((e: unknown) => {
       console.error(e);

@@ -23,12 +23,13 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   for (const f of [db, `${db}.wal`]) rmSync(f, { force: true });
 
   const devnet = await startDevnet({ startTime: genesisEndingAt(Date.now() / 1000, DAYS) });
+  // the config written for this run (printed, for `vaultd ingest --config`) lives as long as the devnet
+  const file = join(tmpdir(), `vaultd-devnet-${process.pid}.json`);
   try {
     const progress = createProgress(logger, 'devnet');
     const manifest = await simulateDevnet(devnet, { days: DAYS, onProgress: (h, n) => progress.update(h, n) });
     progress.stop();
     logger.info({ rpc_url: devnet.rpcUrl, vaults: manifest.vaults.length, wallets: manifest.wallets.length }, 'devnet simulated');
-    const file = join(tmpdir(), `vaultd-devnet-${process.pid}.json`);
     writeFileSync(file, JSON.stringify({ ...devnetConfig(manifest), db }, null, 2));
     const config = loadConfig({ config: file, db, port });
     process.stdout.write(`devnet: chain ${manifest.chainId} at ${devnet.rpcUrl}; config ${file}; wallets e.g. ${manifest.wallets[0]}\n`);
@@ -36,5 +37,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   } catch (err) {
     await devnet.stop();
     throw err;
+  } finally {
+    rmSync(file, { force: true });
   }
 }

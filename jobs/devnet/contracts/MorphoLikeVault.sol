@@ -32,6 +32,9 @@ contract MorphoLikeVault is ERC20Base, Owned {
 
     address public curator;
     uint256 public fee;
+    /// @notice MetaMorpho's delay before a market cap increase or guardian change takes effect;
+    /// real vaults start at MIN_TIMELOCK (1 day). The indexer reads it into the definition.
+    uint256 public timelock = 1 days;
     /// @notice Total assets at the last accrual: the fee is taken on growth beyond it.
     uint256 public lastTotalAssets;
     /// @notice Simulated yield, WAD per second (5 % a year ≈ 1.585e9); no event, as no real vault has one.
