@@ -46,6 +46,12 @@ export interface HandlerDeps {
   common: Common;
   current: () => Served | null;
   auth: () => AuthTable;
+  /**
+   * When the key table may be stale (the database changed since it was read), a promise that
+   * settles once it is re-read; null when it is current. Requests carrying a credential wait
+   * for it, so a key works the moment `vaultd keys create` returns and a revoked one stops.
+   */
+  keysReloading?: () => Promise<void> | null;
   cursors: CursorCodec;
   /** seconds until the next scheduled publish, or null when no schedule runs */
   secondsToNextPublish: () => number | null;
@@ -63,6 +69,8 @@ const PREFLIGHT: [string, string][] = [
   ['Access-Control-Allow-Headers', 'Authorization, X-API-Key, If-None-Match, X-Request-Id, Accept-Encoding, Content-Type'],
   ['Access-Control-Max-Age', '86400'],
 ];
+
+const ANONYMOUS = { kind: 'anonymous' } as const;
 
 /** One access-log line per this many requests (errors are always logged). */
 const LOG_SAMPLE = 1000;
@@ -122,7 +130,11 @@ export function createHandler(deps: HandlerDeps) {
   let maxAgePublic = '';
   let maxAgePrivate = '';
 
-  return function handle(req: IncomingRequest): Reply | Promise<Reply> {
+  return function handle(req: IncomingRequest, keysChecked = false): Reply | Promise<Reply> {
+    if (!keysChecked && req.method !== 'OPTIONS' && (req.authorization || req.apiKey) && (req.path === '/v1' || req.path.startsWith('/v1/'))) {
+      const reloading = deps.keysReloading?.();
+      if (reloading) return reloading.then(() => handle(req, true), () => handle(req, true));
+    }
     const t0 = process.hrtime.bigint();
     const requestId = requestIdFrom(req.requestId || undefined);
     const headers: [string, string][] = [['X-Request-Id', requestId], ...CORS];
@@ -151,10 +163,12 @@ export function createHandler(deps: HandlerDeps) {
     };
 
     try {
+      const preflight = req.method === 'OPTIONS';
       if (isV1) {
-        const who = deps.auth().authenticate({ authorization: req.authorization, apiKey: req.apiKey });
+        // A browser's preflight carries no credential: never authenticated, counted per IP.
+        const who = preflight ? ANONYMOUS : deps.auth().authenticate({ authorization: req.authorization, apiKey: req.apiKey });
         if (who.kind === 'invalid') throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
-        if (who.kind === 'anonymous' && !config.auth.anonymous) {
+        if (who.kind === 'anonymous' && !config.auth.anonymous && !preflight) {
           throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
         }
         const tier = who.kind === 'key' ? 'keyed' : 'anonymous';
@@ -167,7 +181,7 @@ export function createHandler(deps: HandlerDeps) {
           });
         }
       }
-      if (req.method === 'OPTIONS') return reply(204, [], PREFLIGHT);
+      if (preflight) return reply(204, [], PREFLIGHT);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         throw new VaultdError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed; this API is read-only (GET, HEAD, OPTIONS)`, {
           details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },

@@ -90,6 +90,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     common,
     current: () => served,
     auth: () => keys.table,
+    keysReloading: () => keys.reloadIfStale(),
     cursors: createCursorCodec(secret),
     secondsToNextPublish: () => {
       const next = schedule?.nextRun();
@@ -178,16 +179,29 @@ function createKeyReloader(common: Common, access: StoreAccess, path: string) {
     });
     return parts.join('|');
   };
+  let inflight: Promise<void> | null = null;
+  const reload = (): Promise<void> => {
+    if (inflight) return inflight;
+    if (fileStamp() === stamp) return Promise.resolve();
+    inflight = access(activeKeyDigests)
+      .then((rows) => {
+        table = createAuthTable(rows);
+        // after the read: opening the file may itself touch it
+        stamp = fileStamp();
+        common.logger.debug({ keys: table.size }, 'API keys loaded');
+      })
+      .finally(() => (inflight = null));
+    return inflight;
+  };
   return {
     get table() {
       return table;
     },
-    async reload() {
-      const now = fileStamp();
-      if (now === stamp) return;
-      table = createAuthTable(await access(activeKeyDigests));
-      stamp = fileStamp();
-      common.logger.debug({ keys: table.size }, 'API keys loaded');
+    reload,
+    /** Two stat calls; a reload only when the database file changed since the last one. */
+    reloadIfStale(): Promise<void> | null {
+      if (inflight) return inflight;
+      return fileStamp() === stamp ? null : reload();
     },
   };
 }
