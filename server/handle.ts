@@ -71,6 +71,8 @@ const PREFLIGHT: [string, string][] = [
 ];
 
 const ANONYMOUS = { kind: 'anonymous' } as const;
+/** /v1 answers depend on the credential (401, tier headers): caches must key on it too. */
+const VARY_V1 = 'Accept-Encoding, Authorization, X-API-Key';
 
 /** One access-log line per this many requests (errors are always logged). */
 const LOG_SAMPLE = 1000;
@@ -217,6 +219,7 @@ export function createHandler(deps: HandlerDeps) {
       }
       if (body.kind === 'raw') {
         extra.push(['Cache-Control', body.cache === 'no-store' ? 'no-store' : maxAge()]);
+        if (isV1) extra.push(['Vary', 'Authorization, X-API-Key']);
         if (body.cache === 'public') {
           // ETag on every cacheable 200 (DESIGN §5.6): raw bodies (price series, the document) hash their bytes.
           const etag = rawEtag(body.body);
@@ -230,7 +233,7 @@ export function createHandler(deps: HandlerDeps) {
       const built = body.kind === 'page' ? { page: body.page, head: [] as Buffer[] } : jsonPage(body, snapshot.refreshed_at, served!.id);
       const page = built.page;
       if (body.kind === 'json' && body.headers) extra.push(...body.headers);
-      extra.push(['ETag', page.etag], ['Cache-Control', maxAge()], ['Vary', 'Accept-Encoding']);
+      extra.push(['ETag', page.etag], ['Cache-Control', maxAge()], ['Vary', isV1 ? VARY_V1 : 'Accept-Encoding']);
       if (matchesEtag(req.ifNoneMatch, page.etag)) return reply(304, [], extra);
       let variants: Variants | undefined;
       if (body.kind === 'page') {
