@@ -233,6 +233,7 @@ const API_CODES: Record<ApiErrorCode, true> = {
   UNAUTHORIZED: true,
   NOT_FOUND: true,
   METHOD_NOT_ALLOWED: true,
+  URI_TOO_LONG: true,
   INVALID_PARAMETER: true,
   INVALID_CURSOR: true,
   RATE_LIMITED: true,

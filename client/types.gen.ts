@@ -346,7 +346,7 @@ export interface WalletListMeta {
 
 export interface ErrorResponse {
   error: {
-    code: 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'INVALID_PARAMETER' | 'INVALID_CURSOR' | 'RATE_LIMITED' | 'NOT_READY' | 'INTERNAL';
+    code: 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'URI_TOO_LONG' | 'INVALID_PARAMETER' | 'INVALID_CURSOR' | 'RATE_LIMITED' | 'NOT_READY' | 'INTERNAL';
     message: string;
     details?: unknown;
   };
@@ -379,6 +379,14 @@ export interface UnprocessableError {
 export interface RateLimitedError {
   error: {
     code: 'RATE_LIMITED';
+    message: string;
+    details?: unknown;
+  };
+}
+
+export interface UriTooLongError {
+  error: {
+    code: 'URI_TOO_LONG';
     message: string;
     details?: unknown;
   };

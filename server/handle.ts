@@ -71,6 +71,10 @@ const PREFLIGHT: [string, string][] = [
 ];
 
 const ANONYMOUS = { kind: 'anonymous' } as const;
+/** Longest request target (path and query) served; cursors are at most 1 KiB. */
+export const MAX_TARGET = 8192;
+/** Route-match cache budget, in path characters. */
+const ROUTE_CACHE_BYTES = 4 * 1024 * 1024;
 /** /v1 answers depend on the credential (401, tier headers): caches must key on it too. */
 const VARY_V1 = 'Accept-Encoding, Authorization, X-API-Key';
 
@@ -118,14 +122,21 @@ export function createHandler(deps: HandlerDeps) {
     if (!h) histograms.set(route, (h = latency.labels(route)));
     return h;
   };
-  // Route matches of recently seen paths (bounded; cleared when full).
-  const routes = new Map<string, RouteMatch | null>();
+  // Route matches of recently seen paths, bounded by bytes (cleared when full). Misses are not
+  // kept: unique junk paths must not buy memory.
+  const routes = new Map<string, RouteMatch>();
+  let routeBytes = 0;
   const routeOf = (path: string): RouteMatch | null => {
-    let m = routes.get(path);
-    if (m === undefined) {
-      if (routes.size >= 20_000) routes.clear();
-      routes.set(path, (m = matchRoute(path)));
+    const hit = routes.get(path);
+    if (hit !== undefined) return hit;
+    const m = matchRoute(path);
+    if (m === null) return null;
+    if (routeBytes + path.length > ROUTE_CACHE_BYTES) {
+      routes.clear();
+      routeBytes = 0;
     }
+    routes.set(path, m);
+    routeBytes += path.length;
     return m;
   };
   let maxAgeAt = 0;
@@ -183,6 +194,10 @@ export function createHandler(deps: HandlerDeps) {
           });
         }
       }
+      if (req.path.length + req.query.length > MAX_TARGET) {
+        if (!isV1) chargeJunk();
+        throw new VaultdError('URI_TOO_LONG', `the request target is ${req.path.length + req.query.length} bytes; the limit is ${MAX_TARGET}`);
+      }
       if (preflight) return reply(204, [], PREFLIGHT);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         throw new VaultdError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed; this API is read-only (GET, HEAD, OPTIONS)`, {
@@ -192,7 +207,10 @@ export function createHandler(deps: HandlerDeps) {
       const asset = deps.assets?.answer(req);
       if (asset) return reply(asset.status, asset.parts, asset.headers);
       route = routeOf(req.path);
-      if (!route) throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
+      if (!route) {
+        if (!isV1) chargeJunk();
+        throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
+      }
       const served = deps.current();
       const ctx: RouteContext = {
         served,
@@ -207,6 +225,18 @@ export function createHandler(deps: HandlerDeps) {
     } catch (err) {
       if (err instanceof VaultdError) return fail(err);
       return fail(new VaultdError('INTERNAL', `internal error (request ${requestId}); the server logged the cause`, { cause: err }));
+    }
+
+    /** Unknown paths outside /v1 count against the caller's anonymous budget (no free junk). */
+    function chargeJunk(): void {
+      const limit = limiter.take(`ip:${req.ip}`, 'anonymous');
+      if (!limit.allowed) {
+        rejected.inc({ tier: 'anonymous' });
+        headers.push(...rateLimitHeaders(limit));
+        throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
+          details: { retry_after_seconds: limit.retryAfterSeconds },
+        });
+      }
     }
 
     function write(body: Body, served: Served | null): Reply | Promise<Reply> {

@@ -72,10 +72,10 @@ describe('the document', () => {
     }
   });
 
-  test('error responses: 401/429/503/500 and a bodyless 304 on /v1; 404 and 422 where they apply', () => {
-    expect(Object.keys(get('/v1/vaults').responses)).toEqual(['200', '304', '401', '422', '429', '500', '503']);
-    expect(Object.keys(get('/v1/vaults/{vault_id}').responses)).toEqual(['200', '304', '401', '404', '422', '429', '500', '503']);
-    expect(Object.keys(get('/v1/strategies').responses)).toEqual(['200', '304', '401', '429', '500', '503']);
+  test('error responses: 401/414/429/503/500 and a bodyless 304 on /v1; 404 and 422 where they apply', () => {
+    expect(Object.keys(get('/v1/vaults').responses)).toEqual(['200', '304', '401', '414', '422', '429', '500', '503']);
+    expect(Object.keys(get('/v1/vaults/{vault_id}').responses)).toEqual(['200', '304', '401', '404', '414', '422', '429', '500', '503']);
+    expect(Object.keys(get('/v1/strategies').responses)).toEqual(['200', '304', '401', '414', '429', '500', '503']);
     expect(Object.keys(get('/health').responses)).toEqual(['200', '500']);
     expect(get('/v1/tvl').responses['304'].content).toBeUndefined();
     expect(get('/v1/vaults/slug/{slug}').responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NotFoundError' });

@@ -130,6 +130,7 @@ const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
 const ERROR_RESPONSES: Record<number, { schema: string; description: string }> = {
   401: { schema: 'UnauthorizedError', description: 'UNAUTHORIZED: the credential is unknown or revoked, or missing while anonymous access is off.' },
   404: { schema: 'NotFoundError', description: 'NOT_FOUND: unknown vault, slug, position or token.' },
+  414: { schema: 'UriTooLongError', description: 'URI_TOO_LONG: the request target (path and query) is over 8192 bytes.' },
   422: { schema: 'UnprocessableError', description: 'INVALID_PARAMETER (details name the parameter) or INVALID_CURSOR.' },
   429: { schema: 'RateLimitedError', description: 'RATE_LIMITED: over the caller\'s budget.' },
   500: { schema: 'InternalError', description: 'INTERNAL: logged with the request id; never a stack or a path.' },
@@ -150,7 +151,7 @@ function responses(op: OperationSpec): Json {
       : { [op.body.mediaType]: { schema: op.body.schema } };
   const out: Json = { 200: { description: op.summary, headers: headers(ok), content } };
   if (isV1) out[304] = { description: 'Not modified (`If-None-Match` matched the ETag); no body.', headers: headers(['X-Request-Id', 'ETag', ...limited]) };
-  const statuses = isV1 ? [401, ...op.errors, 429, 503, 500] : [500];
+  const statuses = isV1 ? [401, ...op.errors, 414, 429, 503, 500] : [500];
   for (const status of statuses.sort((a, b) => a - b)) {
     const e = ERROR_RESPONSES[status]!;
     const names = ['X-Request-Id', ...(status === 401 ? [] : limited), ...(status === 429 ? ['Retry-After'] : [])];

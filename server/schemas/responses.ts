@@ -61,6 +61,7 @@ export const UnauthorizedError = errorEnvelope(codesOf(401));
 export const NotFoundError = errorEnvelope(codesOf(404));
 export const UnprocessableError = errorEnvelope(codesOf(422));
 export const RateLimitedError = errorEnvelope(codesOf(429));
+export const UriTooLongError = errorEnvelope(codesOf(414));
 export const NotReadyError = errorEnvelope(codesOf(503));
 export const InternalError = errorEnvelope(codesOf(500));
 
@@ -162,6 +163,7 @@ export const COMPONENTS = {
   NotFoundError,
   UnprocessableError,
   RateLimitedError,
+  UriTooLongError,
   NotReadyError,
   InternalError,
   VaultListResponse,

@@ -122,6 +122,10 @@ describe('rate limits', () => {
     // every /v1 route shares the caller's budget; health is not limited
     expect((await low.api.get('/v1/vaults/featured')).status).toBe(429);
     expect((await low.api.get('/health')).status).toBe(200);
+    // unknown paths outside /v1 are not free either: the same budget is spent
+    const junk = await low.api.get(`/junk-${'x'.repeat(3000)}`);
+    expect(junk.status).toBe(429);
+    expect(junk.body.error.code).toBe('RATE_LIMITED');
 
     for (let i = 0; i < 8; i++) {
       const res = await low.api.get('/v1/strategies', { headers: { authorization: `Bearer ${lowKey}` } });
@@ -133,6 +137,25 @@ describe('rate limits', () => {
     expect(keyedLimited.body.error.code).toBe('RATE_LIMITED');
     expect(keyedLimited.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expectRateHeaders(keyedLimited, 8);
+  });
+});
+
+describe('request targets', () => {
+  it('error: a target over 8 KiB is 414 URI_TOO_LONG at once, on /v1 and elsewhere', async () => {
+    for (const path of [`/v1/vaults?x=${'a'.repeat(9000)}`, `/${'b'.repeat(9000)}`]) {
+      const res = await plain.api.get(path);
+      expect(res.status, path.slice(0, 10)).toBe(414);
+      expect(res.body.error).toEqual({ code: 'URI_TOO_LONG', message: expect.stringMatching(/^the request target is \d+ bytes; the limit is 8192$/) });
+    }
+  });
+
+  it('unknown paths outside /v1 count against the anonymous budget; known ones (health, document) do not', async () => {
+    const seen: number[] = [];
+    for (let i = 0; i < 7; i++) seen.push((await low.api.get(`/unique-${i}-${'y'.repeat(2000)}`)).status);
+    expect(seen.at(-1)).toBe(429);
+    expect(seen.filter((s) => s !== 404 && s !== 429)).toEqual([]);
+    expect((await low.api.get('/health')).status).toBe(200);
+    expect((await low.api.get('/openapi.json')).status).toBe(200);
   });
 });
 
