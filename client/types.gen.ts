@@ -32,9 +32,12 @@ export interface VaultGroupRef {
 }
 
 export interface VaultMetrics {
-  tvl: AmountPair;
-  unit_price: string;
-  total_supply: string;
+  tvl: {
+    native: string | null;
+    usd: string | null;
+  };
+  unit_price: string | null;
+  total_supply: string | null;
   apy_7d: number | null;
   apy_30d: number | null;
   apy_90d: number | null;
@@ -279,6 +282,7 @@ export interface Health {
   status: 'ok' | 'degraded';
   version: string;
   uptime_seconds: number;
+  stalled_chains?: number[];
 }
 
 export interface ChainHealth {

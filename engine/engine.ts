@@ -3,7 +3,7 @@
 // recompute or publish leaves the previous snapshot serving.
 import { Gauge } from 'prom-client';
 import type { Common } from '../common/common.js';
-import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDigests, loadPrices, loadTvlSources, loadWorld, sortChainOrder, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
+import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDigests, loadPrices, loadPriceProviderErrors, loadTvlSources, loadWorld, sortChainOrder, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
 import { priceKey } from './model/world.js';
 import type { PriceSeries, VaultSeries, World } from './model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
@@ -232,11 +232,12 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
 
   w.chainHeads = await loadChainHeads(store);
   w.allocations = await loadAllocations(store);
-  const tvlBefore = JSON.stringify(w.tvlSources);
+  const tvlBefore = JSON.stringify([w.tvlSources, w.priceProviderErrors]);
   w.tvlSources = await loadTvlSources(store, w.registry.tvl_sources);
+  w.priceProviderErrors = await loadPriceProviderErrors(store);
   for (const s of w.series.values()) if (s.length > 0) w.end = Math.max(w.end, s.ts[s.length - 1]!);
 
-  if (from.size === 0 && events.length === 0 && !pricesChanged && JSON.stringify(w.tvlSources) === tvlBefore) return null;
+  if (from.size === 0 && events.length === 0 && !pricesChanged && JSON.stringify([w.tvlSources, w.priceProviderErrors]) === tvlBefore) return null;
   return [...from].map(([series, start]) => ({ series, from: start }));
 }
 

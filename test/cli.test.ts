@@ -286,6 +286,51 @@ describe('vaultd CLI', () => {
     expect(Date.parse(changed.refreshed_at)).toBeGreaterThan(Date.parse(first.refreshed_at));
   });
 
+  it('unknown is null: a chain never synced and a failing price provider show as such, not as invented numbers', async () => {
+    // a port with nothing behind it: every RPC and price request fails at once
+    const probe = createNetServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const dead = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((r) => probe.close(r));
+    const config = join(dir, 'dead-upstreams.json');
+    const vault = '0xbeef01735c132ada46aa9aa4c54623caa92a64cb';
+    writeFileSync(
+      config,
+      JSON.stringify({
+        chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: [dead], finality_blocks: 0 }],
+        registry: {
+          vaults: [
+            {
+              chain_id: 1, address: vault, vault_type: 'morpho_v1', name: 'Steakhouse USDC', symbol: 'steakUSDC',
+              numeraire_token: { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6, symbol: 'USDC' },
+            },
+          ],
+        },
+        prices: { providers: [{ kind: 'http', base_url: dead, timeout_ms: 500 }] },
+      }),
+    );
+    const child = vaultdSpawn(['serve', '--db', join(dir, 'dead-upstreams.duckdb'), '--port', '0', '--host', '127.0.0.1', '--config', config]);
+    try {
+      const port = await waitForListening(child);
+      const get = async (path: string) => (await fetch(`http://127.0.0.1:${port}${path}`)).json();
+      expect(await get('/health')).toMatchObject({ status: 'degraded', stalled_chains: [1] });
+      expect(await get('/health/chains')).toEqual([{ chain_id: 1, latest_block: null, latest_timestamp: null, lag_seconds: null, freshness: 'stalled' }]);
+      const [row] = (await get('/v1/vaults')).data;
+      expect(row.metrics).toEqual({ tvl: { native: null, usd: null }, unit_price: null, total_supply: null, apy_7d: null, apy_30d: null, apy_90d: null, as_of: null });
+      // the prices round runs in the background: wait for it to have failed
+      let tvl: any;
+      for (let i = 0; i < 100; i++) {
+        tvl = await get('/v1/tvl');
+        if (tvl.meta.partial_errors !== null) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(tvl.data.tvl.usd).toBeNull();
+      expect(tvl.meta.partial_errors).toEqual([{ code: 'PRICE_PROVIDER_FAILED', message: expect.stringContaining('price provider "http:defillama" failed'), resource_id: 'http:defillama' }]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('serve with stored history and an RPC that never answers: serves first, the prices round fails later in the background', async () => {
     // a JSON-RPC endpoint that accepts connections and never replies
     const sockets: Socket[] = [];

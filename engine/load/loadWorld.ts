@@ -7,6 +7,7 @@ import { priceKey } from '../model/world.js';
 import { readRegistry } from '../store/registryStore.js';
 import type { EventKind, EventRow } from '../store/rows.js';
 import type { Store } from '../store/store.js';
+import { getSetting, PRICE_PROVIDER_ERRORS } from '../store/settings.js';
 import { trimZeros } from '../format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
@@ -22,6 +23,7 @@ export async function loadWorld(common: Common, store: Store): Promise<World> {
   const walletRows = groupByWallet(events);
   const allocations = await loadAllocations(store);
   const tvlSources = await loadTvlSources(store, registry.tvl_sources);
+  const priceProviderErrors = await loadPriceProviderErrors(store);
   const chainHeads = await loadChainHeads(store);
   let end = 0;
   for (const s of series.values()) if (s.length > 0) end = Math.max(end, s.ts[s.length - 1]!);
@@ -29,7 +31,7 @@ export async function loadWorld(common: Common, store: Store): Promise<World> {
     { vaults: vaults.size, events: events.length, wallets: walletRows.size, ms: Math.round(performance.now() - t0) },
     'world loaded',
   );
-  return { registry, vaults, series, prices, events, walletRows, walletIndex: buildWalletIndex({ events, walletRows }), allocations, tvlSources, end, chainHeads };
+  return { registry, vaults, series, prices, events, walletRows, walletIndex: buildWalletIndex({ events, walletRows }), allocations, tvlSources, priceProviderErrors, end, chainHeads };
 }
 
 /** Which rows of a token to (re)load: those after `after` (unix s), or all when it is null. */
@@ -201,6 +203,11 @@ export async function loadAllocations(store: Store): Promise<World['allocations'
   return out;
 }
 
+export async function loadPriceProviderErrors(store: Store): Promise<World['priceProviderErrors']> {
+  const raw = await getSetting(store, PRICE_PROVIDER_ERRORS);
+  return raw ? (JSON.parse(raw) as World['priceProviderErrors']) : [];
+}
+
 export async function loadTvlSources(store: Store, sources: World['registry']['tvl_sources']): Promise<TvlSourceState[]> {
   const good = await store.rows<{ source_id: string; ts: number; usd: string }>(
     'load.tvl_sources.good',
@@ -242,7 +249,7 @@ export async function loadChainHeads(store: Store): Promise<World['chainHeads']>
   );
   for (const r of status) {
     const prev = heads.get(r.chain_id);
-    heads.set(r.chain_id, { block: r.block ?? prev?.block ?? 0, ts: r.ts ?? prev?.ts ?? 0, stalled: r.stalled });
+    heads.set(r.chain_id, { block: r.block ?? prev?.block ?? null, ts: r.ts ?? prev?.ts ?? null, stalled: r.stalled });
   }
   return heads;
 }

@@ -24,7 +24,14 @@ export interface VaultTimeseriesPoint extends VaultPointValues {
   timestamp: string;
 }
 
-export interface VaultMetrics extends VaultPointValues {
+/** Current metrics; a vault never read yet has every value null (unknown, not zero). */
+export interface VaultMetrics {
+  total_supply: string | null;
+  tvl: { native: string | null; usd: string | null };
+  unit_price: string | null;
+  apy_7d: number | null;
+  apy_30d: number | null;
+  apy_90d: number | null;
   as_of: number | null;
 }
 
@@ -58,7 +65,7 @@ export function vaultTimeseriesPoint(s: VaultSeries, i: number, instant: number,
 /** Current metrics: the latest snapshot, `as_of` in Unix seconds (DESIGN §4.2). */
 export function currentMetrics(s: VaultSeries | undefined, prices: PriceSeries | undefined): VaultMetrics {
   if (!s || s.length === 0) {
-    return { tvl: { native: '0', usd: null }, unit_price: '1', total_supply: '0', apy_7d: null, apy_30d: null, apy_90d: null, as_of: null };
+    return { tvl: { native: null, usd: null }, unit_price: null, total_supply: null, apy_7d: null, apy_30d: null, apy_90d: null, as_of: null };
   }
   const i = s.length - 1;
   const v = vaultPointValues(s, i, prices);

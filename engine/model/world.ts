@@ -70,10 +70,12 @@ export interface World {
   /** latest allocation set per vault */
   allocations: Map<string, { as_of: number; items: AllocationItem[] }>;
   tvlSources: TvlSourceState[];
+  /** price providers whose last round failed (the price job records them in `settings`) */
+  priceProviderErrors: { provider: string; error: string }[];
   /** the newest snapshot hour of any vault */
   end: number;
-  /** per chain: the newest indexed block and time, and whether its ingest has stalled */
-  chainHeads: Map<number, { block: number; ts: number; stalled: boolean }>;
+  /** per chain: the newest indexed block and time (null before the first), and whether its ingest has stalled */
+  chainHeads: Map<number, { block: number | null; ts: number | null; stalled: boolean }>;
 }
 
 export interface AllocationItem {

@@ -105,7 +105,7 @@ export function buildSnapshot(world: World, opts: { generation: number; now: num
     allocations,
     strategies: strategyCards(world.registry, metrics),
     featured: featuredCards(world.registry, metrics),
-    tvl: aggregateTvl(world.registry, metrics, world.tvlSources, opts.now),
+    tvl: aggregateTvl(world.registry, metrics, world.tvlSources, opts.now, world.priceProviderErrors),
     latestPrices,
     priceBodies: new Map([...latestPrices].map(([key, price]) => [key, priceBody(price)])),
     wallets: world.walletIndex,

@@ -11,6 +11,7 @@ import { createRawWriter } from '../../engine/store/rawWriter.js';
 import type { PriceRow } from '../../engine/store/rows.js';
 import type { Store } from '../../engine/store/store.js';
 import { readRegistry, writeTvlSources } from '../../engine/store/registryStore.js';
+import { PRICE_PROVIDER_ERRORS, setSetting } from '../../engine/store/settings.js';
 import { tvlSourceRows } from '../chain/registrySync.js';
 import { createStoreLock } from '../chain/storeLock.js';
 import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
@@ -190,6 +191,8 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
     }
   }
 
+  const failed = providers.filter((p) => p.status === 'failed').map((p) => ({ provider: p.provider, error: p.error ?? 'failed' }));
+  await lock.run(() => setSetting(store, PRICE_PROVIDER_ERRORS, JSON.stringify(failed)));
   await lock.run(() => syncTvlSources(store, { tvl_sources: [...runtime.tvlSources] }));
   const readings = await Promise.all(runtime.tvlSources.map((s) => readTvlSource(s, { now })));
   if (readings.length > 0) {

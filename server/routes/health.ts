@@ -18,31 +18,35 @@ export function health(ctx: RouteContext): Body {
   const now = Date.now() / 1000;
   const served = ctx.served;
   const stale = served !== null && served.jobs && now - served.snapshot.refreshed_at_s > FRESHNESS_BUDGET_SECONDS;
+  // while jobs run, a chain that is stalled or never synced degrades the server, by name
+  const stalled = served?.jobs ? chainHealth(served).filter((c) => c.freshness === 'stalled').map((c) => c.chain_id) : [];
   return json({
-    status: served === null || stale ? 'degraded' : 'ok',
+    status: served === null || stale || stalled.length > 0 ? 'degraded' : 'ok',
     version: VERSION,
     uptime_seconds: Math.floor(now - ctx.started / 1000),
+    ...(stalled.length > 0 ? { stalled_chains: stalled } : {}),
   });
 }
 
 /** Freshness of each chain with an enabled vault, from the newest indexed snapshot. */
 export function healthChains(ctx: RouteContext): Body {
-  const served = ctx.served;
-  if (!served) return json([]);
+  return json(ctx.served ? chainHealth(ctx.served) : []);
+}
+
+function chainHealth(served: NonNullable<RouteContext['served']>) {
   const now = Math.floor(Date.now() / 1000);
   const chains = served.chainStatus ?? defaultChainStatus(served);
-  return json(
-    chains.map((c) => {
-      const lag = c.latest_timestamp === null ? null : Math.max(0, now - c.latest_timestamp);
-      return {
-        chain_id: c.chain_id,
-        latest_block: c.latest_block,
-        latest_timestamp: c.latest_timestamp,
-        lag_seconds: lag,
-        freshness: c.stalled || lag === null ? 'stalled' : lag <= 2 * 3600 ? 'fresh' : lag <= 24 * 3600 ? 'lagging' : 'stalled',
-      };
-    }),
-  );
+  return chains.map((c) => {
+    // lag counts from the first block read, never from 1970
+    const lag = c.latest_timestamp === null ? null : Math.max(0, now - c.latest_timestamp);
+    return {
+      chain_id: c.chain_id,
+      latest_block: c.latest_block,
+      latest_timestamp: c.latest_timestamp,
+      lag_seconds: lag,
+      freshness: c.stalled || lag === null ? 'stalled' : lag <= 2 * 3600 ? 'fresh' : lag <= 24 * 3600 ? 'lagging' : 'stalled',
+    };
+  });
 }
 
 export interface ChainStatus {

@@ -73,6 +73,7 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     walletRows,
     allocations,
     tvlSources,
+    priceProviderErrors: [],
     end,
     chainHeads: new Map(),
     walletIndex: buildWalletIndex({ events, walletRows }),

@@ -83,6 +83,8 @@ export const Health = v.strictObject({
   status: v.picklist(['ok', 'degraded']),
   version: v.string(),
   uptime_seconds: NonNegativeInt64,
+  /** while jobs run: the chains that are stalled or never synced (only when there are some) */
+  stalled_chains: v.optional(v.array(ChainId)),
 });
 
 /** One chain with an enabled vault; `latest_timestamp` in Unix seconds; null before its first block. */

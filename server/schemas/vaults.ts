@@ -7,6 +7,7 @@ import {
   AmountPair,
   ChainId,
   DateTime,
+  Decimal,
   Double,
   Int64,
   TokenRef,
@@ -37,8 +38,19 @@ const METRIC_VALUES = {
   apy_90d: Apy,
 };
 
-/** Current metrics: `as_of` is the latest snapshot's Unix time in seconds, null without one (DESIGN §4.2). */
-export const VaultMetrics = v.strictObject({ ...METRIC_VALUES, as_of: v.nullable(Int64) });
+/**
+ * Current metrics: `as_of` is the latest snapshot's Unix time in seconds; a vault with no
+ * snapshot yet has every value null, never an invented 0 or 1 (DESIGN §4.2).
+ */
+export const VaultMetrics = v.strictObject({
+  tvl: v.strictObject({ native: v.nullable(Decimal), usd: v.nullable(Decimal) }),
+  unit_price: v.nullable(UnsignedDecimal),
+  total_supply: v.nullable(UnsignedDecimal),
+  apy_7d: Apy,
+  apy_30d: Apy,
+  apy_90d: Apy,
+  as_of: v.nullable(Int64),
+});
 
 export const VaultTimeseriesPoint = v.strictObject({ timestamp: DateTime, ...METRIC_VALUES });
 
