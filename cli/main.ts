@@ -1,6 +1,7 @@
 // `vaultd` command-line entry (DESIGN §2): dispatches to one module per command and turns
 // every error into one clear line on stderr with a stable exit code (2 = bad input).
 import { VaultdError, describeError } from '../common/errors.js';
+import { installStopSignals, stopRequested } from '../common/signals.js';
 import { VERSION } from '../common/version.js';
 
 const USAGE = `vaultd ${VERSION} — curated yield vault engine and read-only HTTP API
@@ -57,9 +58,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${usageOf(name)}\n`);
     return 0;
   }
+  installStopSignals((code) => process.exit(code));
   try {
     return await (await load())(rest);
   } catch (err) {
+    // a stop signal cut the work short: that is a clean stop, not a failure
+    if (stopRequested() !== null) return 0;
     const code = err instanceof VaultdError ? err.exitCode : 1;
     // messages that already name their (sub)command get one prefix, not `vaultd serve: serve: …`
     const text = describeError(err);

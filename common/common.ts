@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createShutdown, type Shutdown } from './shutdown.js';
+import { trackShutdown } from './signals.js';
 
 export interface Common {
   readonly config: Config;
@@ -13,10 +14,7 @@ export interface Common {
 
 export function createCommon(config: Config, opts: { logger?: Logger; defaultMetrics?: boolean } = {}): Common {
   const logger = opts.logger ?? createLogger(config.log_level);
-  return {
-    config,
-    logger,
-    metrics: createMetrics({ defaults: opts.defaultMetrics ?? false }),
-    shutdown: createShutdown(logger),
-  };
+  const shutdown = createShutdown(logger);
+  trackShutdown(shutdown);
+  return { config, logger, metrics: createMetrics({ defaults: opts.defaultMetrics ?? false }), shutdown };
 }

@@ -29,16 +29,23 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     const lastWritten = values.full
       ? -Infinity
       : Number((await store.one<{ t: number | null }>('recompute.last', 'SELECT epoch(max(ts))::DOUBLE AS t FROM vault_metrics_hourly'))?.t ?? -Infinity);
-    const metricRows = await store.transaction('recompute.metrics', () => writeVaultMetrics(store, world, lastWritten));
-    t('write_metrics', t0);
-    progress.update(4, stages);
-    t0 = performance.now();
-    const positions = await store.transaction('recompute.positions', () => writePositions(store, world, snapshot.wallets));
-    t('write_positions', t0);
-    progress.update(5, stages);
-    t0 = performance.now();
-    const activityRows = await store.transaction('recompute.activity', () => writeActivity(store, world));
-    t('write_activity', t0);
+    // One transaction for the three tables: a kill or a failure leaves the previous, mutually
+    // consistent set, never new metrics beside old positions.
+    const { metricRows, positions, activityRows } = await store.transaction('recompute.derived', async () => {
+      const metricRows = await writeVaultMetrics(store, world, lastWritten);
+      t('write_metrics', t0);
+      progress.update(4, stages);
+      t0 = performance.now();
+      const positions = await writePositions(store, world, snapshot.wallets);
+      t('write_positions', t0);
+      progress.update(5, stages);
+      t0 = performance.now();
+      const activityRows = await writeActivity(store, world);
+      t('write_activity', t0);
+      t0 = performance.now();
+      return { metricRows, positions, activityRows };
+    });
+    t('commit', t0);
     progress.update(6, stages);
     progress.stop();
     for (const [stage, ms] of Object.entries(timings)) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);

@@ -55,6 +55,11 @@ export async function createDemoWorld(
   removeStaleBuilds(target);
   const t0 = performance.now();
   let summary: DemoWorldSummary;
+  let renamed = false;
+  // a stop signal mid-build removes the unfinished file (the process exits right after)
+  common.shutdown.add('demo build', () => {
+    if (!renamed) removeDatabase(tmp);
+  });
   try {
     const store = await createStore(common, { path: tmp });
     try {
@@ -87,6 +92,7 @@ export async function createDemoWorld(
     // A stale write-ahead log of the old file would be replayed into the new one.
     removeDatabase(target);
     renameSync(tmp, target);
+    renamed = true;
   } catch (err) {
     removeDatabase(tmp);
     throw err;
