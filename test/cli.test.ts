@@ -1,6 +1,6 @@
 // The command-line contract of DESIGN §2, driven through the real bin.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -328,6 +328,40 @@ describe('vaultd CLI', () => {
       expect(tvl.meta.partial_errors).toEqual([{ code: 'PRICE_PROVIDER_FAILED', message: expect.stringContaining('price provider "http:defillama" failed'), resource_id: 'http:defillama' }]);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('a database replaced under a running server is reloaded whole, not spliced onto the old world', async () => {
+    const live = join(dir, 'replaced.duckdb');
+    expect(vaultd(['demo', '--db', live, '--days', '30', '--wallets', '40']).status).toBe(0);
+    const config = join(dir, 'fast-ticks.json');
+    writeFileSync(config, JSON.stringify({ schedules: { ingest: '* * * * * *' } }));
+    const child = vaultdSpawn(['serve', '--db', live, '--port', '0', '--host', '127.0.0.1', '--config', config]);
+    let fresh: ReturnType<typeof vaultdSpawn> | null = null;
+    try {
+      const port = await waitForListening(child);
+      const get = async (p: number, path: string) => (await (await fetch(`http://127.0.0.1:${p}${path}`)).json()) as any;
+      const before = await get(port, '/v1/tvl');
+      expect(vaultd(['demo', '--db', live, '--days', '60', '--wallets', '40', '--seed', '2', '--force']).status).toBe(0);
+      const copy = join(dir, 'replaced-copy.duckdb');
+      copyFileSync(live, copy);
+      fresh = vaultdSpawn(['serve', '--db', copy, '--port', '0', '--host', '127.0.0.1', '--no-jobs']);
+      const freshPort = await waitForListening(fresh);
+      const expected = await get(freshPort, '/v1/tvl');
+      expect(expected.data.tvl).not.toEqual(before.data.tvl);
+      let served: any;
+      for (let i = 0; i < 100; i++) {
+        served = await get(port, '/v1/tvl');
+        if (JSON.stringify(served.data) === JSON.stringify(expected.data)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(served.data).toEqual(expected.data);
+      const id = (await get(freshPort, '/v1/vaults')).data[0].vault_id;
+      const series = (p: number) => get(p, `/v1/vaults/${id}/timeseries?granularity=day&limit=10000`);
+      expect((await series(port)).data).toEqual((await series(freshPort)).data);
+    } finally {
+      child.kill('SIGKILL');
+      fresh?.kill('SIGKILL');
     }
   });
 

@@ -82,6 +82,17 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };
   });
   await engine.recomputeFull();
+  // The file's identity: `vaultd demo --force` (or a restore) renames another world onto the
+  // path; refreshing would splice the two, so a replaced file is reloaded from scratch.
+  let identity = fileIdentity(config.db);
+  const refresh = async (): Promise<void> => {
+    const now = fileIdentity(config.db);
+    if (now !== identity) {
+      common.logger.warn({ db: config.db }, 'the database file was replaced; reloading its world from scratch');
+      identity = now;
+      await engine.recomputeFull();
+    } else await engine.refresh();
+  };
 
   const keys = createKeyReloader(common, access, config.db);
   await keys.reload();
@@ -107,7 +118,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   if (jobs && prices) {
     prices.start(async () => {
-      await engine.refresh();
+      await refresh();
     });
   }
   const keyTimer = setInterval(() => void keys.reload().catch((err) => common.logger.warn({ err }, 'key reload failed')), 2000);
@@ -119,19 +130,21 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   if (jobs && warm) {
     // the catch-up round of a warm start
     void tick();
-    if (prices) void prices.runOnce().then(() => engine.refresh(), (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'));
+    if (prices) void prices.runOnce().then(() => refresh(), (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'));
   }
 
   /** One ingest round: the demo source produces any hours that have passed; then refresh. */
   async function tick(): Promise<void> {
     const end = jobSeconds.startTimer({ job: 'ingest' });
     try {
+      // a replaced file is reloaded before anything extends it
+      if (fileIdentity(config.db) !== identity) await refresh();
       if (ingest) await ingest.runOnce();
       else {
         const ext = await access((store) => extendDemoWorld(store, Date.now()));
         if (ext) common.logger.info(ext, 'demo world extended');
       }
-      await engine.refresh();
+      await refresh();
       jobRuns.inc({ job: 'ingest', outcome: 'ok' });
     } catch (err) {
       // The previous snapshot keeps serving (DESIGN §9).
@@ -148,6 +161,16 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     process.once('SIGINT', () => stop('SIGINT'));
   });
   return 0;
+}
+
+/** Device and inode of the database file ('' when missing): changes when another file is renamed onto it. */
+function fileIdentity(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.dev}:${s.ino}`;
+  } catch {
+    return '';
+  }
 }
 
 async function hasSnapshots(store: Parameters<Parameters<StoreAccess>[0]>[0]): Promise<boolean> {
