@@ -2,6 +2,7 @@
 // (DESIGN §2). Validated with valibot; an error names the exact bad key. Returns a frozen object.
 import { existsSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
+import { isAddressOrCidr } from './addresses.js';
 import { VaultdError } from './errors.js';
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1));
@@ -147,6 +148,8 @@ export const ConfigSchema = v.strictObject({
     v.strictObject({
       host: v.optional(nonEmpty, '0.0.0.0'),
       port: v.optional(port, 8080),
+      /** proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, e.g. "10.0.0.0/8"); none by default */
+      trusted_proxies: v.optional(v.array(v.pipe(v.string(), v.check(isAddressOrCidr, 'must be an IP address or a CIDR block'))), []),
     }),
     {},
   ),
@@ -301,7 +304,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   const config: Config = {
     ...parsed,
     db,
-    server: { host, port },
+    server: { ...parsed.server, host, port },
     source: file ?? null,
     log_level: logLevel,
   };

@@ -6,6 +6,7 @@ import net from 'node:net';
 import uWS from 'uWebSockets.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
+import { createClientIp } from './clientIp.js';
 import type { IncomingRequest } from './handle.js';
 import { statusLine, type Reply } from './reply.js';
 
@@ -40,6 +41,7 @@ const STREAM_THRESHOLD = 256 * 1024;
 
 export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
   const app = uWS.App();
+  const clientIp = createClientIp(common.config.server.trusted_proxies);
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
@@ -48,7 +50,7 @@ export async function startHttpServer(common: Common, opts: { host: string; port
       method: req.getMethod().toUpperCase(),
       path: req.getUrl(),
       query: req.getQuery() ?? '',
-      ip: Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
+      ip: clientIp(Buffer.from(res.getRemoteAddressAsText()).toString('latin1'), req.getHeader('x-forwarded-for')),
       authorization: req.getHeader('authorization'),
       apiKey: req.getHeader('x-api-key'),
       acceptEncoding: req.getHeader('accept-encoding'),

@@ -331,6 +331,30 @@ describe('vaultd CLI', () => {
     }
   });
 
+  it('server.trusted_proxies: behind a trusted proxy each X-Forwarded-For client has its own budget; otherwise the header is ignored', async () => {
+    const copy = join(dir, 'proxied.duckdb');
+    copyFileSync(db, copy);
+    const start = async (name: string, trusted: string[]) => {
+      const config = join(dir, `${name}.json`);
+      writeFileSync(config, JSON.stringify({ server: { trusted_proxies: trusted }, rate_limits: { anonymous_per_minute: 2 } }));
+      const child = vaultdSpawn(['serve', '--db', copy, '--port', '0', '--host', '127.0.0.1', '--no-jobs', '--config', config]);
+      return { child, port: await waitForListening(child) };
+    };
+    const trusting = await start('trusting', ['127.0.0.0/8']);
+    const plainSrv = await start('plain', []);
+    try {
+      const status = async (port: number, client: string) =>
+        (await fetch(`http://127.0.0.1:${port}/v1/strategies`, { headers: { 'x-forwarded-for': client } })).status;
+      expect([await status(trusting.port, '203.0.113.1'), await status(trusting.port, '203.0.113.1'), await status(trusting.port, '203.0.113.1')]).toEqual([200, 200, 429]);
+      expect(await status(trusting.port, '203.0.113.2')).toBe(200);
+      // not configured: the header names nobody, every request is the socket's
+      expect([await status(plainSrv.port, '203.0.113.1'), await status(plainSrv.port, '203.0.113.2'), await status(plainSrv.port, '203.0.113.3')]).toEqual([200, 200, 429]);
+    } finally {
+      trusting.child.kill('SIGKILL');
+      plainSrv.child.kill('SIGKILL');
+    }
+  });
+
   it('a database replaced under a running server is reloaded whole, not spliced onto the old world', async () => {
     const live = join(dir, 'replaced.duckdb');
     expect(vaultd(['demo', '--db', live, '--days', '30', '--wallets', '40']).status).toBe(0);
