@@ -2,7 +2,7 @@
 // every error into one clear line on stderr with a stable exit code (2 = bad input).
 import { VaultdError, describeError } from '../common/errors.js';
 import { installStopSignals, stopRequested } from '../common/signals.js';
-import { VERSION } from '../common/version.js';
+import { buildCommit, VERSION } from '../common/version.js';
 
 const USAGE = `vaultd ${VERSION} — curated yield vault engine and read-only HTTP API
 
@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    process.stdout.write(`${VERSION} (commit ${buildCommit()})\n`);
     return 0;
   }
   const load = COMMANDS[name];

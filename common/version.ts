@@ -1,8 +1,10 @@
 // The program version, read once from the package.json above this file (works from the
 // TypeScript sources under vitest and from the compiled dist/ tree alike).
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BINARY_BUILD } from './runtime.js';
 
 function findPackageJson(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -14,5 +16,13 @@ function findPackageJson(): string {
   throw new Error('package.json not found above the program files');
 }
 
-export const PROJECT_ROOT = dirname(findPackageJson());
-export const VERSION: string = JSON.parse(readFileSync(findPackageJson(), 'utf8')).version;
+/** The install's root (package.json); for the single binary, the folder it sits in. */
+export const PROJECT_ROOT = BINARY_BUILD ? dirname(process.execPath) : dirname(findPackageJson());
+export const VERSION: string = BINARY_BUILD ? BINARY_BUILD.version : JSON.parse(readFileSync(findPackageJson(), 'utf8')).version;
+
+/** The git commit of this build: embedded in the binary; from a checkout, asked of git; else "unknown". */
+export function buildCommit(): string {
+  if (BINARY_BUILD) return BINARY_BUILD.commit;
+  const r = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 2000 });
+  return r.status === 0 && /^[0-9a-f]+$/.test(r.stdout.trim()) ? r.stdout.trim() : 'unknown';
+}

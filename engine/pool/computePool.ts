@@ -10,6 +10,7 @@ import { Piscina } from 'piscina';
 import { Gauge } from 'prom-client';
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
+import { BINARY_BUILD } from '../../common/runtime.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
 
 export interface ComputePool {
@@ -39,6 +40,8 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
     throw new VaultdError('USAGE', `compute pool threads must be an integer from 1 to 256, got ${String(threads)}`);
   }
+  // The single binary carries no worker file for piscina: it computes on its own thread.
+  if (BINARY_BUILD) return createInThreadPool();
   const filename = workerFilename();
   if (!existsSync(filename)) {
     throw new VaultdError('INTERNAL', 'the compute worker is not built (dist/engine/pool/worker.js): run `npm run build`');

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BINARY_BUILD } from '../../common/runtime.js';
 import { VERSION } from '../../common/version.js';
 import { RAW_AND_REGISTRY_TABLES } from './contentHash.js';
 import { getSetting, setSetting } from './settings.js';
@@ -31,6 +32,7 @@ let code: string | null = null;
  */
 function codeStamp(): string {
   if (code !== null) return code;
+  if (BINARY_BUILD) return (code = BINARY_BUILD.codeHash);
   const hash = createHash('sha256');
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const walk = (dir: string) => {

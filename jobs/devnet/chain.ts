@@ -45,6 +45,10 @@ export interface Devnet {
  * The modules are Hardhat internals (the ones its own `createProvider` calls), safe to reach
  * because hardhat is pinned exactly; they load on first start, not at import.
  */
+/** hardhat (the local chain) is a development dependency: absent from the binary and from production installs. */
+export const DEVNET_NEEDS_DEV_INSTALL =
+  'devnet needs the development install (hardhat is a dev dependency, absent from the single binary and from `npm ci --omit=dev`): run it from a source checkout after `npm ci`';
+
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const port = options.port ?? 0;
   const chainId = options.chainId ?? DEFAULT_CHAIN_ID;
@@ -60,9 +64,18 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   }
 
   const require = createRequire(import.meta.url);
-  const { createHardhatNetworkProvider } = require('hardhat/internal/hardhat-network/provider/provider') as typeof ProviderModule;
-  const { JsonRpcServer } = require('hardhat/internal/hardhat-network/jsonrpc/server') as typeof ServerModule;
-  const { defaultHardhatNetworkParams: defaults } = require('hardhat/internal/core/config/default-config') as typeof DefaultConfigModule;
+  let hardhat: [typeof ProviderModule, typeof ServerModule, typeof DefaultConfigModule];
+  try {
+    hardhat = [
+      require('hardhat/internal/hardhat-network/provider/provider') as typeof ProviderModule,
+      require('hardhat/internal/hardhat-network/jsonrpc/server') as typeof ServerModule,
+      require('hardhat/internal/core/config/default-config') as typeof DefaultConfigModule,
+    ];
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw cause;
+    throw new VaultdError('USAGE', DEVNET_NEEDS_DEV_INSTALL, { cause });
+  }
+  const [{ createHardhatNetworkProvider }, { JsonRpcServer }, { defaultHardhatNetworkParams: defaults }] = hardhat;
 
   const provider = await createHardhatNetworkProvider(
     {

@@ -1,0 +1,105 @@
+// `npm run build:binary`: one executable that runs every vaultd command with no Node and no
+// node_modules (Node 20 single executable application). Steps: bundle the compiled CLI
+// (dist/) into one CommonJS file with esbuild, the native addons (uWebSockets.js, DuckDB) as
+// SEA assets loaded from a cache folder at run time; make the SEA blob; inject it into a copy
+// of this node binary with postject; write dist/SHA256SUMS.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const work = join(root, 'dist', 'sea');
+const output = join(root, 'dist', `vaultd-${process.platform}-${process.arch}`);
+const sha = (buf) => createHash('sha256').update(buf).digest('hex');
+const step = (msg) => process.stderr.write(`build:binary: ${msg}\n`);
+
+if (process.platform !== 'linux') throw new Error('build:binary is made and tested on Linux only');
+const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+const git = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' });
+const commit = git.status === 0 ? git.stdout.trim() : 'unknown';
+
+// --no-compile: dist/ is already built (the test suite builds it once before running)
+if (!process.argv.includes('--no-compile')) {
+  step('compiling (npm run build)');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+}
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+const entry = join(work, 'entry.cjs');
+writeFileSync(
+  entry,
+  `const { main } = require(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
+main(process.argv.slice(2)).then((code) => process.exit(code), (err) => { console.error(err); process.exit(1); });
+`,
+);
+
+const natives = {
+  'uws.node': join(dirname(require.resolve('uWebSockets.js')), '..', 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`),
+  'duckdb.node': require.resolve(`@duckdb/node-bindings-${process.platform}-${process.arch}/duckdb.node`),
+  'libduckdb.so': join(dirname(require.resolve(`@duckdb/node-bindings-${process.platform}-${process.arch}/duckdb.node`)), 'libduckdb.so'),
+};
+const nativeLoader = join(root, 'scripts', 'binary', 'native.cjs');
+
+step('bundling dist/cli with esbuild');
+const bundlePath = join(work, 'vaultd.cjs');
+const bundled = await build({
+  entryPoints: [entry],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  outfile: bundlePath,
+  // hardhat and solc are dev dependencies: `vaultd devnet` says so when they are missing
+  external: ['hardhat', 'hardhat/*', 'solc'],
+  define: { 'import.meta.url': '__vaultdModuleUrl' },
+  banner: { js: `var __vaultdModuleUrl = require('node:url').pathToFileURL(require('node:path').join(require('node:path').dirname(process.execPath), 'vaultd-bundle.cjs')).href;` },
+  logLevel: 'warning',
+  legalComments: 'none',
+  plugins: [
+    {
+      name: 'vaultd-natives',
+      setup(b) {
+        b.onResolve({ filter: /^uWebSockets\.js$/ }, () => ({ path: 'uws', namespace: 'vaultd-native' }));
+        b.onResolve({ filter: /duckdb\.node$/ }, () => ({ path: 'duckdb', namespace: 'vaultd-native' }));
+        b.onLoad({ filter: /.*/, namespace: 'vaultd-native' }, (a) => ({
+          contents: `module.exports = require(${JSON.stringify(nativeLoader)}).loadNative(${JSON.stringify(a.path)});`,
+          resolveDir: root,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
+if (bundled.errors.length > 0) throw new Error('bundle failed');
+// The build facts go first, so every module sees them when it loads (common/runtime.ts).
+const program = readFileSync(bundlePath);
+const codeHash = sha(program);
+writeFileSync(bundlePath, Buffer.concat([Buffer.from(`globalThis.__VAULTD_BUILD__ = ${JSON.stringify({ version, commit, codeHash })};\n`), program]));
+
+step('making the SEA blob');
+const blob = join(work, 'sea-prep.blob');
+writeFileSync(
+  join(work, 'sea-config.json'),
+  JSON.stringify({ main: bundlePath, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, assets: natives }, null, 2),
+);
+execFileSync(process.execPath, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+step(`injecting into a copy of ${process.execPath}`);
+rmSync(output, { force: true });
+copyFileSync(process.execPath, output);
+chmodSync(output, 0o755);
+// (postject warns about note sections it cannot name on Debian's node; they are left as they are)
+execFileSync(process.execPath, [require.resolve('postject/dist/cli.js'), output, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], {
+  stdio: ['ignore', 'ignore', 'ignore'],
+});
+
+const sums = `${sha(readFileSync(output))}  ${basename(output)}\n`;
+writeFileSync(join(root, 'dist', 'SHA256SUMS'), sums);
+rmSync(work, { recursive: true, force: true });
+step(`${output}: ${(statSync(output).size / 2 ** 20).toFixed(1)} MiB, version ${version}, commit ${commit}; dist/SHA256SUMS written`);
