@@ -15,9 +15,9 @@ function newestInput() {
   const visit = (path) => {
     const st = statSync(path);
     if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
-    else if (/\.(ts|json|mjs)$/.test(path)) newest = Math.max(newest, st.mtimeMs);
+    else if (/\.(ts|json|mjs|cjs|css)$/.test(path)) newest = Math.max(newest, st.mtimeMs);
   };
-  for (const f of ['tsconfig.json', 'client/tsconfig.json', 'package.json', 'package-lock.json']) visit(join(root, f));
+  for (const f of ['tsconfig.json', 'client/tsconfig.json', 'explorer', 'package.json', 'package-lock.json']) visit(join(root, f));
   for (const dir of include) if (existsSync(join(root, dir))) visit(join(root, dir));
   return newest;
 }

@@ -76,7 +76,7 @@ describe('the document', () => {
     expect(Object.keys(get('/v1/vaults').responses)).toEqual(['200', '304', '401', '414', '422', '429', '500', '503']);
     expect(Object.keys(get('/v1/vaults/{vault_id}').responses)).toEqual(['200', '304', '401', '404', '414', '422', '429', '500', '503']);
     expect(Object.keys(get('/v1/strategies').responses)).toEqual(['200', '304', '401', '414', '429', '500', '503']);
-    expect(Object.keys(get('/health').responses)).toEqual(['200', '500']);
+    expect(Object.keys(get('/health').responses)).toEqual(['200', '414', '500']);
     expect(get('/v1/tvl').responses['304'].content).toBeUndefined();
     expect(get('/v1/vaults/slug/{slug}').responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NotFoundError' });
   });

@@ -151,7 +151,7 @@ function responses(op: OperationSpec): Json {
       : { [op.body.mediaType]: { schema: op.body.schema } };
   const out: Json = { 200: { description: op.summary, headers: headers(ok), content } };
   if (isV1) out[304] = { description: 'Not modified (`If-None-Match` matched the ETag); no body.', headers: headers(['X-Request-Id', 'ETag', ...limited]) };
-  const statuses = isV1 ? [401, ...op.errors, 414, 429, 503, 500] : [500];
+  const statuses = isV1 ? [401, ...op.errors, 414, 429, 503, 500] : [414, 500];
   for (const status of statuses.sort((a, b) => a - b)) {
     const e = ERROR_RESPONSES[status]!;
     const names = ['X-Request-Id', ...(status === 401 ? [] : limited), ...(status === 429 ? ['Retry-After'] : [])];

@@ -33,7 +33,14 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     writeFileSync(file, JSON.stringify({ ...devnetConfig(manifest), db }, null, 2));
     const config = loadConfig({ config: file, db, port });
     process.stdout.write(`devnet: chain ${manifest.chainId} at ${devnet.rpcUrl}; config ${file}; wallets e.g. ${manifest.wallets[0]}\n`);
-    return await runServer(config, { jobs: true, onStop: () => devnet.stop() });
+    return await runServer(config, {
+      jobs: true,
+      // a stop signal exits from the shutdown, before this function returns: clean up there too
+      onStop: async () => {
+        await devnet.stop();
+        rmSync(file, { force: true });
+      },
+    });
   } catch (err) {
     await devnet.stop();
     throw err;

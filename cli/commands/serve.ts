@@ -22,7 +22,7 @@ import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
 import { startHttpServer } from '../../server/httpServer.js';
-import { CLIENT_MOUNT } from '../../server/static/clientAssets.js';
+import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { intFlag, parseFlags } from '../args.js';
 import { demoParams } from './demo.js';
@@ -108,7 +108,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
       return next ? (next.getTime() - Date.now()) / 1000 : null;
     },
     started,
-    assets: loadStaticAssets([CLIENT_MOUNT]),
+    assets: loadStaticAssets([CLIENT_MOUNT, EXPLORER_MOUNT], EXPLORER_PAGES),
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());

@@ -63,8 +63,19 @@ export interface StaticMount {
 // Assets are not fingerprinted: a cache may keep them but revalidates each use (ETag → 304).
 const CACHE_CONTROL = 'public, no-cache';
 
+/** Page routes: a URL path (exact, or a prefix followed by one segment) answered with an asset. */
+export interface PageRoutes {
+  exact?: Record<string, string>;
+  /** `['/vaults/', '/explorer/vault.html']`: `/vaults/<one segment>` */
+  segment?: [string, string][];
+}
+
+/** HTML runs under this: every script, style, image and request from this origin only. */
+export const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 /** Read every mount's files now; a missing folder serves nothing (the build has not run). */
-export function loadStaticAssets(mounts: readonly StaticMount[]): StaticAssets {
+export function loadStaticAssets(mounts: readonly StaticMount[], pages: PageRoutes = {}): StaticAssets {
   const assets = new Map<string, StaticAsset>();
   for (const m of mounts) {
     if (!m.mount.startsWith('/') || !m.mount.endsWith('/')) throw new Error(`static mount "${m.mount}" must start and end with "/"`);
@@ -81,10 +92,19 @@ export function loadStaticAssets(mounts: readonly StaticMount[]): StaticAssets {
     paths,
     get: (path) => assets.get(path),
     answer(req) {
-      const asset = assets.get(req.path);
+      const asset = assets.get(req.path) ?? assets.get(pageAsset(req.path, pages) ?? '');
       return asset === undefined ? null : answerAsset(asset, req);
     },
   };
+}
+
+function pageAsset(path: string, pages: PageRoutes): string | undefined {
+  const exact = pages.exact?.[path];
+  if (exact !== undefined) return exact;
+  for (const [prefix, asset] of pages.segment ?? []) {
+    if (path.length > prefix.length && path.startsWith(prefix) && !path.includes('/', prefix.length)) return asset;
+  }
+  return undefined;
 }
 
 export function buildAsset(path: string, contentType: string, identity: Buffer): StaticAsset {
@@ -104,6 +124,9 @@ export function answerAsset(asset: StaticAsset, req: AssetRequest): AssetAnswer 
     ['Cache-Control', CACHE_CONTROL],
   ];
   if (compressed) headers.push(['Vary', 'Accept-Encoding']);
+  if (asset.contentType.startsWith('text/html')) {
+    headers.push(['Content-Security-Policy', PAGE_CSP], ['X-Content-Type-Options', 'nosniff'], ['Referrer-Policy', 'no-referrer']);
+  }
   if (matchesEtag(req.ifNoneMatch, asset.etag)) return { status: 304, headers, parts: [] };
   headers.push(['Content-Type', asset.contentType]);
   const encoding = compressed ? chooseEncoding(req.acceptEncoding) : 'identity';

@@ -212,7 +212,8 @@ export function createApi(base: string): Api {
       const text = await res.text();
       const json = /^application\/json/.test(res.headers.get('content-type') ?? '') && text !== '';
       const body = json ? JSON.parse(text) : text;
-      checkBody(method, path, res.status, body, text);
+      // the explorer's pages (/, /docs, /vaults/…, /wallets/…) are HTML, outside the API document
+      if (!/^text\/html/.test(res.headers.get('content-type') ?? '')) checkBody(method, path, res.status, body, text);
       return { status: res.status, headers: res.headers, body, text };
     },
     async ok(path, headers) {
