@@ -71,6 +71,17 @@ const PREFLIGHT: [string, string][] = [
 ];
 
 const ANONYMOUS = { kind: 'anonymous' } as const;
+/**
+ * Tokens a request spends: a position timeseries replays the wallet's rows on this thread
+ * (~0.1 s for a long history), so it costs what ten page lookups do — within its budget one
+ * credential cannot hold the event loop (DESIGN §5.5's buckets, weighted).
+ */
+export const POSITION_SERIES_COST = 10;
+const POSITION_SERIES = /^\/v1\/users\/[^/]+\/positions\/[^/]+\/timeseries$/;
+function costOf(path: string): number {
+  return POSITION_SERIES.test(path) ? POSITION_SERIES_COST : 1;
+}
+
 /** Longest request target (path and query) served; cursors are at most 1 KiB. */
 export const MAX_TARGET = 8192;
 /** Route-match cache budget, in path characters. */
@@ -185,7 +196,7 @@ export function createHandler(deps: HandlerDeps) {
           throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
         }
         const tier = who.kind === 'key' ? 'keyed' : 'anonymous';
-        const limit = limiter.take(who.kind === 'key' ? `key:${who.id}` : `ip:${req.ip}`, tier);
+        const limit = limiter.take(who.kind === 'key' ? `key:${who.id}` : `ip:${req.ip}`, tier, preflight ? 1 : costOf(req.path));
         headers.push(...rateLimitHeaders(limit));
         if (!limit.allowed) {
           rejected.inc({ tier });

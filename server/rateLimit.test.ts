@@ -22,6 +22,17 @@ describe('rate limiter', () => {
     expect(limiter.take('key_a', 'keyed')).toMatchObject({ allowed: true, limit: 600, remaining: 599, resetSeconds: 1 });
   });
 
+  it('a weighted request spends its cost; one costlier than the whole budget is capped at it', () => {
+    const c = clock();
+    const limiter = createRateLimiter({ anonymousPerMinute: 60, keyedPerMinute: 25, now: c.now });
+    expect(limiter.take('k', 'keyed', 10)).toMatchObject({ allowed: true, remaining: 15 });
+    expect(limiter.take('k', 'keyed', 10)).toMatchObject({ allowed: true, remaining: 5 });
+    // not enough left: refused, nothing spent, Retry-After covers the missing 5 tokens (12 s at 25/min)
+    expect(limiter.take('k', 'keyed', 10)).toMatchObject({ allowed: false, remaining: 5, retryAfterSeconds: 12 });
+    expect(limiter.take('k', 'keyed')).toMatchObject({ allowed: true, remaining: 4 });
+    expect(limiter.take('ip', 'anonymous', 1000)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
   it('a burst drains the bucket, then refuses with Retry-After', () => {
     const c = clock();
     const limiter = createRateLimiter({ anonymousPerMinute: 60, keyedPerMinute: 600, now: c.now });

@@ -27,7 +27,8 @@ export interface RateLimiterOptions {
 }
 
 export interface RateLimiter {
-  take(bucketKey: string, tier: RateTier): RateLimitResult;
+  /** Spend `cost` tokens (default 1; capped at the tier's limit so every request can pass once the bucket is full). */
+  take(bucketKey: string, tier: RateTier, cost?: number): RateLimitResult;
   /** buckets held, both tiers */
   readonly size: number;
 }
@@ -54,7 +55,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 
   return {
-    take(bucketKey, tier) {
+    take(bucketKey, tier, cost = 1) {
       const t = tier === 'anonymous' ? tiers.anonymous : tiers.keyed;
       const time = now();
       const { limit } = t;
@@ -68,8 +69,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         bucket.ticks = Math.min(capacity, bucket.ticks + elapsed * limit);
         bucket.at = time;
       }
-      const allowed = bucket.ticks >= TICKS_PER_TOKEN;
-      if (allowed) bucket.ticks -= TICKS_PER_TOKEN;
+      const need = Math.min(limit, Math.max(1, Math.floor(cost))) * TICKS_PER_TOKEN;
+      const allowed = bucket.ticks >= need;
+      if (allowed) bucket.ticks -= need;
       t.buckets.set(bucketKey, bucket);
       sweep(t.buckets, time);
 
@@ -79,7 +81,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         limit,
         remaining: Math.floor(bucket.ticks / TICKS_PER_TOKEN),
         resetSeconds: Math.ceil((capacity - bucket.ticks) / ticksPerSecond),
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((TICKS_PER_TOKEN - bucket.ticks) / ticksPerSecond)),
+        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((need - bucket.ticks) / ticksPerSecond)),
       };
     },
     get size() {

@@ -140,6 +140,27 @@ describe('rate limits', () => {
   });
 });
 
+describe('weighted costs', () => {
+  it('a position timeseries (replayed per request) spends 10 tokens: one key gets 60 a minute, then 429', async () => {
+    const { secret } = createKey(world.db, 'series bot');
+    const wallet = world.wallets[0]!;
+    const [position] = (await plain.api.ok(`/v1/users/${wallet}/positions`)).data;
+    const path = `/v1/users/${wallet}/positions/${position.vault_id}/timeseries?granularity=day`;
+    const headers = { authorization: `Bearer ${secret}` };
+    const remaining: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await plain.api.get(path, { headers });
+      expect(res.status, `request ${i + 1}`).toBe(200);
+      remaining.push(res.headers.get('ratelimit-remaining')!);
+    }
+    expect(remaining.slice(0, 3)).toEqual(['590', '580', '570']);
+    const refused = await plain.api.get(path, { headers });
+    expect(refused.status).toBe(429);
+    // a cheap route still has its single token's worth only once the bucket refills: same budget
+    expect(refused.headers.get('ratelimit-remaining')).toMatch(/^\d$/);
+  }, 120_000);
+});
+
 describe('request targets', () => {
   it('error: a target over 8 KiB is 414 URI_TOO_LONG at once, on /v1 and elsewhere', async () => {
     for (const path of [`/v1/vaults?x=${'a'.repeat(9000)}`, `/${'b'.repeat(9000)}`]) {
