@@ -4,11 +4,11 @@
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { Decimal } from 'decimal.js';
-import { demoPositions, type DemoPosition } from '../engine/positions/fixtures.js';
+import { demoPositions, type DemoPosition } from '../test/helpers/positionFixtures.js';
 import { positionMetrics } from '../engine/positions/positionMetrics.js';
 import { replayPosition, scaleDigits, type PositionContext } from '../engine/positions/replayPosition.js';
 import { asOfIndex, usdIndexAt } from '../engine/series/asOf.js';
-import type { EventRow } from '../engine/store/rows.js';
+import type { EventRow } from '../model/rows.js';
 
 export const TARGET_EVENTS_PER_SECOND = 2_000_000;
 

@@ -14,7 +14,7 @@ import { loadConfig } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import { loadVaultSeries, type LoadSeriesStats } from '../engine/load/loadSeries.js';
-import type { VaultSeries } from '../engine/model/world.js';
+import type { VaultSeries } from '../model/world.js';
 import { createComputePool, type ComputePool } from '../engine/pool/computePool.js';
 import { recomputeSeries } from '../engine/pool/recomputeSeries.js';
 import { APY_WINDOW_DAYS, apyColumn, computeApy } from '../engine/series/apyWindows.js';
@@ -22,7 +22,7 @@ import { windowPoints, type GridGranularity } from '../engine/series/rollups.js'
 import { dropSqlTwin, readTwinRollup, readTwinSeries, runSqlTwin, type SqlTwinTimings } from '../engine/series/sqlTwin.js';
 import { computeUnitPrices } from '../engine/series/unitPrices.js';
 import { appendSnapshot, type SeriesSnapshot } from '../engine/series/vaultSeries.js';
-import { createStore, type Store } from '../engine/store/store.js';
+import { createStore, type Store } from '../store/store.js';
 import type { BenchOutput } from './run.js';
 
 export const TARGET_FULL_MS = 3000;

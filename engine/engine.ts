@@ -4,15 +4,15 @@
 import { Gauge } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDigests, loadPrices, loadPriceProviderErrors, loadTvlSources, loadWorld, sortChainOrder, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
-import { priceKey } from './model/world.js';
-import type { PriceSeries, VaultSeries, World } from './model/world.js';
+import { priceKey } from '../model/world.js';
+import type { PriceSeries, VaultSeries, World } from '../model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
 import { extendWalletIndex } from './publish/walletIndex.js';
 import { computeApy } from './series/apyWindows.js';
 import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
-import { inputStamp, readPublishIdentity, writePublishIdentity } from './store/publishIdentity.js';
-import type { Store } from './store/store.js';
+import { inputStamp, readPublishIdentity, writePublishIdentity } from '../store/publishIdentity.js';
+import type { Store } from '../store/store.js';
 import type { ComputePool } from './pool/computePool.js';
 import { poolSeriesCompute } from './pool/recomputeSeries.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
-import { hashSecret } from '../engine/store/apiKeys.js';
+import { hashSecret } from '../store/apiKeys.js';
 import { createAuthTable } from './auth.js';
 
 const alice = 'vk_aliceAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

@@ -12,7 +12,7 @@ import { VaultdError } from '../common/errors.js';
 
 export interface AuthKey {
   id: string;
-  /** hex SHA-256 of the secret, as engine/store/apiKeys.ts stores it */
+  /** hex SHA-256 of the secret, as store/apiKeys.ts stores it */
   secret_sha256: string;
   tier: string;
 }

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../engine/store/store.js';
+import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
 import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
 

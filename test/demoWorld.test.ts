@@ -2,8 +2,8 @@
 // DESIGN §7 promises, asserted by queries on the database.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableHashes } from '../engine/store/contentHash.js';
-import { createStore, type Store } from '../engine/store/store.js';
+import { tableHashes } from '../store/contentHash.js';
+import { createStore, type Store } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';
 import { tempDir, testCommon } from './helpers/common.js';

@@ -5,12 +5,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../engine/engine.js';
-import { priceKey } from '../engine/model/world.js';
+import { priceKey } from '../model/world.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
-import { createRawWriter } from '../engine/store/rawWriter.js';
-import type { PriceRow } from '../engine/store/rows.js';
-import { withStore } from '../engine/store/storeHandle.js';
-import type { Store } from '../engine/store/store.js';
+import { createRawWriter } from '../store/rawWriter.js';
+import type { PriceRow } from '../model/rows.js';
+import { withStore } from '../store/storeHandle.js';
+import type { Store } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import { tempDir, testCommon } from './helpers/common.js';
 

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../engine/engine.js';
-import { createStore } from '../engine/store/store.js';
+import { createStore } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';
 import { tempDir, testCommon } from './helpers/common.js';

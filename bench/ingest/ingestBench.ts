@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createCommon } from '../../common/common.js';
 import { parseConfig, type Config } from '../../common/config.js';
-import { createStore } from '../../engine/store/store.js';
+import { createStore } from '../../store/store.js';
 import { createAddressBook } from '../../jobs/chain/addressBook.js';
 import { ingestOnce, type ChainRoundResult } from '../../jobs/chain/ingestOnce.js';
 import { devnetConfig, type DevnetManifest } from '../../jobs/devnet/index.js';

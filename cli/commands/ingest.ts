@@ -6,10 +6,10 @@
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
-import { withStore } from '../../engine/store/storeHandle.js';
+import { withStore } from '../../store/storeHandle.js';
 import { createIngestJob } from '../../jobs/chain/ingestJob.js';
 import { formatRoundSummary, type ChainRoundResult } from '../../jobs/chain/ingestOnce.js';
-import type { Store } from '../../engine/store/store.js';
+import type { Store } from '../../store/store.js';
 import { createPriceJob, formatPriceSummary, hasPriceWork, type PriceRoundResult } from '../../jobs/prices/priceJob.js';
 import { parseFlags } from '../args.js';
 

@@ -2,8 +2,8 @@
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../engine/store/apiKeys.js';
-import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../store/apiKeys.js';
+import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 
 export async function keysCommand(argv: string[]): Promise<number> {

@@ -6,8 +6,8 @@ import { loadConfig } from '../../common/config.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
-import { writeActivity, writePositions, writeVaultMetrics } from '../../engine/store/derivedWriter.js';
-import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
+import { writeActivity, writePositions, writeVaultMetrics } from '../../engine/persist/derivedWriter.js';
+import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 
 export async function recomputeCommand(argv: string[]): Promise<number> {

@@ -1,7 +1,7 @@
 // `vaultd wallets`: wallet addresses known to the store, most active first.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
-import { openStoreWithRetry } from '../../engine/store/storeHandle.js';
+import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { intFlag, parseFlags } from '../args.js';
 
 export async function walletsCommand(argv: string[]): Promise<number> {

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import type { EventKind, EventRow } from '../store/rows.js';
-import { demoPositions, makeSeries } from '../positions/fixtures.js';
+import type { EventKind, EventRow } from '../../model/rows.js';
+import { demoPositions, makeSeries } from '../../test/helpers/positionFixtures.js';
 import { positionMetrics } from '../positions/positionMetrics.js';
 import { replayPosition, scaleDigits, type PositionContext } from '../positions/replayPosition.js';
 import { activityDeltas, activityOrderKey, compareActivity, toActivityRow, type ActivityRow } from './activityRows.js';

@@ -1,7 +1,7 @@
 // Raw event rows as the API's activity rows (DESIGN §4.6): deposit-ledger signs, every
 // assets_delta in the numeraire, transfers at the same market value the cost-basis replay books.
-import { formatUnits, SHARE_DECIMALS } from '../format/numbers.js';
-import type { EventKind, EventRow } from '../store/rows.js';
+import { formatUnits, SHARE_DECIMALS } from '../../model/format/numbers.js';
+import type { EventKind, EventRow } from '../../model/rows.js';
 import { isForeignToken, marketValue } from '../positions/marketValue.js';
 import { rowId, type PositionContext } from '../positions/replayPosition.js';
 

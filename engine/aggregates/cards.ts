@@ -1,8 +1,8 @@
 // Strategy cards and featured-vault cards (DESIGN §4.5, seed "Strategy card" and
 // "Featured vault card"): aggregates over visible deployments, in curated order.
-import { isoSeconds } from '../format/numbers.js';
+import { isoSeconds } from '../../model/format/numbers.js';
 import type { VaultMetrics } from '../metrics/vaultPoint.js';
-import type { Registry, VaultRow } from '../store/rows.js';
+import type { Registry, VaultRow } from '../../model/rows.js';
 import { maxOrNull, sumUsd } from './sumUsd.js';
 
 export interface ApyMaxima {

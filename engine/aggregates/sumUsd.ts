@@ -1,6 +1,6 @@
 // DESIGN §4.5: every USD aggregate is the exact decimal sum of its parts' published (already
 // rounded) USD strings, so a client can re-add it; null when none of the parts is priced.
-import { D, formatUsd } from '../format/numbers.js';
+import { D, formatUsd } from '../../model/format/numbers.js';
 
 export function sumUsd(parts: Iterable<string | null>): string | null {
   let total: InstanceType<typeof D> | null = null;

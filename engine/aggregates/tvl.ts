@@ -1,9 +1,9 @@
 // Aggregate TVL (DESIGN §4.5): enabled vaults (visible and hidden, never disabled) as one
 // `vaults` total plus one row per external source; the breakdown adds one row per chain.
-import { D, formatUsd, isoSeconds } from '../format/numbers.js';
+import { D, formatUsd, isoSeconds } from '../../model/format/numbers.js';
 import type { VaultMetrics } from '../metrics/vaultPoint.js';
-import type { TvlSourceState } from '../model/world.js';
-import type { Registry } from '../store/rows.js';
+import type { TvlSourceState } from '../../model/world.js';
+import type { Registry } from '../../model/rows.js';
 import { sumUsd } from './sumUsd.js';
 
 export interface TvlRow {

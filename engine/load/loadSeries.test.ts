@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { E18, HOUR, oracleSeries, T0, worldArb, writeSnapshots, writeWorld, type Layout, type WorldVault } from '../../test/helpers/seriesWorld.js';
-import type { VaultSeries } from '../model/world.js';
-import { createStore, type Store } from '../store/store.js';
+import type { VaultSeries } from '../../model/world.js';
+import { createStore, type Store } from '../../store/store.js';
 import { capacityOf } from '../series/vaultSeries.js';
 import { loadVaultSeries, type LoadSeriesStats } from './loadSeries.js';
 

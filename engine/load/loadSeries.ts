@@ -8,9 +8,9 @@
 // index joined in SQL and scattered one by one.
 import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import { VaultdError } from '../../common/errors.js';
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type VaultSeriesMeta } from '../series/vaultSeries.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../../store/store.js';
 import { float64Items, hugeintBytes, int64Items } from './vectorMemory.js';
 
 export { appendSnapshot } from '../series/vaultSeries.js';

@@ -2,13 +2,13 @@
 // registry, hourly series (chunk copies into typed arrays), prices, events grouped by wallet,
 // the latest allocations and the external TVL sources' last readings.
 import type { Common } from '../../common/common.js';
-import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../model/world.js';
-import { priceKey } from '../model/world.js';
-import { readRegistry } from '../store/registryStore.js';
-import type { EventKind, EventRow } from '../store/rows.js';
-import type { Store } from '../store/store.js';
-import { getSetting, PRICE_PROVIDER_ERRORS } from '../store/settings.js';
-import { trimZeros } from '../format/numbers.js';
+import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../../model/world.js';
+import { priceKey } from '../../model/world.js';
+import { readRegistry } from '../../store/registryStore.js';
+import type { EventKind, EventRow } from '../../model/rows.js';
+import type { Store } from '../../store/store.js';
+import { getSetting, PRICE_PROVIDER_ERRORS } from '../../store/settings.js';
+import { trimZeros } from '../../model/format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
 import { float64Items, hugeintBytes } from './vectorMemory.js';

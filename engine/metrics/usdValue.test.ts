@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { formatUnits } from '../format/numbers.js';
-import { halfEven } from '../format/numbers.js';
+import { formatUnits } from '../../model/format/numbers.js';
+import { halfEven } from '../../model/format/numbers.js';
 import { usdString } from './usdValue.js';
 
 const Wide = Decimal.clone({ precision: 200 });

@@ -1,6 +1,6 @@
 // Exact USD value of a token amount at a stored price, in bigint arithmetic (DESIGN §4.1,
 // §4.7: half-even at 6 places). Decimal.js would be ~10x slower on millions of points.
-import { formatUnits, halfEven, USD_DECIMALS } from '../format/numbers.js';
+import { formatUnits, halfEven, USD_DECIMALS } from '../../model/format/numbers.js';
 import { USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
 
 /** amount (base units, `decimals`) × price (18-decimal integer) as a USD string, half-even at 6. */

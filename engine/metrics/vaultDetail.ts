@@ -1,6 +1,6 @@
 // Deployment-level API objects (seed: VaultDetail, definition): identity, numeraire, the
 // current metrics, the `group` reference (omitted without a group, DESIGN §4.7) and `strategy`.
-import type { Registry, VaultRow } from '../store/rows.js';
+import type { Registry, VaultRow } from '../../model/rows.js';
 import type { VaultMetrics } from './vaultPoint.js';
 
 export interface TokenRef {

@@ -1,7 +1,7 @@
 // One vault's metrics at one series index, in API shape (DESIGN §4.1–§4.3, §4.7): the
 // timeseries point and the current `metrics` object share these values.
-import { formatUnits, isoSeconds, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../format/numbers.js';
-import type { PriceSeries, VaultSeries } from '../model/world.js';
+import { formatUnits, isoSeconds, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../../model/format/numbers.js';
+import type { PriceSeries, VaultSeries } from '../../model/world.js';
 import { usdIndexAt } from '../series/asOf.js';
 import { usdE18 } from '../positions/usdPriceCache.js';
 import { usdString } from './usdValue.js';

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { worldArb } from '../../test/helpers/seriesWorld.js';
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 import { APY_WINDOW_DAYS, apyColumn } from '../series/apyWindows.js';
 import { appendSnapshot, createVaultSeries } from '../series/vaultSeries.js';
 import { createComputePool, createInThreadPool, workerFilename, type ComputePool } from './computePool.js';

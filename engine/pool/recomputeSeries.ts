@@ -1,7 +1,7 @@
 // Recompute unit prices and APY windows of many vault series on a compute pool: vaults are
 // split into about 2 × threads tasks of balanced point counts (longest first, each to the
 // lightest task), so a thread that finishes early picks up another and none idles long.
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 import type { ComputePool } from './computePool.js';
 import { toJob, type SeriesJob } from './seriesTask.js';
 

@@ -1,8 +1,8 @@
 // The unit of work the compute pool runs: a batch of vault series to recompute from some
 // index on. A task carries only views of the series' SharedArrayBuffers, so a worker writes
 // its results straight into the resident arrays; the same function runs in-thread.
-import { I128Array } from '../model/int128.js';
-import type { VaultSeries } from '../model/world.js';
+import { I128Array } from '../../model/int128.js';
+import type { VaultSeries } from '../../model/world.js';
 import { computeApy } from '../series/apyWindows.js';
 import { computeUnitPrices } from '../series/unitPrices.js';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asOfIndex, usdIndexAt } from '../series/asOf.js';
 import { asOfIndexFast, isHourlyContiguous } from './fastAsOf.js';
-import { makePrices, makeSeries } from './fixtures.js';
+import { makePrices, makeSeries } from '../../test/helpers/positionFixtures.js';
 import { usdIndexIn, usdTable } from './usdPriceCache.js';
 
 const H = 3600;

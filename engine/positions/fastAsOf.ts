@@ -2,7 +2,7 @@
 // the hour; when it has no gap the index is plain arithmetic, otherwise (t − ts[0]) / mean step
 // is a guess checked against the as-of definition, and engine/series/asOf.ts answers a miss.
 import { asOfIndex } from '../series/asOf.js';
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 
 /** Same result as asOfIndex(ts, length, t) for strictly ascending ts. */
 export function asOfIndexFast(ts: Float64Array, length: number, t: number): number {

@@ -1,9 +1,9 @@
 // The one market-value rule of DESIGN §4.4, shared by the cost-basis replay and the activity
 // rows so that a transfer's `assets_delta` is exactly what the replay books: shares × the
 // published unit price of the as-of snapshot, rounded toward zero at the numeraire's decimals.
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 import { asOfIndexFast } from './fastAsOf.js';
-import { pow10 } from '../format/numbers.js';
+import { pow10 } from '../../model/format/numbers.js';
 
 /** 1.0 as an 18-decimal unit price: the unit price before any snapshot (DESIGN §4.1). */
 export const UNIT_PRICE_ONE = 10n ** 18n;

@@ -1,7 +1,7 @@
 // Values a replayed position at an instant and emits the API's Position metrics (DESIGN §4.4,
 // §4.7, §4.8): native amounts truncated at the numeraire's decimals, USD half-even at 6 places,
 // pnl.total the exact sum of the published parts, roi_pct as a time-weighted return in percent.
-import { formatUnits, halfEven, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../format/numbers.js';
+import { formatUnits, halfEven, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../../model/format/numbers.js';
 import { asOfIndex, usdIndexAt } from '../series/asOf.js';
 import { sharesToAssets, unitPriceAt } from './marketValue.js';
 import type { PositionContext, PositionState } from './replayPosition.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoSeconds } from '../format/numbers.js';
-import type { EventKind, EventRow } from '../store/rows.js';
-import { demoPositions, makePrices, makeSeries } from './fixtures.js';
+import { isoSeconds } from '../../model/format/numbers.js';
+import type { EventKind, EventRow } from '../../model/rows.js';
+import { demoPositions, makePrices, makeSeries } from '../../test/helpers/positionFixtures.js';
 import { positionMetrics } from './positionMetrics.js';
 import { ceilToGrid, defaultPositionStart, positionPoints, type PositionPoint } from './positionTimeseries.js';
 import { replayPosition, type PositionContext } from './replayPosition.js';

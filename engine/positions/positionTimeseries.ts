@@ -1,8 +1,8 @@
 // Position history (DESIGN §4.4, §4.8): at each grid instant, the state after every row with
 // block_timestamp ≤ the instant, valued at that instant. One pass over rows and instants together.
-import { isoSeconds } from '../format/numbers.js';
+import { isoSeconds } from '../../model/format/numbers.js';
 import { asOfIndex } from '../series/asOf.js';
-import type { EventRow } from '../store/rows.js';
+import type { EventRow } from '../../model/rows.js';
 import { positionMetrics, type AmountPair } from './positionMetrics.js';
 import { applyRow, createPositionState, type PositionContext } from './replayPosition.js';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PriceSeries } from '../model/world.js';
-import type { EventKind, EventRow } from '../store/rows.js';
-import { demoPositions, makePrices, makeSeries } from './fixtures.js';
+import type { PriceSeries } from '../../model/world.js';
+import type { EventKind, EventRow } from '../../model/rows.js';
+import { demoPositions, makePrices, makeSeries } from '../../test/helpers/positionFixtures.js';
 import { positionMetrics, positionNow, type PositionMetrics } from './positionMetrics.js';
 import { applyRow, createPositionState, isPositionOpen, replayPosition, type PositionContext } from './replayPosition.js';
 

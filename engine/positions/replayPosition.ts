@@ -1,9 +1,9 @@
 // Average-cost replay of one wallet's rows in one vault (DESIGN §4.4), natively and in USD, in
 // exact bigint fixed point; positionMetrics.ts rounds the state only when it is emitted.
-import type { PriceSeries, VaultSeries } from '../model/world.js';
-import type { EventRow } from '../store/rows.js';
+import type { PriceSeries, VaultSeries } from '../../model/world.js';
+import type { EventRow } from '../../model/rows.js';
 import { asOfIndexFast, isHourlyContiguous } from './fastAsOf.js';
-import { pow10 } from '../format/numbers.js';
+import { pow10 } from '../../model/format/numbers.js';
 import { isForeignToken, marketValue } from './marketValue.js';
 import { usdBig, usdFloat, usdIndexIn, usdTable, type UsdTable } from './usdPriceCache.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { usdIndexAt } from '../series/asOf.js';
-import { makePrices } from './fixtures.js';
+import { makePrices } from '../../test/helpers/positionFixtures.js';
 import { usdBig, usdE18, usdFloat, usdIndexIn, usdTable } from './usdPriceCache.js';
 
 const H = 3600;

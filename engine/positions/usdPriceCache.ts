@@ -4,8 +4,8 @@
 // hourly series without gaps (the usual case), an index computed instead of searched. No
 // decimal string is parsed twice. Memoized per PriceSeries: a pure cache, since price series
 // are append-only and their values never change.
-import type { PriceSeries } from '../model/world.js';
-import { parseUnits } from '../format/numbers.js';
+import type { PriceSeries } from '../../model/world.js';
+import { parseUnits } from '../../model/format/numbers.js';
 import { PRICE_MAX_AGE_SECONDS, usdIndexAt } from '../series/asOf.js';
 
 export const USD_PRICE_DECIMALS = 18;

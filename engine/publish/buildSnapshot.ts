@@ -3,10 +3,10 @@
 // routes. The server swaps its pointer to a new snapshot atomically.
 import { aggregateTvl, type PartialError, type TvlData } from '../aggregates/tvl.js';
 import { featuredCards, strategyCards, type FeaturedCard, type StrategyCard } from '../aggregates/cards.js';
-import { isoSeconds } from '../format/numbers.js';
+import { isoSeconds } from '../../model/format/numbers.js';
 import { indexRegistry, vaultDefinition, vaultDetail, type VaultDetail } from '../metrics/vaultDetail.js';
 import { currentMetrics, type VaultMetrics } from '../metrics/vaultPoint.js';
-import { priceKey, type World } from '../model/world.js';
+import { priceKey, type World } from '../../model/world.js';
 import { buildPage, type Page } from './page.js';
 import type { WalletIndex } from './walletIndex.js';
 

@@ -1,26 +1,10 @@
 // Per-wallet views of the raw rows: positions with stable ids (the positions-list cursor
 // runs over them, DESIGN §5.2) and the wallet-wide activity order (DESIGN §4.6).
-import { priceKey, type World } from '../model/world.js';
+import { priceKey, type WalletIndex, type World } from '../../model/world.js';
 import type { PositionContext } from '../positions/replayPosition.js';
-import type { EventRow } from '../store/rows.js';
+import type { EventRow } from '../../model/rows.js';
 
-export interface WalletPosition {
-  /** stable: assigned in the order positions first appear in the event stream */
-  position_id: number;
-  wallet: string;
-  vault_id: string;
-  /** the wallet's rows in this vault, chain order */
-  rows: EventRow[];
-}
-
-export interface WalletIndex {
-  /** wallet → its positions (every vault it ever touched), by position_id */
-  positions: Map<string, WalletPosition[]>;
-  /** wallet → its rows in wallet-wide order (block_timestamp, chain_id, block_number, log_index, sub_index) */
-  activity: Map<string, EventRow[]>;
-  /** the id the next new position gets */
-  nextId: number;
-}
+export type { WalletIndex, WalletPosition } from '../../model/world.js';
 
 export function buildWalletIndex(world: Pick<World, 'events' | 'walletRows'>): WalletIndex {
   const index: WalletIndex = { positions: new Map(), activity: new Map(), nextId: 1 };

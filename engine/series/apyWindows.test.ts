@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { closeApy, DAY, E18, HOUR, oracleApy, T0, vaultArb } from '../../test/helpers/seriesWorld.js';
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 import { APY_WINDOW_DAYS, apyColumn, computeApy } from './apyWindows.js';
 import { computeUnitPrices } from './unitPrices.js';
 import { appendSnapshot, createVaultSeries } from './vaultSeries.js';

@@ -1,7 +1,7 @@
 // Trailing APY windows at every point of a vault series (DESIGN §4.2):
 // apy_N(t) = (p(t) / p(t − N days))^(365/N) − 1, with p(t − N days) the as-of unit price;
 // NaN (published as null) while the window lacks history or that price is ≤ 0.
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 import { asOfIndex } from './asOf.js';
 
 export const APY_WINDOW_DAYS = [7, 30, 90] as const;

@@ -1,6 +1,6 @@
 // As-of lookups (DESIGN §4): "the snapshot at t" is the latest point with ts ≤ t; a USD
 // price counts only if it is at most 48 h older than t (DESIGN §4.1).
-import type { PriceSeries } from '../model/world.js';
+import type { PriceSeries } from '../../model/world.js';
 
 export const PRICE_MAX_AGE_SECONDS = 48 * 3600;
 

@@ -3,7 +3,7 @@
 // snapshot. windowPoints is what the server calls per request, so it costs
 // O(points returned + log n), never O(history): two binary searches, then one galloping
 // as-of step per grid instant, guessed from the hourly spacing.
-import type { VaultSeries } from '../model/world.js';
+import type { VaultSeries } from '../../model/world.js';
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { I128Array } from '../model/int128.js';
+import { I128Array } from '../../model/int128.js';
 import { divScaledInto, u32View, unitPriceScale, wordsToNumber } from './scaledDivision.js';
 
 // Oracle: plain bigint floor division.

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { closeApy, worldArb, writeWorld, type Layout } from '../../test/helpers/seriesWorld.js';
 import { loadVaultSeries } from '../load/loadSeries.js';
-import { createStore } from '../store/store.js';
+import { createStore } from '../../store/store.js';
 import { APY_WINDOW_DAYS, apyColumn, computeApy } from './apyWindows.js';
 import { windowPoints } from './rollups.js';
 import { readTwinRollup, readTwinSeries, runSqlTwin } from './sqlTwin.js';

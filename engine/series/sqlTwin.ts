@@ -5,7 +5,7 @@
 // every point via ASOF joins (§4.2), day/week/month rollups via ASOF joins on a grid (§4.3).
 // Results land in temp tables of the store's connection: twin_prices (unit prices),
 // twin_points (APY windows) and twin_rollups.
-import type { Store } from '../store/store.js';
+import type { Store } from '../../store/store.js';
 
 /**
  * Exact unit price in SQL: floor(assets · 10^(36−dec) / supply) overflows HUGEINT

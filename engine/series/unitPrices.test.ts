@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { E18, HOUR, oracleSeries, T0, vaultArb, type WorldVault } from '../../test/helpers/seriesWorld.js';
-import type { VaultSeries } from '../model/world.js';
-import type { SnapshotRow } from '../store/rows.js';
+import type { VaultSeries } from '../../model/world.js';
+import type { SnapshotRow } from '../../model/rows.js';
 import { computeUnitPrices } from './unitPrices.js';
 import { appendSnapshot, createVaultSeries } from './vaultSeries.js';
 

@@ -1,8 +1,8 @@
 // Unit price at every point of a vault series (DESIGN §4.1): the exact 18-decimal value that
 // is published, and the same as a double for APY and ROI ratios. Pure; runs in a pool worker
 // or in-thread over the series' SharedArrayBuffers.
-import { unitPriceE18 } from '../format/numbers.js';
-import type { VaultSeries } from '../model/world.js';
+import { unitPriceE18 } from '../../model/format/numbers.js';
+import type { VaultSeries } from '../../model/world.js';
 import { divScaledInto, u32View, unitPriceScale, wordsToNumber } from './scaledDivision.js';
 
 const ONE_LO = 0xa7640000; // 10^18 = 0x0DE0B6B3_A7640000

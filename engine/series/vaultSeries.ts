@@ -1,9 +1,9 @@
-// Allocation and hour-by-hour growth of the resident VaultSeries (engine/model/world.ts):
+// Allocation and hour-by-hour growth of the resident VaultSeries (model/world.ts):
 // every column lives on a SharedArrayBuffer with spare capacity, so the incremental path
 // appends an hour without reallocating and the compute pool reads it without copies.
-import { I128Array } from '../model/int128.js';
-import type { VaultSeries } from '../model/world.js';
-import type { SnapshotRow } from '../store/rows.js';
+import { I128Array } from '../../model/int128.js';
+import type { VaultSeries } from '../../model/world.js';
+import type { SnapshotRow } from '../../model/rows.js';
 
 /** Spare points allocated beyond the loaded history: one week of hours. */
 export const DEFAULT_SPARE_HOURS = 168;
@@ -14,7 +14,7 @@ export interface VaultSeriesMeta {
   vault_type: string;
 }
 
-/** The fields of a raw snapshot row (engine/store/rows.ts) the series keeps. */
+/** The fields of a raw snapshot row (store/rows.ts) the series keeps. */
 export type SeriesSnapshot = Pick<SnapshotRow, 'ts' | 'total_assets' | 'total_supply' | 'unit_price'>;
 
 /** Aera-family vaults publish their unit price and it is used as-is (DESIGN §4.1). */

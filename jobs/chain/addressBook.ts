@@ -2,7 +2,7 @@
 // `{chainId}:{lowercase address}`), each Aera vault's provisioner and fee calculator, and which
 // kind of emitter an address is (decides which events it may emit).
 import type { Config } from '../../common/config.js';
-import type { VaultType } from '../../engine/store/rows.js';
+import type { VaultType } from '../../model/rows.js';
 import type { Emitter } from './chainAbis.js';
 
 export interface IndexedVault {

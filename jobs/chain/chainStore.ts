@@ -1,10 +1,10 @@
 // The chain indexer's SQL, every statement labelled: per-vault checkpoints, recent block hashes,
 // stored Provisioner requests, the one-transaction commit of a block range, the rollback past a
 // fork point, and the per-chain status row. The caller serializes access (storeLock.ts).
-import { createRawWriter } from '../../engine/store/rawWriter.js';
-import { getSetting, setSetting } from '../../engine/store/settings.js';
-import type { EventRow, SnapshotRow } from '../../engine/store/rows.js';
-import type { Store } from '../../engine/store/store.js';
+import { createRawWriter } from '../../store/rawWriter.js';
+import { getSetting, setSetting } from '../../store/settings.js';
+import type { EventRow, SnapshotRow } from '../../model/rows.js';
+import type { Store } from '../../store/store.js';
 import { requestKey, type RequestRecord } from './eventRows.js';
 
 export interface Checkpoint {

@@ -1,4 +1,4 @@
-// Decoded logs → raw event rows in activity vocabulary (engine/store/rows.ts), pure.
+// Decoded logs → raw event rows in activity vocabulary (store/rows.ts), pure.
 //
 // - ERC-4626 Deposit/Withdraw: `deposit`/`withdraw` of the share owner.
 // - Aera Enter/Exit by a wallet: sync `deposit` (recipient) / `withdraw` (sender). Enter/Exit by the
@@ -13,7 +13,7 @@
 // - Share Transfer between wallets: `transfer_out` (sub 0) + `transfer_in` (sub 1). Mints, burns
 //   and moves into or out of a provisioner's escrow are covered by the rows above.
 // - Deposited, Redeemed (covered by Enter/Exit) and the governance and price events write nothing.
-import type { EventRow } from '../../engine/store/rows.js';
+import type { EventRow } from '../../model/rows.js';
 import type { AddressBook, IndexedVault } from './addressBook.js';
 import type { DecodedLog } from './decodeLog.js';
 import type { BadDataReason } from './ingestMetrics.js';

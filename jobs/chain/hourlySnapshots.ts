@@ -2,7 +2,7 @@
 // the block at or before H, and there totalAssets()/totalSupply() (ERC-4626) or the fee
 // calculator's unit price and totalSupply() (Aera: total_assets = units × price), all vaults
 // of one block in one multicall. A vault whose reads fail at a block is skipped and reported.
-import type { SnapshotRow } from '../../engine/store/rows.js';
+import type { SnapshotRow } from '../../model/rows.js';
 import type { IndexedVault } from './addressBook.js';
 import type { BlockClock } from './blockClock.js';
 import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';

@@ -4,11 +4,11 @@
 import { keccak256, pad, toEventSelector, toHex, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../engine/store/contentHash.js';
-import { createStore, type Store } from '../../engine/store/store.js';
+import { tableHashes } from '../../store/contentHash.js';
+import { createStore, type Store } from '../../store/store.js';
 import { createTxQueue } from '../devnet/txQueue.js';
 import { ingestOnce } from './ingestOnce.js';
-import { scenarioConfig, startScenario, type Scenario } from './testing/scenario.js';
+import { scenarioConfig, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 
 const BAD: Address = '0x00000000000000000000000000000000000bad01';
 const UNKNOWN_TOPIC = keccak256(toHex('NotAVaultEvent(uint256)'));

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { BIN, vaultd } from '../../test/helpers/cli.js';
 import { PROJECT_ROOT } from '../../common/version.js';
-import { RAW_AND_REGISTRY_TABLES, tableHashes } from '../../engine/store/contentHash.js';
-import { createStore } from '../../engine/store/store.js';
+import { RAW_AND_REGISTRY_TABLES, tableHashes } from '../../store/contentHash.js';
+import { createStore } from '../../store/store.js';
 import { createRng } from '../demo/prng.js';
 import { createPriceRuntime, runPriceRound } from '../prices/priceJob.js';
 import { ingestOnce } from './ingestOnce.js';
-import { startFaultyRpcProxy, type FaultyRpcProxy } from './testing/faultyRpcProxy.js';
-import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from './testing/scenario.js';
+import { startFaultyRpcProxy, type FaultyRpcProxy } from '../../test/helpers/chain/faultyRpcProxy.js';
+import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 
 let sc: Scenario;
 let proxy: FaultyRpcProxy;

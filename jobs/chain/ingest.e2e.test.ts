@@ -3,9 +3,9 @@
 import { createPublicClient, http, parseEventLogs, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../engine/store/contentHash.js';
-import { readRegistry } from '../../engine/store/registryStore.js';
-import { createStore, type Store } from '../../engine/store/store.js';
+import { tableHashes } from '../../store/contentHash.js';
+import { readRegistry } from '../../store/registryStore.js';
+import { createStore, type Store } from '../../store/store.js';
 import {
   aeraLikeProvisionerV1Abi,
   aeraLikeProvisionerV2Abi,
@@ -16,7 +16,7 @@ import {
 import { devnetChain } from '../devnet/chain.js';
 import { readIngestStatus } from './chainStore.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
-import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from './testing/scenario.js';
+import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 import { parseConfig } from '../../common/config.js';
 import { join } from 'node:path';
 

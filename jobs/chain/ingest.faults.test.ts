@@ -3,14 +3,14 @@
 // bodies, timeouts, dropped connections) ends in identical tables; a dead chain stalls alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../engine/store/contentHash.js';
-import { createStore, type Store } from '../../engine/store/store.js';
+import { tableHashes } from '../../store/contentHash.js';
+import { createStore, type Store } from '../../store/store.js';
 import { parseConfig, type Config } from '../../common/config.js';
 import { readIngestStatus } from './chainStore.js';
 import { fetchRangeLogs } from './fetchRangeLogs.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
-import { RANGE_STYLES, startFaultyRpcProxy, type FaultyRpcProxy } from './testing/faultyRpcProxy.js';
-import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from './testing/scenario.js';
+import { RANGE_STYLES, startFaultyRpcProxy, type FaultyRpcProxy } from '../../test/helpers/chain/faultyRpcProxy.js';
+import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 
 let sc: Scenario;
 let proxy: FaultyRpcProxy;

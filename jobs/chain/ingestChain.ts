@@ -4,7 +4,7 @@
 // transaction. A failure ends the round as `stalled`; committed ranges stay committed.
 import type { Common } from '../../common/common.js';
 import { VaultdError, describeError } from '../../common/errors.js';
-import type { Store } from '../../engine/store/store.js';
+import type { Store } from '../../store/store.js';
 import { buildRange } from './buildRange.js';
 import type { ChainRuntime } from './chainRuntime.js';
 import { commitRange, loadCheckpoints, loadRecentHashes, loadRequests, readIngestStatus, reconcileStartBlocks, rollbackAfter, vaultStream, writeIngestStatus } from './chainStore.js';

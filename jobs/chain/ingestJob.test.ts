@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { parseConfig, type Config } from '../../common/config.js';
-import { createStore, type Store } from '../../engine/store/store.js';
+import { createStore, type Store } from '../../store/store.js';
 import { createIngestJob, roundsToSkip } from './ingestJob.js';
 
 const stores: Store[] = [];

@@ -6,7 +6,7 @@ import { Cron } from 'croner';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import { describeError } from '../../common/errors.js';
-import type { Store } from '../../engine/store/store.js';
+import type { Store } from '../../store/store.js';
 import type { ChainRuntime } from './chainRuntime.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
 import type { IngestOptions } from './ingestOptions.js';

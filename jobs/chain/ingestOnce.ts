@@ -3,7 +3,7 @@
 // chain delays no other chain's commits and ends as `stalled` on its own.
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
-import type { Store } from '../../engine/store/store.js';
+import type { Store } from '../../store/store.js';
 import { createChainRuntime, type ChainRuntime } from './chainRuntime.js';
 import { ingestChainRound, type ChainRoundResult } from './ingestChain.js';
 import { ingestOptions, type IngestOptions } from './ingestOptions.js';

@@ -6,9 +6,9 @@
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import { VaultdError, describeError } from '../../common/errors.js';
-import { readRegistry, writeRegistry } from '../../engine/store/registryStore.js';
-import type { Registry, TokenRow, TvlSourceRow, VaultRow } from '../../engine/store/rows.js';
-import type { Store } from '../../engine/store/store.js';
+import { readRegistry, writeRegistry } from '../../store/registryStore.js';
+import type { Registry, TokenRow, TvlSourceRow, VaultRow } from '../../model/rows.js';
+import type { Store } from '../../store/store.js';
 import { vaultId, type IndexedVault } from './addressBook.js';
 import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';
 import type { ChainRuntime } from './chainRuntime.js';

@@ -11,7 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../../common/errors.js';
 import { classifyRpcError, garbageError, parseRangeHint } from './rpcErrors.js';
-import { rangeError, RANGE_STYLES } from './testing/faultyRpcProxy.js';
+import { rangeError, RANGE_STYLES } from '../../test/helpers/chain/faultyRpcProxy.js';
 
 const url = 'http://127.0.0.1:8545/secret-key';
 const body = { method: 'eth_getLogs', params: [{ fromBlock: '0x1', toBlock: '0x2' }] };

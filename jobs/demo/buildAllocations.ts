@@ -1,6 +1,6 @@
 // A vault's current allocations (DESIGN §5.2) for the demo: 2–5 targets per family whose
 // amounts split the vault's TVL; Aera spokes show their bridge flow toward the group's hub.
-import type { AllocationRow, VaultRow } from '../../engine/store/rows.js';
+import type { AllocationRow, VaultRow } from '../../model/rows.js';
 import { createRng, deriveAddress } from './prng.js';
 
 interface Item {

@@ -6,10 +6,10 @@ import type { Common } from '../../common/common.js';
 import { ensureDir } from '../../common/ensureDir.js';
 import { VaultdError } from '../../common/errors.js';
 import type { Progress } from '../../common/progress.js';
-import { createRawWriter } from '../../engine/store/rawWriter.js';
-import { writeRegistry } from '../../engine/store/registryStore.js';
-import { setSetting } from '../../engine/store/settings.js';
-import { createStore } from '../../engine/store/store.js';
+import { createRawWriter } from '../../store/rawWriter.js';
+import { writeRegistry } from '../../store/registryStore.js';
+import { setSetting } from '../../store/settings.js';
+import { createStore } from '../../store/store.js';
 import { buildDemoRegistry, simulateDemo, type DemoParams } from './index.js';
 
 export interface DemoWorldSummary {

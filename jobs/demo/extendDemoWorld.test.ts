@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tableHashes } from '../../engine/store/contentHash.js';
-import { createRawWriter } from '../../engine/store/rawWriter.js';
-import { writeRegistry } from '../../engine/store/registryStore.js';
-import { createStore } from '../../engine/store/store.js';
+import { tableHashes } from '../../store/contentHash.js';
+import { createRawWriter } from '../../store/rawWriter.js';
+import { writeRegistry } from '../../store/registryStore.js';
+import { createStore } from '../../store/store.js';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { createDemoWorld } from './createDemoWorld.js';
 import { extendDemoWorld } from './extendDemoWorld.js';

@@ -1,10 +1,10 @@
 // Under `vaultd serve` the demo world behaves like a live chain (DESIGN §7): as real hours
 // pass, the next hours' snapshots and events are simulated and appended, with the new end
 // recorded in the same transaction so a crash or a retry never adds a row twice.
-import { createRawWriter } from '../../engine/store/rawWriter.js';
-import { readRegistry } from '../../engine/store/registryStore.js';
-import { getSetting, setSetting } from '../../engine/store/settings.js';
-import type { Store } from '../../engine/store/store.js';
+import { createRawWriter } from '../../store/rawWriter.js';
+import { readRegistry } from '../../store/registryStore.js';
+import { getSetting, setSetting } from '../../store/settings.js';
+import type { Store } from '../../store/store.js';
 import { DEMO_SETTING } from './createDemoWorld.js';
 import { lastFullHour, simulateDemo, type DemoParams } from './index.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VAULT_TYPES, type Registry } from '../../engine/store/rows.js';
+import { VAULT_TYPES, type Registry } from '../../model/rows.js';
 import { DEMO_CHAINS, DEMO_TOKENS } from './catalog.js';
 import { DEMO_DEFAULTS, demoStart, type DemoParams } from './params.js';
 import { buildDemoRegistry, FAILING_TVL_URL, groupId } from './registry.js';

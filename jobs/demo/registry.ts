@@ -1,6 +1,6 @@
 // Builds the demo registry (DESIGN §3, §7): chains, strategies, logical vault groups and
 // deployments, numeraire tokens and external TVL sources, deterministically from DemoParams.
-import type { GroupRow, Registry, StrategyRow, TokenRow, TvlSourceRow, VaultRow, VaultType } from '../../engine/store/rows.js';
+import type { GroupRow, Registry, StrategyRow, TokenRow, TvlSourceRow, VaultRow, VaultType } from '../../model/rows.js';
 import { DEMO_CHAINS, demoToken } from './catalog.js';
 import { CURATED_DEPLOYMENTS, CURATED_GROUPS, CURATED_STRATEGIES, SCALE_TEMPLATES, type CuratedDeployment, type CuratedGroup } from './curated.js';
 import { assertDemoParams, demoStart, type DemoParams } from './params.js';

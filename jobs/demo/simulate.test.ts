@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createArraySink } from '../../engine/store/rawSink.js';
-import { EVENT_KINDS, type EventRow, type Registry, type SnapshotRow, type VaultRow } from '../../engine/store/rows.js';
+import { createArraySink } from '../../store/rawSink.js';
+import { EVENT_KINDS, type EventRow, type Registry, type SnapshotRow, type VaultRow } from '../../model/rows.js';
 import { DEMO_TOKENS, PRICE_GAP } from './catalog.js';
 import { DEMO_DEFAULTS, demoStart, type DemoParams } from './params.js';
 import { buildDemoRegistry } from './registry.js';

@@ -1,7 +1,7 @@
 // Runs the demo world (DESIGN §7) into a RawSink: prices, then every vault's hourly snapshots
 // and events, allocations at the end hour, and the external TVL sources' daily readings.
-import type { RawSink } from '../../engine/store/rawSink.js';
-import { EVENT_KINDS, type EventKind, type Registry, type TokenRow, type VaultRow } from '../../engine/store/rows.js';
+import type { RawSink } from '../../store/rawSink.js';
+import { EVENT_KINDS, type EventKind, type Registry, type TokenRow, type VaultRow } from '../../model/rows.js';
 import { VaultdError } from '../../common/errors.js';
 import { buildAllocations } from './buildAllocations.js';
 import { tokenByAddress } from './catalog.js';

@@ -1,7 +1,7 @@
 // Hourly USD prices (source `demo`) for the world's numeraires: stablecoins near their peg,
 // ETH and BTC wrappers on shared mean-reverting paths, one unpriced token, one 3-day gap.
-import type { RawSink } from '../../engine/store/rawSink.js';
-import type { TokenRow } from '../../engine/store/rows.js';
+import type { RawSink } from '../../store/rawSink.js';
+import type { TokenRow } from '../../model/rows.js';
 import { CLOCK_ANCHOR_TS, PRICE_GAP, tokenByAddress, type PriceModel } from './catalog.js';
 import { createRng } from './prng.js';
 

@@ -1,7 +1,7 @@
 // Daily readings of the external TVL sources (DESIGN §4.5): a healthy one throughout, and an
 // `http` one that answers until `failingSince`, then only records its fetch error.
-import type { RawSink } from '../../engine/store/rawSink.js';
-import type { TvlSourceRow } from '../../engine/store/rows.js';
+import type { RawSink } from '../../store/rawSink.js';
+import type { TvlSourceRow } from '../../model/rows.js';
 import { createRng } from './prng.js';
 
 const DAY = 86_400;

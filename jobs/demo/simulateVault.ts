@@ -1,7 +1,7 @@
 // One vault's hourly life in the demo world: a noisy unit-price path, its wallets' deposits,
 // withdrawals, transfers and Aera async requests, and the hourly snapshot, all in exact integers.
-import type { RawSink } from '../../engine/store/rawSink.js';
-import type { EventKind, EventRow, VaultRow } from '../../engine/store/rows.js';
+import type { RawSink } from '../../store/rawSink.js';
+import type { EventKind, EventRow, VaultRow } from '../../model/rows.js';
 import type { ChainClock } from './chainClock.js';
 import type { PriceModel } from './catalog.js';
 import { createRng, deriveAddress, hashKey, hashString, uniqueHex } from './prng.js';

@@ -5,12 +5,12 @@
 import fc from 'fast-check';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableHashes } from '../../engine/store/contentHash.js';
-import { createStore, type Store } from '../../engine/store/store.js';
-import { formatUnits, trimZeros } from '../../engine/format/numbers.js';
+import { tableHashes } from '../../store/contentHash.js';
+import { createStore, type Store } from '../../store/store.js';
+import { formatUnits, trimZeros } from '../../model/format/numbers.js';
 import { testCommon } from '../../test/helpers/common.js';
-import { startFaultyRpcProxy, type FaultyRpcProxy } from '../chain/testing/faultyRpcProxy.js';
-import { scenarioConfig, startScenario, type Scenario } from '../chain/testing/scenario.js';
+import { startFaultyRpcProxy, type FaultyRpcProxy } from '../../test/helpers/chain/faultyRpcProxy.js';
+import { scenarioConfig, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 import { ingestOnce } from '../chain/ingestOnce.js';
 import { chainlinkLikeAggregatorAbi } from '../devnet/abis.js';
 import { devnetChain } from '../devnet/chain.js';

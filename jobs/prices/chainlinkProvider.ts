@@ -9,9 +9,9 @@
 import { BaseError, ContractFunctionZeroDataError, decodeEventLog, parseAbi, toEventSelector, type Hex } from 'viem';
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
-import { formatUnits } from '../../engine/format/numbers.js';
-import type { PriceRow } from '../../engine/store/rows.js';
-import type { Store } from '../../engine/store/store.js';
+import { formatUnits } from '../../model/format/numbers.js';
+import type { PriceRow } from '../../model/rows.js';
+import type { Store } from '../../store/store.js';
 import type { ChainConfig } from '../chain/chainRuntime.js';
 import { createChainRpc, type ChainRpc, type ChainRpcOptions } from '../chain/chainRpc.js';
 import { fetchRangeLogs } from '../chain/fetchRangeLogs.js';

@@ -4,7 +4,7 @@
 // errors say what failed and what to check, and dot paths (`data.items.0.usd`) into a body.
 import { classifyRpcError, type RpcFault, type RpcFaultKind } from '../chain/rpcErrors.js';
 import { VaultdError } from '../../common/errors.js';
-import { formatUnits, halfEven, pow10 } from '../../engine/format/numbers.js';
+import { formatUnits, halfEven, pow10 } from '../../model/format/numbers.js';
 
 /** A JSON number literal exactly as written in the body. */
 export class JsonNumber {

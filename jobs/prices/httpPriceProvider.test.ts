@@ -5,11 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
-import type { PriceRow } from '../../engine/store/rows.js';
+import type { PriceRow } from '../../model/rows.js';
 import { JsonNumber } from './exactJson.js';
 import { createHttpPriceProvider, nearestPerHour, priceString, unixSeconds, type HttpPriceProviderConfig } from './httpPriceProvider.js';
 import { HOUR, hourFloor, type PriceRoundContext, type PriceToken } from './priceProvider.js';
-import { CHART_MAX_SPAN, generateCoin, startCoinPriceFixture, type CoinPriceFixture, type FixtureCoin, type FixtureObservation } from './testing/coinPriceFixture.js';
+import { CHART_MAX_SPAN, generateCoin, startCoinPriceFixture, type CoinPriceFixture, type FixtureCoin, type FixtureObservation } from '../../test/helpers/prices/coinPriceFixture.js';
 
 const DAY = 86_400;
 const NOW = 1_717_200_000 + 1234; // 2024-06-01T00:20:34Z: not on the hour

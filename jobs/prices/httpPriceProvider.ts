@@ -3,7 +3,7 @@
 // one; an hour's price is the observation nearest to it within `tolerance_seconds`, kept as the
 // exact digits of the response (truncated to 18 places, DECIMAL(38,18)).
 import { describeError, VaultdError } from '../../common/errors.js';
-import type { PriceRow } from '../../engine/store/rows.js';
+import type { PriceRow } from '../../model/rows.js';
 import { withRetry, type RetryOptions } from '../chain/retry.js';
 import {
   classifyFetchError,

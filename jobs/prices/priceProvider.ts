@@ -7,8 +7,8 @@
 import type { Logger } from 'pino';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
-import type { PriceRow } from '../../engine/store/rows.js';
-import type { Store } from '../../engine/store/store.js';
+import type { PriceRow } from '../../model/rows.js';
+import type { Store } from '../../store/store.js';
 
 export const HOUR = 3600;
 

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTvlFixture, type TvlFixture } from './testing/tvlFixture.js';
+import { startTvlFixture, type TvlFixture } from '../../test/helpers/prices/tvlFixture.js';
 import { readTvlSource, type TvlSourceConfig } from './tvlSources.js';
 
 const NOW = 1_717_200_000 + 1234;

@@ -1,8 +1,8 @@
 // /v1/prices (latest, or as of `at`) and /v1/prices/timeseries (DESIGN §5.2, §6.3).
-import { isoSeconds } from '../../engine/format/numbers.js';
-import { priceKey, type PriceSeries } from '../../engine/model/world.js';
-import { asOfIndex } from '../../engine/series/asOf.js';
-import { gridWindow } from '../../engine/series/rollups.js';
+import { isoSeconds } from '../../model/format/numbers.js';
+import { priceKey, type PriceSeries } from '../../model/world.js';
+import { asOfIndex } from '../../engine/publish/door.js';
+import { gridWindow } from '../../engine/publish/door.js';
 import { priceBody } from '../../engine/publish/buildSnapshot.js';
 import { invalid, parseQuery } from '../params.js';
 import { JSON_TYPE, type Body } from '../reply.js';

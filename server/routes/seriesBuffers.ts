@@ -1,9 +1,9 @@
 // Serialized vault series for windowed timeseries (DESIGN §5.7): per (vault, granularity), all
 // points of the published history serialized once into one Buffer (and its reverse for desc
 // order) with offsets, so a window is one zero-copy slice found by binary search.
-import { vaultTimeseriesPoint } from '../../engine/metrics/vaultPoint.js';
-import { priceKey, type World } from '../../engine/model/world.js';
-import { gridWindow, type Granularity } from '../../engine/series/rollups.js';
+import { vaultTimeseriesPoint } from '../../engine/publish/door.js';
+import { priceKey, type World } from '../../model/world.js';
+import { gridWindow, type Granularity } from '../../engine/publish/door.js';
 
 export interface SeriesBuffer {
   /** point instants, ascending */

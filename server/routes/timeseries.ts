@@ -1,10 +1,10 @@
 // /v1/vaults/{vault_id}/timeseries and /v1/users/{wallet}/positions/{vault_id}/timeseries
 // (DESIGN §4.3, §4.8): windows sliced from the resident series by binary search; grid points
 // of a vault are serialized once per snapshot and joined per request (DESIGN §5.7).
-import { isoSeconds } from '../../engine/format/numbers.js';
+import { isoSeconds } from '../../model/format/numbers.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
-import { defaultPositionStart, positionPoints } from '../../engine/positions/positionTimeseries.js';
-import { windowPoints, type Granularity } from '../../engine/series/rollups.js';
+import { defaultPositionStart, positionPoints } from '../../engine/publish/door.js';
+import { windowPoints, type Granularity } from '../../engine/publish/door.js';
 import { buildSeriesBuffer, sliceSeries, type SeriesBuffer } from './seriesBuffers.js';
 import type { Served } from '../handle.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';

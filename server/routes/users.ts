@@ -1,12 +1,12 @@
 // /v1/users/{wallet}/positions, /positions/{vault_id}, /positions/{vault_id}/timeseries and
 // /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Replays are cached per published snapshot.
-import { toActivityRow, type ActivityRow } from '../../engine/activity/activityRows.js';
-import { numeraireToken } from '../../engine/metrics/vaultDetail.js';
+import { toActivityRow, type ActivityRow } from '../../engine/publish/door.js';
+import { numeraireToken } from '../../engine/publish/door.js';
 import { positionContext, type WalletPosition } from '../../engine/publish/walletIndex.js';
-import { positionMetrics, positionNow, type PositionMetrics } from '../../engine/positions/positionMetrics.js';
-import { isPositionOpen, replayPosition, type PositionState } from '../../engine/positions/replayPosition.js';
-import type { PartialError } from '../../engine/aggregates/tvl.js';
-import type { EventRow } from '../../engine/store/rows.js';
+import { positionMetrics, positionNow, type PositionMetrics } from '../../engine/publish/door.js';
+import { isPositionOpen, replayPosition, type PositionState } from '../../engine/publish/door.js';
+import type { PartialError } from '../../engine/publish/door.js';
+import type { EventRow } from '../../model/rows.js';
 import { parseQuery, parseVaultId, parseWallet } from '../params.js';
 import type { Body } from '../reply.js';
 import type { Served } from '../handle.js';

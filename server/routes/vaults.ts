@@ -1,6 +1,6 @@
 // /v1/vaults, /featured, /slug/{slug}, /{vault_id}, /definition, /allocations (seed, DESIGN §5.2).
 import { VAULT_LIST_LIMIT } from '../../engine/publish/buildSnapshot.js';
-import type { VaultDetail } from '../../engine/metrics/vaultDetail.js';
+import type { VaultDetail } from '../../engine/publish/door.js';
 import { parseQuery, parseVaultId } from '../params.js';
 import type { Body } from '../reply.js';
 import { notFound, pageOr404, ready, type RouteContext } from './context.js';

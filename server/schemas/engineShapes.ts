@@ -2,13 +2,13 @@
 // keys and value types (literal unions widened), so a field added or renamed on one side without
 // the other fails `tsc`. Emits no code.
 import type * as v from 'valibot';
-import type { ActivityRow as EngineActivityRow } from '../../engine/activity/activityRows.js';
-import type { FeaturedCard as EngineFeaturedCard, StrategyCard as EngineStrategyCard } from '../../engine/aggregates/cards.js';
-import type { PartialError, TvlBreakdownRow as EngineTvlBreakdownRow, TvlData, TvlRow as EngineTvlRow } from '../../engine/aggregates/tvl.js';
-import type { VaultDetail as EngineVaultDetail } from '../../engine/metrics/vaultDetail.js';
-import type { VaultMetrics as EngineVaultMetrics, VaultTimeseriesPoint as EngineVaultTimeseriesPoint } from '../../engine/metrics/vaultPoint.js';
-import type { PositionMetrics as EnginePositionMetrics } from '../../engine/positions/positionMetrics.js';
-import type { PositionPoint } from '../../engine/positions/positionTimeseries.js';
+import type { ActivityRow as EngineActivityRow } from '../../engine/publish/door.js';
+import type { FeaturedCard as EngineFeaturedCard, StrategyCard as EngineStrategyCard } from '../../engine/publish/door.js';
+import type { PartialError, TvlBreakdownRow as EngineTvlBreakdownRow, TvlData, TvlRow as EngineTvlRow } from '../../engine/publish/door.js';
+import type { VaultDetail as EngineVaultDetail } from '../../engine/publish/door.js';
+import type { VaultMetrics as EngineVaultMetrics, VaultTimeseriesPoint as EngineVaultTimeseriesPoint } from '../../engine/publish/door.js';
+import type { PositionMetrics as EnginePositionMetrics } from '../../engine/publish/door.js';
+import type { PositionPoint } from '../../engine/publish/door.js';
 import type { LatestPrice } from '../../engine/publish/buildSnapshot.js';
 import type { COMPONENTS } from './responses.js';
 

@@ -1,7 +1,7 @@
 // Vault resources (seed "VaultDetail", "Vault timeseries point", "Vault definition",
 // "Vault allocations"; DESIGN §4.2, §4.7, §5.2): deployment rows, metrics, definition, allocations.
 import * as v from 'valibot';
-import { VAULT_TYPES } from '../../engine/store/rows.js';
+import { VAULT_TYPES } from '../../model/rows.js';
 import {
   Address,
   AmountPair,

@@ -1,7 +1,7 @@
 // Wallet resources (seed "Position", "Position timeseries point", "Activity log"; DESIGN §4.4,
 // §4.6, §4.8): replay-derived USD legs and roi_pct are null when any row lacks a USD price.
 import * as v from 'valibot';
-import { EVENT_KINDS } from '../../engine/store/rows.js';
+import { EVENT_KINDS } from '../../model/rows.js';
 import { Address, AmountPair, DateTime, Decimal, Double, Hash32, NonNegativeInt64, TokenRef, UnsignedDecimal, VaultId } from './primitives.js';
 
 export const Pnl = v.strictObject({ realized: AmountPair, unrealized: AmountPair, total: AmountPair });

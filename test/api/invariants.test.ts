@@ -2,7 +2,7 @@
 // strings within their precision, RFC 3339 Z whole-second timestamps, hidden vaults only when
 // asked for, disabled vaults nowhere.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../engine/store/store.js';
+import { createStore } from '../../store/store.js';
 import { testCommon } from '../helpers/common.js';
 import { formatProblems } from './format.js';
 import { copyDb, idsOf, startServer, useServer } from './server.js';

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll } from 'vitest';
-import { createStore } from '../../engine/store/store.js';
+import { createStore } from '../../store/store.js';
 import { createResponseValidator } from '../../server/schemas/validateResponse.js';
 import { tempDir, testCommon } from '../helpers/common.js';
 import { vaultd, vaultdSpawn, waitForListening } from '../helpers/cli.js';

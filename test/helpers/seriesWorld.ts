@@ -2,9 +2,9 @@
 // written into a DuckDB store in a chosen physical order, and naive oracles of the series
 // rules (DESIGN §4.1–§4.3) written with plain loops and bigint, independently of the kernels.
 import fc from 'fast-check';
-import { createRawWriter } from '../../engine/store/rawWriter.js';
-import type { SnapshotRow } from '../../engine/store/rows.js';
-import type { Store } from '../../engine/store/store.js';
+import { createRawWriter } from '../../store/rawWriter.js';
+import type { SnapshotRow } from '../../model/rows.js';
+import type { Store } from '../../store/store.js';
 
 export const HOUR = 3600;
 export const DAY = 86400;

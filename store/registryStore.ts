@@ -1,6 +1,6 @@
 // Reads and replaces the curated registry tables (chains, strategies, groups, vaults,
 // tokens, external TVL sources) as one unit, inside the caller's transaction.
-import type { Registry } from './rows.js';
+import type { Registry } from '../model/rows.js';
 import type { Store } from './store.js';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('T', ' ').replace('Z', '');

@@ -2,12 +2,12 @@
 // and a demo world (jobs/demo) turned into replay contexts without a database. The unit-price
 // rule here is the minimal DESIGN §4.1 one; the engine's own series kernels live in engine/series.
 import { buildDemoRegistry, simulateDemo, type DemoParams } from '../../jobs/demo/index.js';
-import { parseUnits, unitPriceE18 } from '../format/numbers.js';
-import { I128Array } from '../model/int128.js';
-import { priceKey, type PriceSeries, type VaultSeries } from '../model/world.js';
-import { createArraySink } from '../store/rawSink.js';
-import type { EventRow, PriceRow, Registry, SnapshotRow, VaultRow } from '../store/rows.js';
-import type { PositionContext } from './replayPosition.js';
+import { parseUnits, unitPriceE18 } from '../../model/format/numbers.js';
+import { I128Array } from '../../model/int128.js';
+import { priceKey, type PriceSeries, type VaultSeries } from '../../model/world.js';
+import { createArraySink } from '../../store/rawSink.js';
+import type { EventRow, PriceRow, Registry, SnapshotRow, VaultRow } from '../../model/rows.js';
+import type { PositionContext } from '../../engine/positions/replayPosition.js';
 
 const WAD = 10n ** 18n;
 

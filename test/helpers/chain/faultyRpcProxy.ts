@@ -3,8 +3,8 @@
 // providers, 429s, 5xx, JSON-RPC internal errors, truncated and garbage bodies, timeouts and
 // reset connections — with a seeded stream so a run is reproducible in kind if not in order.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createRng } from '../../demo/prng.js';
-import { listenOnLoopback } from '../../../test/helpers/loopback.js';
+import { createRng } from '../../../jobs/demo/prng.js';
+import { listenOnLoopback } from '../loopback.js';
 
 export type FaultKind = 'http500' | 'http502' | 'rate429' | 'rpcInternal' | 'truncated' | 'garbage' | 'timeout' | 'reset';
 

@@ -2,8 +2,8 @@
 // a long-running server opens it per job and closes it after, and every opener retries while
 // another process (a `vaultd keys create`, a job of the server) holds the lock.
 import { resolve } from 'node:path';
-import type { Common } from '../../common/common.js';
-import { VaultdError } from '../../common/errors.js';
+import type { Common } from '../common/common.js';
+import { VaultdError } from '../common/errors.js';
 import { createStore, lockHolder, type Store, type StoreOptions } from './store.js';
 
 function holderOf(err: unknown): string | undefined {

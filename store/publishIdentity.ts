@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BINARY_BUILD } from '../../common/runtime.js';
-import { VERSION } from '../../common/version.js';
+import { BINARY_BUILD } from '../common/runtime.js';
+import { VERSION } from '../common/version.js';
 import { RAW_AND_REGISTRY_TABLES } from './contentHash.js';
 import { getSetting, setSetting } from './settings.js';
 import type { Store } from './store.js';
@@ -50,6 +50,8 @@ function codeStamp(): string {
   };
   walk(join(root, 'engine'));
   walk(join(root, 'server'));
+  walk(join(root, 'model'));
+  walk(join(root, 'store'));
   code = `${VERSION}:${hash.digest('hex').slice(0, 16)}`;
   return code;
 }

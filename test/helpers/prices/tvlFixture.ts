@@ -2,7 +2,7 @@
 // status and body text (written verbatim, so exponent numbers and broken JSON reach the
 // client as is), or never answers at all.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { listenOnLoopback } from '../../../test/helpers/loopback.js';
+import { listenOnLoopback } from '../loopback.js';
 
 export interface TvlRoute {
   status?: number;

@@ -1,6 +1,6 @@
 // API credentials (DESIGN §5.5): a random secret shown once, stored only as its SHA-256.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { VaultdError } from '../../common/errors.js';
+import { VaultdError } from '../common/errors.js';
 import type { Store } from './store.js';
 
 export interface ApiKeyInfo {

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir, testCommon } from '../../test/helpers/common.js';
+import { tempDir, testCommon } from '../test/helpers/common.js';
 import { activeKeyDigests, createApiKey, digestsEqual, hashSecret, listApiKeys, revokeApiKey } from './apiKeys.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { createRawWriter } from './rawWriter.js';
 import { readRegistry, writeRegistry } from './registryStore.js';
-import type { EventRow, Registry } from './rows.js';
+import type { EventRow, Registry } from '../model/rows.js';
 import { createStore, migrate, type Store } from './store.js';
 
 const common = testCommon();

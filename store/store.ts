@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { Histogram } from 'prom-client';
-import type { Common } from '../../common/common.js';
-import { ensureDir } from '../../common/ensureDir.js';
-import { VaultdError } from '../../common/errors.js';
+import type { Common } from '../common/common.js';
+import { ensureDir } from '../common/ensureDir.js';
+import { VaultdError } from '../common/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;

@@ -2,13 +2,13 @@
 // a database, so schema tests can validate what the engine really emits. The series carry no APY
 // kernels (engine/positions/fixtures.ts builds them), so APYs are null here.
 import { buildWalletIndex } from '../../engine/publish/walletIndex.js';
-import { trimZeros } from '../../engine/format/numbers.js';
+import { trimZeros } from '../../model/format/numbers.js';
 import { compareActivity } from '../../engine/activity/activityRows.js';
-import { seriesFromSnapshots, priceSeriesFromRows } from '../../engine/positions/fixtures.js';
+import { seriesFromSnapshots, priceSeriesFromRows } from './positionFixtures.js';
 import { buildSnapshot, type Snapshot } from '../../engine/publish/buildSnapshot.js';
-import type { TvlSourceState, VaultSeries, World } from '../../engine/model/world.js';
-import { createArraySink } from '../../engine/store/rawSink.js';
-import type { EventRow, SnapshotRow } from '../../engine/store/rows.js';
+import type { TvlSourceState, VaultSeries, World } from '../../model/world.js';
+import { createArraySink } from '../../store/rawSink.js';
+import type { EventRow, SnapshotRow } from '../../model/rows.js';
 import { buildDemoRegistry, simulateDemo, type DemoParams } from '../../jobs/demo/index.js';
 
 export const SMALL_DEMO: DemoParams = { seed: 7, now: Date.UTC(2026, 0, 15) / 1000, vaults: null, wallets: 40, days: 20 };

@@ -1,6 +1,6 @@
 // Where a source (demo simulator, chain ingest) hands its raw rows. The store's
 // implementation streams them into DuckDB data chunks; tests can collect them in arrays.
-import type { AllocationRow, EventRow, PriceRow, SnapshotRow, TvlSourceValueRow } from './rows.js';
+import type { AllocationRow, EventRow, PriceRow, SnapshotRow, TvlSourceValueRow } from '../model/rows.js';
 
 export interface RawSink {
   snapshot(row: SnapshotRow): void;

@@ -1,15 +1,15 @@
 // Writes the derived tables (DESIGN §3) from the computed world: hourly vault metrics and
 // current positions and activity rows. Replaced whole on a full recompute; the hourly table
 // only gains the new hours on an incremental one.
-import { formatUnits, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../format/numbers.js';
+import { formatUnits, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../../model/format/numbers.js';
 import { usdAt } from '../metrics/vaultPoint.js';
-import { priceKey, type World } from '../model/world.js';
+import { priceKey, type World } from '../../model/world.js';
 import { toActivityRow } from '../activity/activityRows.js';
 import { positionContext, type WalletIndex } from '../publish/walletIndex.js';
 import { positionMetrics, positionNow } from '../positions/positionMetrics.js';
 import { replayPosition } from '../positions/replayPosition.js';
-import { createChunkLoader } from './chunkLoader.js';
-import type { Store } from './store.js';
+import { createChunkLoader } from '../../store/chunkLoader.js';
+import type { Store } from '../../store/store.js';
 
 const nullable = (x: number) => (Number.isFinite(x) ? x : null);
 

@@ -1,9 +1,8 @@
 // The resident in-memory model the engine computes over and publishes from (DESIGN §1,
 // §5.7): registry indices, hourly vault series as typed arrays, price series, and each
 // wallet's raw rows. Loaded once from DuckDB, then extended hour by hour.
-import type { EventRow, Registry, VaultRow } from '../store/rows.js';
+import type { EventRow, Registry, VaultRow } from './rows.js';
 import type { I128Array } from './int128.js';
-import type { WalletIndex } from '../publish/walletIndex.js';
 
 /** Hourly series of one vault. Arrays may be longer than `length` (capacity for appends). */
 export interface VaultSeries {
@@ -87,3 +86,22 @@ export interface AllocationItem {
 }
 
 export const priceKey = (chainId: number, address: string) => `${chainId}:${address.toLowerCase()}`;
+
+/** Per-wallet views of the raw rows (built and extended by engine/publish/walletIndex.ts). */
+export interface WalletPosition {
+  /** stable: assigned in the order positions first appear in the event stream */
+  position_id: number;
+  wallet: string;
+  vault_id: string;
+  /** the wallet's rows in this vault, chain order */
+  rows: EventRow[];
+}
+
+export interface WalletIndex {
+  /** wallet → its positions (every vault it ever touched), by position_id */
+  positions: Map<string, WalletPosition[]>;
+  /** wallet → its rows in wallet-wide order (block_timestamp, chain_id, block_number, log_index, sub_index) */
+  activity: Map<string, EventRow[]>;
+  /** the id the next new position gets */
+  nextId: number;
+}

@@ -4,8 +4,8 @@
 // body verbatim (long fractions, exponent notation, invalid values) and injecting 429s, 5xx,
 // hangs and garbage bodies on request.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import { createRng, type Rng } from '../../demo/prng.js';
-import { listenOnLoopback } from '../../../test/helpers/loopback.js';
+import { createRng, type Rng } from '../../../jobs/demo/prng.js';
+import { listenOnLoopback } from '../loopback.js';
 
 const HOUR = 3600;
 const DAY = 86_400;

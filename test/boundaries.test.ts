@@ -1,0 +1,47 @@
+// Imports run one way, down the pipeline: common → model → store → jobs / engine → (engine/publish) → server → cli;
+// client and explorer stand alone. See test/helpers/importGraph.ts for the table.
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../common/version.js';
+import { importCycles, importEdges, readProductFiles, wrongWay } from './helpers/importGraph.js';
+
+const files = readProductFiles(PROJECT_ROOT);
+const edges = importEdges(files);
+
+describe('import boundaries', () => {
+  it('reads the whole program', () => {
+    expect(files.length).toBeGreaterThan(150);
+    for (const top of ['common', 'model', 'store', 'jobs', 'engine', 'server', 'cli', 'client', 'explorer']) {
+      expect(files.some((f) => f.path.startsWith(`${top}/`)), top).toBe(true);
+    }
+    expect(edges.length).toBeGreaterThan(500);
+  });
+
+  it('no file imports against the pipeline', () => {
+    expect(wrongWay(edges)).toEqual([]);
+  });
+
+  it('no import cycles', () => {
+    expect(importCycles(edges)).toEqual([]);
+  });
+
+  it('would fail on a planted wrong-way import (each edge the issue listed)', () => {
+    const planted = [
+      { path: 'jobs/chain/planted.ts', text: "import { createStore } from '../../engine/persist/derivedWriter.js';" },
+      { path: 'store/planted.ts', text: "import type { World } from '../engine/engine.js';" },
+      { path: 'server/routes/planted.ts', text: "import { createStore } from '../../store/store.js';" },
+      { path: 'server/routes/planted2.ts', text: "export { replayPosition } from '../../engine/positions/replayPosition.js';" },
+      { path: 'engine/planted.ts', text: "const m = await import('../jobs/demo/params.js');" },
+      { path: 'jobs/prices/planted.ts', text: "import { x } from '../../test/helpers/loopback.js';" },
+      { path: 'client/planted.ts', text: "import { VERSION } from '../common/version.js';" },
+      { path: 'common/planted.ts', text: "import { parseFlags } from '../cli/args.js';" },
+    ];
+    const bad = wrongWay(importEdges(planted));
+    expect(bad).toHaveLength(planted.length);
+    expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/derivedWriter.ts: jobs/ may import only common, model, store');
+    // and a planted cycle is found
+    expect(importCycles(importEdges([
+      { path: 'engine/a.ts', text: "import { b } from './b.js';" },
+      { path: 'engine/b.ts', text: "import { a } from './a.js';" },
+    ]))).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
+  });
+});

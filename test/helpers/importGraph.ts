@@ -1,0 +1,109 @@
+// The import graph of the program's non-test files and the one-way rule between top-level
+// folders (issue: structure that shows the data flow). test/boundaries.test.ts holds the repo
+// to it; the checker is a plain function so the test can also plant a wrong import in memory.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+
+/** What each top-level folder may import besides itself (folders not listed import freely: test, bench, scripts). */
+export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  common: [],
+  model: ['common'],
+  store: ['common', 'model'],
+  jobs: ['common', 'model', 'store'],
+  engine: ['common', 'model', 'store'],
+  // of the engine, only engine/publish (the door); no store, no jobs
+  server: ['common', 'model', 'engine/publish'],
+  client: [],
+  explorer: ['client'],
+  cli: ['common', 'model', 'store', 'jobs', 'engine', 'server'],
+};
+
+const PRODUCT = Object.keys(ALLOWED);
+const SPEC = /(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/g;
+
+export interface SourceFile {
+  /** repo-relative, '/'-separated */
+  path: string;
+  text: string;
+}
+
+export function readProductFiles(root: string): SourceFile[] {
+  const out: SourceFile[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|mjs|cjs)$/.test(name) && !/\.test\.ts$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('.gen.ts')) {
+        out.push({ path: relative(root, p).split(sep).join('/'), text: readFileSync(p, 'utf8') });
+      }
+    }
+  };
+  for (const top of PRODUCT) {
+    try {
+      walk(join(root, top));
+    } catch {
+      // a folder that does not exist has nothing to check
+    }
+  }
+  return out;
+}
+
+export interface Edge {
+  from: string;
+  to: string;
+  /** `import type` / `export type`: erased at compile time, so no load order */
+  typeOnly: boolean;
+}
+
+/** Every relative import between files, specifiers resolved to repo paths ('.js' read as the '.ts' source). */
+export function importEdges(files: readonly SourceFile[]): Edge[] {
+  const edges: Edge[] = [];
+  for (const f of files) {
+    for (const m of f.text.matchAll(SPEC)) {
+      const spec = (m[1] ?? m[2] ?? m[3])!;
+      const to = normalize(join(dirname(f.path), spec)).split(sep).join('/').replace(/\.js$/, '.ts');
+      edges.push({ from: f.path, to, typeOnly: /^(?:import|export)\s+type\s/.test(m[0]) });
+    }
+  }
+  return edges;
+}
+
+function area(path: string): string {
+  const [top, sub] = path.split('/');
+  return top === 'engine' && sub === 'publish' ? 'engine/publish' : top!;
+}
+
+/** Imports that point the wrong way, as readable lines. */
+export function wrongWay(edges: readonly Edge[]): string[] {
+  const bad: string[] = [];
+  for (const e of edges) {
+    const from = e.from.split('/')[0]!;
+    const to = e.to.split('/')[0]!;
+    if (from === to || !(from in ALLOWED)) continue;
+    const allowed = ALLOWED[from]!;
+    const ok = allowed.includes(to) || allowed.includes(area(e.to));
+    if (!ok) bad.push(`${e.from} → ${e.to}: ${from}/ may import only ${allowed.length ? allowed.join(', ') : 'itself'}`);
+  }
+  return bad;
+}
+
+/** File-level cycles of runtime imports (type-only ones are erased), each reported once, as a path. */
+export function importCycles(edges: readonly Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) if (!e.typeOnly) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (n: string) => {
+    state.set(n, 1);
+    stack.push(n);
+    for (const m of next.get(n) ?? []) {
+      if (state.get(m) === 1) cycles.push([...stack.slice(stack.indexOf(m)), m]);
+      else if (state.get(m) === undefined) visit(m);
+    }
+    stack.pop();
+    state.set(n, 2);
+  };
+  for (const n of [...next.keys()].sort()) if (!state.has(n)) visit(n);
+  return cycles;
+}
