@@ -35,7 +35,8 @@ export function createProgress(logger: Logger, task: string, opts: { tty?: boole
       const step = total > 0 ? Math.floor((done / total) * 10) : 10;
       if (step > lastStep) {
         lastStep = step;
-        logger.info({ task, done, total, percent: step * 10, elapsed_ms: Date.now() - t0 }, 'progress');
+        // the percent of the work done, not of the 10 % step that triggered the line
+        logger.info({ task, done, total, percent: total > 0 ? Math.floor((done / total) * 100) : 100, elapsed_ms: Date.now() - t0 }, 'progress');
       }
     },
     stop() {},

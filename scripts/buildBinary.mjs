@@ -5,7 +5,7 @@
 // of this node binary with postject; write dist/SHA256SUMS.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,24 @@ const natives = {
 };
 const nativeLoader = join(root, 'scripts', 'binary', 'native.cjs');
 
+// the built browser files (the client SDK, the explorer pages) ride along too: served from the binary
+const staticAssets = {};
+const manifest = {};
+for (const [mount, dir] of [['/client/', join(root, 'dist', 'client')], ['/explorer/', join(root, 'dist', 'explorer')]]) {
+  const files = [];
+  const walk = (d, prefix) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p, `${prefix}${name}/`);
+      else files.push(`${prefix}${name}`);
+    }
+  };
+  walk(dir, '');
+  manifest[mount] = files;
+  for (const rel of files) staticAssets[`static${mount}${rel}`] = join(dir, rel);
+}
+mkdirSync(join(root, 'dist', 'sea'), { recursive: true });
+
 step('bundling dist/cli with esbuild');
 const bundlePath = join(work, 'vaultd.cjs');
 const bundled = await build({
@@ -83,10 +101,11 @@ const codeHash = sha(program);
 writeFileSync(bundlePath, Buffer.concat([Buffer.from(`globalThis.__VAULTD_BUILD__ = ${JSON.stringify({ version, commit, codeHash })};\n`), program]));
 
 step('making the SEA blob');
+writeFileSync(join(work, 'static-manifest.json'), JSON.stringify(manifest));
 const blob = join(work, 'sea-prep.blob');
 writeFileSync(
   join(work, 'sea-config.json'),
-  JSON.stringify({ main: bundlePath, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, assets: natives }, null, 2),
+  JSON.stringify({ main: bundlePath, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, assets: { ...natives, ...staticAssets, 'static-manifest.json': join(work, 'static-manifest.json') } }, null, 2),
 );
 execFileSync(process.execPath, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
 

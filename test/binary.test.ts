@@ -60,6 +60,12 @@ describe.runIf(process.platform === 'linux')('single binary', () => {
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
       const vaults = (await (await fetch(`http://127.0.0.1:${port}/v1/vaults`)).json()) as { data: unknown[] };
       expect(vaults.data.length).toBeGreaterThan(0);
+      // the explorer pages and the client SDK ride inside the binary
+      for (const [path, type] of [['/', 'text/html'], ['/docs', 'text/html'], ['/explorer/app.js', 'text/javascript'], ['/client/index.js', 'text/javascript']]) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`);
+        expect(res.status, path).toBe(200);
+        expect(res.headers.get('content-type'), path).toMatch(new RegExp(`^${type}`));
+      }
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

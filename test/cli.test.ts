@@ -196,6 +196,36 @@ describe('vaultd CLI', () => {
     expect(oneLine(e.stderr)).toContain('"prices.providers.0.feeds.0.token"');
   });
 
+  it('ingest --once with failing upstreams: one line per chain and provider, hosts named, keys never printed', async () => {
+    const probe = createNetServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const dead = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((r) => probe.close(r));
+    const config = join(dir, 'failing-once.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: [`${dead}/v2/SECRETKEY123`], finality_blocks: 0 }],
+        registry: {
+          vaults: [
+            {
+              chain_id: 1, address: '0xbeef01735c132ada46aa9aa4c54623caa92a64cb', vault_type: 'morpho_v1', name: 'Steakhouse USDC', symbol: 'steakUSDC',
+              numeraire_token: { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6, symbol: 'USDC' },
+            },
+          ],
+        },
+        prices: { providers: [{ kind: 'http', base_url: `${dead}/pro?x_cg_pro_api_key=SECRETKEY456`, timeout_ms: 500 }] },
+      }),
+    );
+    const r = vaultd(['ingest', '--once', '--db', join(dir, 'failing-once.duckdb'), '--config', config]);
+    expect(r.status).toBe(1);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^chain 1 \(ethereum\): .* — stalled: /);
+    expect(lines[1]).toMatch(/^prices http:defillama: 0 rows for \d+ tokens — failed: /);
+    expect(r.stdout + r.stderr).not.toContain('SECRETKEY');
+  });
+
   it('keys: create prints the secret alone on the last line; list; revoke', async () => {
     const kdb = join(dir, 'keys.duckdb');
     await (await createStore(testCommon(), { path: kdb })).close();

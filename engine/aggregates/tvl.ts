@@ -1,5 +1,6 @@
 // Aggregate TVL (DESIGN §4.5): enabled vaults (visible and hidden, never disabled) as one
 // `vaults` total plus one row per external source; the breakdown adds one row per chain.
+import { oneLineError } from '../../common/oneLine.js';
 import { D, formatUsd, isoSeconds } from '../../model/format/numbers.js';
 import type { VaultMetrics } from '../metrics/vaultPoint.js';
 import type { TvlSourceState } from '../../model/world.js';
@@ -51,7 +52,7 @@ export function aggregateTvl(
     if (s.last_error) {
       partial_errors.push({
         code: 'TVL_SOURCE_FAILED',
-        message: `external TVL source "${s.id}" failed (${s.last_error.message}); serving its last good value`,
+        message: `external TVL source "${s.id}" failed (${oneLineError(s.last_error.message)}); serving its last good value`,
         resource_id: s.id,
       });
     }

@@ -1,6 +1,7 @@
 // One ingest round over every configured chain (DESIGN §6.1): the registry sync, then each
 // chain concurrently — RPC work overlaps, store access is serialized — so a slow or failing
 // chain delays no other chain's commits and ends as `stalled` on its own.
+import { oneLineError } from '../../common/oneLine.js';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import type { Store } from '../../store/store.js';
@@ -53,6 +54,6 @@ export function formatRoundSummary(r: ChainRoundResult, slug?: string): string {
   const span = r.from === null ? `nothing due (target ${r.target ?? '?'})` : `blocks ${r.from}..${r.to} of ${r.target}`;
   const reorg = r.reorg ? `, reorg rolled back to ${r.reorg.ancestor}` : '';
   const bad = r.bad_data > 0 ? `, ${r.bad_data} bad data skipped` : '';
-  const tail = r.status === 'ok' ? 'ok' : `stalled: ${r.error ?? 'unknown error'}`;
+  const tail = r.status === 'ok' ? 'ok' : `stalled: ${oneLineError(r.error ?? 'unknown error')}`;
   return `chain ${name}: ${span}, ${r.logs} logs, ${r.events} events, ${r.snapshots} snapshots${reorg}${bad} in ${(r.ms / 1000).toFixed(1)} s — ${tail}`;
 }

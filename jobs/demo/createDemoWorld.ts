@@ -9,6 +9,7 @@ import type { Progress } from '../../common/progress.js';
 import { createRawWriter } from '../../store/rawWriter.js';
 import { writeRegistry } from '../../store/registryStore.js';
 import { setSetting } from '../../store/settings.js';
+import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { createStore } from '../../store/store.js';
 import { buildDemoRegistry, simulateDemo, type DemoParams } from './index.js';
 
@@ -29,7 +30,8 @@ export const DEMO_SETTING = 'demo.params';
 /** Does the database at `path` already hold a registry? Opens and closes it. */
 export async function databaseHasData(common: Common, path: string): Promise<boolean> {
   if (path === ':memory:' || !existsSync(path)) return false;
-  const store = await createStore(common, { path });
+  // another process (a second `serve`, a `keys create`) may hold the file a moment: wait for it
+  const store = await openStoreWithRetry(common, { path });
   try {
     const row = await store.one<{ n: bigint }>('demo.has_data', 'SELECT count(*) AS n FROM vaults');
     return (row?.n ?? 0n) > 0n;

@@ -2,6 +2,7 @@
 // provider in config order (the first to write a token-hour wins), then every external TVL
 // source. One failing provider or source never stops the others; its error is logged, counted
 // and returned. Rounds never overlap; the database is opened per round.
+import { oneLineError } from '../../common/oneLine.js';
 import { Cron } from 'croner';
 import { Counter } from 'prom-client';
 import type { Common } from '../../common/common.js';
@@ -191,7 +192,7 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
     }
   }
 
-  const failed = providers.filter((p) => p.status === 'failed').map((p) => ({ provider: p.provider, error: p.error ?? 'failed' }));
+  const failed = providers.filter((p) => p.status === 'failed').map((p) => ({ provider: p.provider, error: oneLineError(p.error ?? 'failed') }));
   await lock.run(() => setSetting(store, PRICE_PROVIDER_ERRORS, JSON.stringify(failed)));
   await lock.run(() => syncTvlSources(store, { tvl_sources: [...runtime.tvlSources] }));
   const readings = await Promise.all(runtime.tvlSources.map((s) => readTvlSource(s, { now })));
@@ -267,7 +268,7 @@ export function createPriceJob(opts: { common: Common; config: Config; access: S
 
 /** One line per provider and source, for `vaultd ingest`. */
 export function formatPriceSummary(r: PriceRoundResult): string[] {
-  const lines = r.providers.map((p) => `prices ${p.provider}: ${p.rows} rows for ${p.tokens} tokens — ${p.status === 'ok' ? 'ok' : `failed: ${p.error ?? 'unknown error'}`}`);
-  for (const t of r.tvl_sources) lines.push(`tvl source ${t.source_id}: ${t.error === null ? `${t.usd} USD — ok` : `failed: ${t.error}`}`);
+  const lines = r.providers.map((p) => `prices ${p.provider}: ${p.rows} rows for ${p.tokens} tokens — ${p.status === 'ok' ? 'ok' : `failed: ${oneLineError(p.error ?? 'unknown error')}`}`);
+  for (const t of r.tvl_sources) lines.push(`tvl source ${t.source_id}: ${t.error === null ? `${t.usd} USD — ok` : `failed: ${oneLineError(t.error)}`}`);
   return lines;
 }

@@ -4,7 +4,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import { getAsset } from 'node:sea';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { BINARY_BUILD } from '../../common/runtime.js';
 import { matchesEtag } from '../handle.js';
 import { chooseEncoding } from '../transport/negotiate.js';
 import { PRECOMPRESS_MIN_BYTES } from '../transport/splice.js';
@@ -79,12 +81,11 @@ export function loadStaticAssets(mounts: readonly StaticMount[], pages: PageRout
   const assets = new Map<string, StaticAsset>();
   for (const m of mounts) {
     if (!m.mount.startsWith('/') || !m.mount.endsWith('/')) throw new Error(`static mount "${m.mount}" must start and end with "/"`);
-    for (const file of listFiles(m.dir)) {
-      const rel = relative(m.dir, file).split(sep).join('/');
+    for (const { rel, read } of BINARY_BUILD ? embeddedFiles(m.mount) : diskFiles(m.dir)) {
       const type = contentTypeOf(rel);
       if (type === undefined || m.exclude?.test(rel)) continue;
       const path = m.mount + rel;
-      assets.set(path, buildAsset(path, type, readFileSync(file)));
+      assets.set(path, buildAsset(path, type, read()));
     }
   }
   const paths = [...assets.keys()].sort();
@@ -138,6 +139,27 @@ export function answerAsset(asset: StaticAsset, req: AssetRequest): AssetAnswer 
 function contentTypeOf(rel: string): string | undefined {
   if (rel.endsWith('.d.ts')) return CONTENT_TYPES['.d.ts'];
   return CONTENT_TYPES[extname(rel)];
+}
+
+interface MountFile {
+  /** '/'-separated path under the mount */
+  rel: string;
+  read(): Buffer;
+}
+
+function diskFiles(dir: string): MountFile[] {
+  return listFiles(dir).map((file) => ({ rel: relative(dir, file).split(sep).join('/'), read: () => readFileSync(file) }));
+}
+
+/** The single binary carries the built files as SEA assets: `static-manifest.json` lists them per mount. */
+function embeddedFiles(mount: string): MountFile[] {
+  let manifest: Record<string, string[]>;
+  try {
+    manifest = JSON.parse(getAsset('static-manifest.json', 'utf8')) as Record<string, string[]>;
+  } catch {
+    return [];
+  }
+  return (manifest[mount] ?? []).map((rel) => ({ rel, read: () => Buffer.from(getAsset(`static${mount}${rel}`)) }));
 }
 
 function listFiles(dir: string): string[] {
