@@ -1,6 +1,7 @@
 // The engine: keeps the world resident, recomputes it (fully, or incrementally from rows newer
 // than what it holds), and publishes immutable snapshots to subscribers (DESIGN §1). A failed
 // recompute or publish leaves the previous snapshot serving.
+import { createMutex } from '../common/mutex.js';
 import { Gauge } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDigests, loadPrices, loadPriceProviderErrors, loadTvlSources, loadWorld, sortChainOrder, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
@@ -84,7 +85,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
   let generation = 0;
   /** what the world's price series were loaded from, per token (refresh reloads what changed) */
   let digests: Map<string, PriceDigest> = new Map();
-  let busy: Promise<unknown> = Promise.resolve();
+  const busy = createMutex();
   const generationGauge = new Gauge({ name: 'vaultd_snapshot_generation', help: 'Generation of the published snapshot', registers: [common.metrics] });
   const publishedGauge = new Gauge({
     name: 'vaultd_snapshot_published_timestamp_seconds',
@@ -138,9 +139,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
 
   /** One recompute at a time: a refresh waits for a running full recompute and vice versa. */
   function exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = busy.then(work, work);
-    busy = run.catch(() => undefined);
-    return run;
+    return busy.run(work);
   }
 
   return {

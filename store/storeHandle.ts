@@ -3,6 +3,7 @@
 // another process (a `vaultd keys create`, a job of the server) holds the lock.
 import { resolve } from 'node:path';
 import type { Common } from '../common/common.js';
+import { createMutex, type Mutex } from '../common/mutex.js';
 import { VaultdError } from '../common/errors.js';
 import { createStore, lockHolder, type Store, type StoreOptions } from './store.js';
 
@@ -39,14 +40,13 @@ export async function openStoreWithRetry(common: Common, options: StoreOptions, 
 
 // DuckDB's file lock is per process: a second instance of the same file in this process would
 // open it too, and two instances writing one file corrupt it. Openers in one process queue.
-const queues = new Map<string, Promise<unknown>>();
+const queues = new Map<string, { mutex: Mutex; users: number }>();
 
 /**
  * Run `work` with the store open, then close it (even on error). Calls for the same file in
  * one process run one after another (never nest them: the inner call would wait forever).
  */
-export function withStore<T>(common: Common, options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
-  const key = options.path === ':memory:' ? null : resolve(options.path);
+export async function withStore<T>(common: Common, options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
   const run = async () => {
     const store = await openStoreWithRetry(common, options);
     try {
@@ -55,13 +55,14 @@ export function withStore<T>(common: Common, options: StoreOptions, work: (store
       await store.close();
     }
   };
-  if (key === null) return run();
-  const previous = queues.get(key) ?? Promise.resolve();
-  const next = previous.then(run, run);
-  const settled = next.catch(() => undefined);
-  queues.set(key, settled);
-  void settled.then(() => {
-    if (queues.get(key) === settled) queues.delete(key);
-  });
-  return next;
+  if (options.path === ':memory:') return run();
+  const key = resolve(options.path);
+  let q = queues.get(key);
+  if (!q) queues.set(key, (q = { mutex: createMutex(), users: 0 }));
+  q.users++;
+  try {
+    return await q.mutex.run(run);
+  } finally {
+    if (--q.users === 0) queues.delete(key);
+  }
 }

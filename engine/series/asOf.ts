@@ -1,20 +1,13 @@
 // As-of lookups (DESIGN §4): "the snapshot at t" is the latest point with ts ≤ t; a USD
 // price counts only if it is at most 48 h older than t (DESIGN §4.1).
+import { upperBound } from '../../common/search.js';
 import type { PriceSeries } from '../../model/world.js';
 
 export const PRICE_MAX_AGE_SECONDS = 48 * 3600;
 
-/** Index of the last element of ts[0..length) that is ≤ t, or −1. Binary search. */
+/** Index of the last element of ts[0..length) that is ≤ t, or −1. */
 export function asOfIndex(ts: Float64Array, length: number, t: number): number {
-  let lo = 0;
-  let hi = length - 1;
-  if (length === 0 || ts[0]! > t) return -1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (ts[mid]! <= t) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return upperBound(ts, length, t) - 1;
 }
 
 /** Index of the USD price valid at t (latest with ts ≤ t, not older than 48 h), or −1. */

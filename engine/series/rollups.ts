@@ -3,6 +3,7 @@
 // snapshot. windowPoints is what the server calls per request, so it costs
 // O(points returned + log n), never O(history): two binary searches, then one galloping
 // as-of step per grid instant, guessed from the hourly spacing.
+import { lowerBound, upperBound } from '../../common/search.js';
 import type { VaultSeries } from '../../model/world.js';
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const;
@@ -165,29 +166,6 @@ function monthAfter(m: number): number {
 
 // ---- searches ----
 
-/** First index with ts[i] ≥ t (n if none). */
-export function lowerBound(ts: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index with ts[i] > t (n if none). */
-export function upperBound(ts: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * The as-of index of t (last ts ≤ t, or −1), galloping from `guess`: O(1) when the guess is

@@ -1,6 +1,6 @@
 // The chain indexer's SQL, every statement labelled: per-vault checkpoints, recent block hashes,
 // stored Provisioner requests, the one-transaction commit of a block range, the rollback past a
-// fork point, and the per-chain status row. The caller serializes access (storeLock.ts).
+// fork point, and the per-chain status row. The caller serializes access (common/mutex.ts).
 import { createRawWriter } from '../../store/rawWriter.js';
 import { getSetting, setSetting } from '../../store/settings.js';
 import type { EventRow, SnapshotRow } from '../../model/rows.js';

@@ -13,7 +13,7 @@ import { classifyRpcError } from './rpcErrors.js';
 import { fetchRangeLogs } from './fetchRangeLogs.js';
 import { ingestMetrics, type BadDataReason } from './ingestMetrics.js';
 import type { IngestOptions } from './ingestOptions.js';
-import type { StoreLock } from './storeLock.js';
+import type { Mutex } from '../../common/mutex.js';
 
 export interface ChainRoundResult {
   chain_id: number;
@@ -37,7 +37,7 @@ export interface ChainRoundResult {
 export interface ChainRoundContext {
   common: Common;
   store: Store;
-  lock: StoreLock;
+  lock: Mutex;
   rt: ChainRuntime;
   options: IngestOptions;
 }

@@ -9,7 +9,7 @@ import { createChainRuntime, type ChainRuntime } from './chainRuntime.js';
 import { ingestChainRound, type ChainRoundResult } from './ingestChain.js';
 import { ingestOptions, type IngestOptions } from './ingestOptions.js';
 import { syncRegistry } from './registrySync.js';
-import { createStoreLock } from './storeLock.js';
+import { createMutex } from '../../common/mutex.js';
 
 export type { ChainRoundResult } from './ingestChain.js';
 
@@ -35,7 +35,7 @@ export interface IngestOnceOptions {
 
 export async function ingestOnce(common: Common, store: Store, config: Config, opts: IngestOnceOptions = {}): Promise<ChainRoundResult[]> {
   const runtime = opts.runtime ?? createIngestRuntime(common, config, opts.options);
-  const lock = createStoreLock();
+  const lock = createMutex();
   const logger = common.logger.child({ component: 'ingest' });
   const started = performance.now();
   const vaults = await syncRegistry(common, store, lock, config, runtime.chains);

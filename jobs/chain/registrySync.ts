@@ -15,7 +15,7 @@ import type { ChainRuntime } from './chainRuntime.js';
 import { ceilHour } from './hourlySnapshots.js';
 import type { ReadCall } from './multicallReader.js';
 import { classifyRpcError } from './rpcErrors.js';
-import type { StoreLock } from './storeLock.js';
+import type { Mutex } from '../../common/mutex.js';
 
 /** What the chain says about a vault: family fields and its first hour. */
 export interface OnchainFacts {
@@ -148,7 +148,7 @@ export function tvlSourceRows(config: Pick<Config, 'tvl_sources'>): TvlSourceRow
  * Writes the config's registry (skipped when the config registers no vault, so an ingest run
  * never wipes a demo world). Returns the vault count written, or null when skipped.
  */
-export async function syncRegistry(common: Common, store: Store, lock: StoreLock, config: Config, runtimes: readonly ChainRuntime[]): Promise<number | null> {
+export async function syncRegistry(common: Common, store: Store, lock: Mutex, config: Config, runtimes: readonly ChainRuntime[]): Promise<number | null> {
   if (config.registry.vaults.length === 0) return null;
   const logger = common.logger.child({ component: 'ingest' });
   const facts = new Map<string, OnchainFacts>();

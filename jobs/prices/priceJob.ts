@@ -14,7 +14,7 @@ import type { Store } from '../../store/store.js';
 import { readRegistry, writeTvlSources } from '../../store/registryStore.js';
 import { PRICE_PROVIDER_ERRORS, setSetting } from '../../store/settings.js';
 import { tvlSourceRows } from '../chain/registrySync.js';
-import { createStoreLock } from '../chain/storeLock.js';
+import { createMutex } from '../../common/mutex.js';
 import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
 import { createHttpPriceProvider } from './httpPriceProvider.js';
 import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext, type PriceToken, type ProviderRoundResult } from './priceProvider.js';
@@ -130,7 +130,7 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
   const started = performance.now();
   const logger = common.logger.child({ component: 'prices' });
   const runs = providerRuns(common);
-  const lock = createStoreLock();
+  const lock = createMutex();
   const last = new Map<string, number>();
   const key = (chainId: number, address: string) => `${chainId}:${address}`;
   for (const r of await store.rows<{ chain_id: number; address: string; last: number }>(

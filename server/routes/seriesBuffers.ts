@@ -1,6 +1,7 @@
 // Serialized vault series for windowed timeseries (DESIGN §5.7): per (vault, granularity), all
 // points of the published history serialized once into one Buffer (and its reverse for desc
 // order) with offsets, so a window is one zero-copy slice found by binary search.
+import { lowerBound } from '../../common/search.js';
 import { vaultTimeseriesPoint } from '../../engine/publish/door.js';
 import { priceKey, type World } from '../../model/world.js';
 import { gridWindow, type Granularity } from '../../engine/publish/door.js';
@@ -44,16 +45,6 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
   return { instants: Float64Array.from(all.instants), asc: buf, ascOffsets: offsets, desc: null };
 }
 
-function lowerBound(a: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 export interface SeriesSlice {
   /** the points joined by commas (no brackets) */
@@ -65,11 +56,11 @@ export interface SeriesSlice {
 
 /** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
 export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
-  let lo = lowerBound(sb.instants, start);
-  let hi = lowerBound(sb.instants, end + 0.5); // exclusive (instants are whole seconds)
+  let lo = lowerBound(sb.instants, sb.instants.length, start);
+  let hi = lowerBound(sb.instants, sb.instants.length, end + 0.5); // exclusive (instants are whole seconds)
   if (after !== undefined) {
-    if (order === 'asc') lo = Math.max(lo, lowerBound(sb.instants, after + 0.5));
-    else hi = Math.min(hi, lowerBound(sb.instants, after));
+    if (order === 'asc') lo = Math.max(lo, lowerBound(sb.instants, sb.instants.length, after + 0.5));
+    else hi = Math.min(hi, lowerBound(sb.instants, sb.instants.length, after));
   }
   if (hi <= lo) return { body: Buffer.alloc(0), count: 0, lastInstant: null, hasMore: false };
   const n = sb.instants.length;
