@@ -2,7 +2,9 @@
 // (DESIGN §5.8). It copies what the pipeline needs out of the request first, answers inside
 // the handler when it can, attaches onAborted before any async work, writes in one cork,
 // and streams large bodies with tryEnd/onWritable.
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import { Gauge } from 'prom-client';
 import uWS from 'uWebSockets.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
@@ -18,16 +20,17 @@ export interface HttpServer {
 
 export type Handle = (req: IncomingRequest) => Reply | Promise<Reply>;
 
-const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
-type ListenWithOptions = (host: string, port: number, options: number, cb: (token: uWS.us_listen_socket | false) => void) => void;
 
-/** Why uWS could not listen (it says only "no"): ask the OS through a plain Node listener. */
-async function listenError(host: string, port: number): Promise<VaultdError> {
-  const code = await new Promise<string | undefined>((resolve) => {
+/** Try the address with a plain Node listener (no port sharing); the error code, or undefined when free. */
+function probePort(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
     const probe = net.createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code));
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'EUNKNOWN'));
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });
+}
+
+function listenError(host: string, port: number, code: string | undefined): VaultdError {
   if (code === 'EADDRINUSE') return new VaultdError('USAGE', `port ${port} on ${host} is already in use by another process; stop it or pass another --port`);
   if (code === 'EACCES') return new VaultdError('USAGE', `no permission to listen on port ${port}; pass a port above 1023 with --port`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EINVAL') {
@@ -77,23 +80,89 @@ export async function startHttpServer(common: Common, opts: { host: string; port
       });
   });
 
-  // Exclusive: without it uWS sets SO_REUSEPORT, and a second server on a taken port would
-  // "listen" and then share the requests with the first.
-  const socket = await new Promise<uWS.us_listen_socket | false>((resolve) => {
-    // The typings lack the (host, port, options, cb) overload that the addon accepts.
-    const listen = app.listen.bind(app) as unknown as ListenWithOptions;
-    listen(opts.host, opts.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (token) => resolve(token));
-  });
-  if (!socket) throw await listenError(opts.host, opts.port);
+  // uWS listens with SO_REUSEPORT, so a second server on a taken port would "listen" and share
+  // the requests with the first: ask the OS first with a plain exclusive listener. (Not
+  // exclusive in uWS itself: the accepted sockets must allow listening again, see below.)
+  if (opts.port !== 0) {
+    const code = await probePort(opts.host, opts.port);
+    if (code !== undefined) throw listenError(opts.host, opts.port, code);
+  }
+  const socket = await new Promise<uWS.us_listen_socket | false>((resolve) => app.listen(opts.host, opts.port, (token) => resolve(token)));
+  if (!socket) throw listenError(opts.host, opts.port, await probePort(opts.host, opts.port));
   const port = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
   common.logger.info({ host: opts.host, port }, 'listening');
+
+  // At the file-descriptor limit uWS's accept loop spins (every accept fails with EMFILE):
+  // stop listening while close to it, listen again once connections have gone.
+  let listening: uWS.us_listen_socket | null = socket;
+  const fds = fdWatch();
+  const paused = pausedGauge(common);
+  const watch = fds
+    ? setInterval(() => {
+        const open = fds.open();
+        if (!listening) common.logger.debug({ open_fds: open, resume_at: fds.resumeAt }, 'paused: descriptors open');
+        if (listening && open >= fds.pauseAt) {
+          uWS.us_listen_socket_close(listening);
+          listening = null;
+          paused.set(1);
+          common.logger.warn({ open_fds: open, limit: fds.limit }, 'near the file-descriptor limit: not accepting connections');
+        } else if (!listening && open <= fds.resumeAt) {
+          // SO_REUSEPORT on the listener and the sockets it accepted lets this bind while they live
+          app.listen(opts.host, port, (token) => {
+            if (!token) {
+              common.logger.debug({ open_fds: open }, 'listening again failed; retrying');
+              return; // retried on the next tick
+            }
+            listening = token;
+            paused.set(0);
+            common.logger.info({ open_fds: open }, 'accepting connections again');
+          });
+        }
+      }, FD_WATCH_MS)
+    : null;
+  watch?.unref();
   return {
     port,
     async close() {
-      uWS.us_listen_socket_close(socket);
+      if (watch) clearInterval(watch);
+      if (listening) uWS.us_listen_socket_close(listening);
+      listening = null;
       if (inFlight > 0) await new Promise<void>((r) => (drained = r));
     },
   };
+}
+
+const FD_WATCH_MS = 200;
+
+const gauges = new WeakMap<object, Gauge>();
+function pausedGauge(common: Common): Gauge {
+  let g = gauges.get(common.metrics);
+  if (!g) {
+    g = new Gauge({ name: 'vaultd_http_accept_paused', help: '1 while new connections are refused for lack of file descriptors', registers: [common.metrics] });
+    gauges.set(common.metrics, g);
+  }
+  return g;
+}
+
+/** Open descriptors against the soft limit (Linux /proc); null where that cannot be read. */
+function fdWatch(): { limit: number; pauseAt: number; resumeAt: number; open: () => number } | null {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (!m) return null;
+    const limit = Number(m[1]);
+    const reserve = Math.max(16, Math.floor(limit / 20));
+    const open = () => {
+      try {
+        return readdirSync('/proc/self/fd').length;
+      } catch {
+        return limit; // no descriptor left even to look: at the limit
+      }
+    };
+    readdirSync('/proc/self/fd');
+    return { limit, pauseAt: limit - reserve, resumeAt: limit - 2 * reserve, open };
+  } catch {
+    return null;
+  }
 }
 
 function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {

@@ -2,12 +2,13 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { Agent as HttpAgent, get as httpGet } from 'node:http';
+import { createConnection, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
-import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { BIN, vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
 
 const require = createRequire(import.meta.url);
 const dir = tempDir('vaultd-cli-');
@@ -382,6 +383,50 @@ describe('vaultd CLI', () => {
     } finally {
       trusting.child.kill('SIGKILL');
       plainSrv.child.kill('SIGKILL');
+    }
+  });
+
+  it('at the file-descriptor limit the server stops accepting (no accept spin), keeps serving open connections, and accepts again after', async () => {
+    const copy = join(dir, 'fd-limit.duckdb');
+    copyFileSync(db, copy);
+    const child = spawn('sh', ['-c', `ulimit -n 512 && exec "${process.execPath}" "${BIN}" serve --db "${copy}" --port 0 --host 127.0.0.1 --no-jobs`], {
+      env: { ...process.env, VAULTD_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const flood: Socket[] = [];
+    try {
+      const port = await waitForListening(child);
+      let log = '';
+      child.stderr!.on('data', (d: Buffer) => void (log += d.toString()));
+      // one kept-alive connection opened before the flood
+      const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+      const health = () =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpGet({ host: '127.0.0.1', port, path: '/health', agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          });
+          req.on('error', reject);
+        });
+      expect(await health()).toBe(200);
+      for (let i = 0; i < 520; i++) {
+        const s = createConnection(port, '127.0.0.1');
+        s.on('error', () => undefined);
+        flood.push(s);
+      }
+      for (let i = 0; i < 50 && !log.includes('not accepting connections'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(log).toContain('near the file-descriptor limit: not accepting connections');
+      // the connection it already had is still served
+      expect(await health()).toBe(200);
+      // the port can be bound again once the connections of the old listener are gone
+      for (const s of flood) s.destroy();
+      agent.destroy();
+      for (let i = 0; i < 150 && !log.includes('accepting connections again'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(log, log.slice(-2000)).toContain('accepting connections again');
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      for (const s of flood) s.destroy();
+      child.kill('SIGKILL');
     }
   });
 
