@@ -40,7 +40,13 @@ function listenError(host: string, port: number, code: string | undefined): Vaul
 }
 
 /** Bodies above this go out through tryEnd/onWritable instead of one end(). */
-const STREAM_THRESHOLD = 256 * 1024;
+const STREAM_THRESHOLD = 16 * 1024;
+
+// Above this a body goes out through tryEnd/onWritable. Besides pacing big bodies, that keeps
+// uWS at one unsent answer per connection: after end() it would buffer a copy of the rest and
+// parse the next pipelined request, so a client pipelining hundreds of requests and never
+// reading made it hold hundreds of copies (~2 GB in the attack this was found by).
+
 
 export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
   const app = uWS.App();
@@ -49,11 +55,12 @@ export async function startHttpServer(common: Common, opts: { host: string; port
   let drained: (() => void) | null = null;
 
   app.any('/*', (res, req) => {
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
     const request: IncomingRequest = {
       method: req.getMethod().toUpperCase(),
       path: req.getUrl(),
       query: req.getQuery() ?? '',
-      ip: clientIp(Buffer.from(res.getRemoteAddressAsText()).toString('latin1'), req.getHeader('x-forwarded-for')),
+      ip: clientIp(peer, req.getHeader('x-forwarded-for')),
       authorization: req.getHeader('authorization'),
       apiKey: req.getHeader('x-api-key'),
       acceptEncoding: req.getHeader('accept-encoding'),
@@ -169,7 +176,7 @@ function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {
   let total = 0;
   for (const p of reply.parts) total += p.length;
   if (!head && total > STREAM_THRESHOLD) {
-    streamBig(res, reply, Buffer.concat(reply.parts, total));
+    streamBig(res, reply, reply.parts.length === 1 ? reply.parts[0]! : Buffer.concat(reply.parts, total));
     return;
   }
   res.cork(() => {

@@ -1,6 +1,6 @@
 // The command-line contract of DESIGN §2, driven through the real bin.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Agent as HttpAgent, get as httpGet } from 'node:http';
 import { createConnection, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -426,6 +426,45 @@ describe('vaultd CLI', () => {
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     } finally {
       for (const s of flood) s.destroy();
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('pipelining readers that never read get one answer at a time, not hundreds buffered: memory stays bounded; others are served', async () => {
+    const copy = join(dir, 'backlog.duckdb');
+    copyFileSync(db, copy);
+    const config = join(dir, 'backlog.json');
+    writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 1_000_000 } }));
+    const child = vaultdSpawn(['serve', '--db', copy, '--port', '0', '--host', '127.0.0.1', '--no-jobs', '--config', config]);
+    const slow: Socket[] = [];
+    try {
+      const port = await waitForListening(child);
+      const path = '/v1/vaults?include_hidden=true';
+      const size = (await (await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
+      expect(size).toBeGreaterThan(16 * 1024);
+      const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
+      const before = rss();
+      const burst = `GET ${path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\n`.repeat(400);
+      let closedByServer = 0;
+      for (let i = 0; i < 60; i++) {
+        const s = createConnection(port, '127.0.0.1');
+        s.on('error', () => undefined);
+        s.on('close', () => void closedByServer++);
+        s.pause(); // never read
+        s.write(burst);
+        slow.push(s);
+      }
+      // 60 × 400 answers of `size` bytes would be buffered without the cap
+      expect(60 * 400 * size).toBeGreaterThan(400 * 1024 * 1024);
+      // give the server time to answer all it would (with uWS's own buffering: every request)
+      await new Promise((r) => setTimeout(r, 3000));
+      // streamed answers hold uWS at one unread answer per connection; nothing is closed
+      expect(rss() - before).toBeLessThan(100 * 1024 * 1024);
+      expect(closedByServer).toBe(0);
+      for (const s of slow) s.destroy();
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      for (const s of slow) s.destroy();
       child.kill('SIGKILL');
     }
   });
