@@ -90,7 +90,8 @@ describe('explorer pages', () => {
   });
 
   it('a vault page draws TVL, unit price and APY with the API series length; switching granularity refetches and redraws', async () => {
-    const id = (await ctx.api.ok('/v1/vaults?limit=1')).data[0].vault_id as string;
+    const first = (await ctx.api.ok('/v1/vaults?limit=1')).data[0] as { vault_id: string; metrics: { tvl: { usd: string | null } } };
+    const id = first.vault_id;
     const points = async (granularity: string) => {
       let n = 0;
       let next: string | null = null;
@@ -108,6 +109,8 @@ describe('explorer pages', () => {
     expect((await charts()).map((c) => c.points)).toEqual([day, day, day]);
     expect((await charts()).every((c) => c.canvas)).toBe(true);
     expect(await v.page.textContent('#facts')).toContain(id);
+    // a figure the API gives, shown exactly (from its decimal string)
+    expect(await v.page.textContent('#facts')).toContain(usd(first.metrics.tvl.usd));
     await v.page.screenshot({ path: join(shots, 'explorer-vault.png'), fullPage: true });
     expectClean(v, ctx.server.base, 6);
     await Promise.all([v.page.waitForURL(/granularity=week/), v.page.selectOption('#granularity', 'week')]);
@@ -117,6 +120,15 @@ describe('explorer pages', () => {
     expect((await charts()).map((c) => c.points)).toEqual([week, week, week]);
     expect(v.errors).toEqual([]);
     await v.page.close();
+    const narrow = await visit(ctx.server.base, `/vaults/${encodeURIComponent(id)}`, 390);
+    expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await narrow.page.close();
+  });
+
+  it('page routes are exact: other paths still get the JSON 404 envelope', async () => {
+    for (const path of ['/nope', '/vaults', '/vaults/a/b', '/wallets/a/b', '/docs/x', '/index.html']) {
+      await ctx.api.fails(path, 404, 'NOT_FOUND');
+    }
   });
 
   it('a wallet page shows the positions the API returns and a chart; an unknown wallet the empty state', async () => {
@@ -131,6 +143,9 @@ describe('explorer pages', () => {
     await v.page.screenshot({ path: join(shots, 'explorer-wallet.png') });
     expectClean(v, ctx.server.base, 4);
     await v.page.close();
+    const narrow = await visit(ctx.server.base, `/wallets/${wallet}`, 390);
+    expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await narrow.page.close();
     const empty = await visit(ctx.server.base, `/wallets/0x${'0'.repeat(39)}1`);
     expect(await empty.page.textContent('#empty')).toContain('No positions or activity');
     expectClean(empty, ctx.server.base, 3);
