@@ -158,6 +158,13 @@ describe('explorer pages', () => {
     const v = await visit(ctx.server.base, '/docs');
     const listed = await v.page.$$eval('section.op', (ss) => ss.map((s) => s.id));
     expect(listed.sort()).toEqual(ops.sort());
+    // examples are real answers of a demo world, captured at build time
+    expect(await v.page.textContent('#getVault h3.example-title')).toMatch(/^Example response: GET \/v1\/vaults\/\d+:0x[0-9a-f]{40} on the demo world$/);
+    const example = JSON.parse((await v.page.textContent('#getVault pre.example'))!);
+    expect(example.data.vault_id).toMatch(/^\d+:0x[0-9a-f]{40}$/);
+    expect(await v.page.$$eval('section.op h3', (hs) => hs.filter((h) => h.textContent!.endsWith('on the demo world')).length)).toBeGreaterThanOrEqual(15);
+    // path parameters are named in the table and the form
+    expect(await v.page.$$eval('#getVault form.try input[data-in="path"]', (is) => is.map((i) => i.getAttribute('name')))).toEqual(['vault_id']);
     const form = v.page.locator('form.try[data-path="/v1/vaults"]');
     await form.locator('input[name="limit"]').fill('2');
     await form.locator('button').click();
