@@ -58,7 +58,7 @@ function setterFor(kind: ColumnKind): Setter {
 }
 
 export async function createChunkLoader(store: Store, table: string, kinds: readonly ColumnKind[]): Promise<ChunkLoader> {
-  const appender: DuckDBAppender = await store.connection.createAppender(table);
+  const appender: DuckDBAppender = await store.appender(table);
   const types = kinds.map((k) => DUCK_TYPES[k]);
   const setters = kinds.map(setterFor);
   let chunk = DuckDBDataChunk.create(types, CHUNK_ROWS);

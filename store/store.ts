@@ -3,7 +3,7 @@
 // auto-installed (no network) and memory is bounded explicitly (DESIGN §8).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBValue } from '@duckdb/node-api';
 import { Histogram } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { ensureDir } from '../common/ensureDir.js';
@@ -25,7 +25,13 @@ export interface StoreOptions {
 
 export interface Store {
   readonly path: string;
-  readonly connection: DuckDBConnection;
+  /**
+   * A labelled streaming read: the result is fetched chunk by chunk (`fetchChunk()`), for
+   * loads too large to materialize as row objects. The label times the query's start.
+   */
+  stream(label: string, sql: string, params?: Params): Promise<DuckDBResult>;
+  /** An appender on `table` for bulk loads through data chunks (store/chunkLoader.ts). */
+  appender(table: string): Promise<DuckDBAppender>;
   run(label: string, sql: string, params?: Params): Promise<void>;
   /** Rows as plain JS objects (TIMESTAMP → Date, HUGEINT → bigint). For small results only. */
   rows<T = Record<string, unknown>>(label: string, sql: string, params?: Params): Promise<T[]>;
@@ -84,7 +90,8 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   let inTransaction = false;
   const store: Store = {
     path,
-    connection,
+    stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
+    appender: (table) => connection.createAppender(table),
     run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
     rows: (label, sql, params) =>
       timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),

@@ -328,7 +328,7 @@ async function readMixed(store: Store, vaults: readonly VaultSeriesMeta[], range
 async function streamChunks(store: Store, label: string, sql: string, onChunk: (chunk: DuckDBDataChunk) => void): Promise<void> {
   let result: DuckDBResult;
   try {
-    result = await store.connection.stream(sql);
+    result = await store.stream(label, sql);
     for (;;) {
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;

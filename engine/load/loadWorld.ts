@@ -45,14 +45,15 @@ export interface PriceSlice {
 export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
   if (slices?.length === 0) return new Map();
   const result = slices
-    ? await store.connection.stream(
+    ? await store.stream(
+        'load.prices.slices',
         `SELECT p.chain_id::DOUBLE, p.address, epoch(p.ts)::DOUBLE, p.usd::VARCHAR
            FROM prices p JOIN (SELECT unnest(from_json($1, '[{"chain_id":"DOUBLE","address":"VARCHAR","after":"DOUBLE"}]'), recursive := true)) k
              ON p.chain_id = k.chain_id AND p.address = k.address
           WHERE epoch(p.ts) > coalesce(k.after, -1e15) ORDER BY p.chain_id, p.address, p.ts`,
         [JSON.stringify(slices)],
       )
-    : await store.connection.stream('SELECT chain_id::DOUBLE, address, epoch(ts)::DOUBLE, usd::VARCHAR FROM prices ORDER BY chain_id, address, ts');
+    : await store.stream('load.prices', 'SELECT chain_id::DOUBLE, address, epoch(ts)::DOUBLE, usd::VARCHAR FROM prices ORDER BY chain_id, address, ts');
   const groups = new Map<string, { chain_id: number; address: string; ts: number[]; usd: string[] }>();
   let current: { chain_id: number; address: string; ts: number[]; usd: string[] } | null = null;
   for (;;) {
@@ -126,7 +127,7 @@ function hugeint(words: BigUint64Array, r: number): bigint {
  * the repeating ones (vault, kind, wallet, token) are interned.
  */
 export async function loadEvents(store: Store, where = ''): Promise<EventRow[]> {
-  const result = await store.connection.stream(`${EVENT_SQL} ${where} ${EVENT_ORDER}`);
+  const result = await store.stream('load.events', `${EVENT_SQL} ${where} ${EVENT_ORDER}`);
   const out: EventRow[] = [];
   const interned = new Map<string, string>();
   const intern = (s: string | null) => {
