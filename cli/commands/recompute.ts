@@ -7,6 +7,7 @@ import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity, writePositions, writeVaultMetrics } from '../../engine/persist/derivedWriter.js';
+import { lastMetricHour } from '../../store/queries.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 
@@ -31,7 +32,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     let t0 = performance.now();
     const lastWritten = values.full
       ? -Infinity
-      : Number((await store.one<{ t: number | null }>('recompute.last', 'SELECT epoch(max(ts))::DOUBLE AS t FROM vault_metrics_hourly'))?.t ?? -Infinity);
+      : ((await lastMetricHour(store)) ?? -Infinity);
     // One transaction for the three tables: a kill or a failure leaves the previous, mutually
     // consistent set, never new metrics beside old positions.
     const { metricRows, positions, activityRows } = await store.transaction('recompute.derived', async () => {

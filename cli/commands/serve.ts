@@ -13,6 +13,7 @@ import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
 import { getSetting, setSetting } from '../../store/settings.js';
+import { hasSnapshots } from '../../store/queries.js';
 import { withStore } from '../../store/storeHandle.js';
 import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
@@ -171,11 +172,6 @@ function fileIdentity(path: string): string {
   } catch {
     return '';
   }
-}
-
-async function hasSnapshots(store: Parameters<Parameters<StoreAccess>[0]>[0]): Promise<boolean> {
-  const row = await store.one<{ n: bigint }>('serve.has_snapshots', 'SELECT count(*) AS n FROM (SELECT 1 FROM vault_snapshots LIMIT 1)');
-  return (row?.n ?? 0n) > 0n;
 }
 
 /** The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). */

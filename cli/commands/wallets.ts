@@ -1,6 +1,7 @@
 // `vaultd wallets`: wallet addresses known to the store, most active first.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { walletsByActivity } from '../../store/queries.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { intFlag, parseFlags } from '../args.js';
 
@@ -14,12 +15,8 @@ export async function walletsCommand(argv: string[]): Promise<number> {
   const config = loadConfig({ config: values.config, db: values.db });
   const store = await openStoreWithRetry(createCommon(config), { path: config.db, mustExist: true });
   try {
-    const rows = await store.rows<{ wallet: string }>(
-      'wallets.list',
-      `SELECT wallet FROM vault_events GROUP BY wallet ORDER BY count(*) DESC, wallet ${limit ? 'LIMIT $1' : ''}`,
-      limit ? [limit] : [],
-    );
-    process.stdout.write(rows.map((r) => `${r.wallet}\n`).join(''));
+    const wallets = await walletsByActivity(store, limit);
+    process.stdout.write(wallets.map((w) => `${w}\n`).join(''));
   } finally {
     await store.close();
   }

@@ -1,0 +1,24 @@
+// Small labelled reads the commands need, kept here so cli/ holds no SQL.
+import type { Store } from './store.js';
+
+/** Wallets known to the store, most active first (ties by address). */
+export async function walletsByActivity(store: Store, limit?: number): Promise<string[]> {
+  const rows = await store.rows<{ wallet: string }>(
+    'wallets.list',
+    `SELECT wallet FROM vault_events GROUP BY wallet ORDER BY count(*) DESC, wallet ${limit ? 'LIMIT $1' : ''}`,
+    limit ? [limit] : [],
+  );
+  return rows.map((r) => r.wallet);
+}
+
+/** The newest hour written to vault_metrics_hourly (Unix seconds), or null when empty. */
+export async function lastMetricHour(store: Store): Promise<number | null> {
+  const row = await store.one<{ t: number | null }>('recompute.last', 'SELECT epoch(max(ts))::DOUBLE AS t FROM vault_metrics_hourly');
+  return row?.t ?? null;
+}
+
+/** Whether any hourly snapshot is stored (a warm start serves it before catching up). */
+export async function hasSnapshots(store: Store): Promise<boolean> {
+  const row = await store.one<{ n: bigint }>('serve.has_snapshots', 'SELECT count(*) AS n FROM (SELECT 1 FROM vault_snapshots LIMIT 1)');
+  return (row?.n ?? 0n) > 0n;
+}
