@@ -6,8 +6,10 @@ export interface BuildInfo {
   version: string;
   /** the git commit the binary was built from */
   commit: string;
-  /** sha256 of the bundled program: the binary's code stamp */
-  codeHash: string;
+  /** sha256 of the bundled program (names the cache folder of its native libraries) */
+  bundleHash: string;
+  /** the publish identity's code stamp, as the npm install of the same commit computes it */
+  codeStamp: string;
 }
 
 /** The binary's build facts; null when running from the npm install. */

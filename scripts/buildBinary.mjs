@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +34,8 @@ mkdirSync(work, { recursive: true });
 const entry = join(work, 'entry.cjs');
 writeFileSync(
   entry,
-  `const { main } = require(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
+  `globalThis.__VAULTD_ASSET_FILE__ = require(${JSON.stringify(join(root, 'scripts', 'binary', 'native.cjs'))}).assetFile;
+const { main } = require(${JSON.stringify(join(root, 'dist', 'cli', 'main.js'))});
 main(process.argv.slice(2)).then((code) => process.exit(code), (err) => { console.error(err); process.exit(1); });
 `,
 );
@@ -81,6 +82,19 @@ const bundled = await build({
   legalComments: 'none',
   plugins: [
     {
+      // piscina starts its own worker script from beside its index.js: inside the binary that
+      // file is an asset written to the cache folder
+      name: 'vaultd-piscina',
+      setup(b) {
+        b.onLoad({ filter: /piscina[\\/]dist[\\/]index\.js$/ }, (a) => {
+          const src = readFileSync(a.path, 'utf8');
+          const patched = src.replace("(0, node_path_1.resolve)(__dirname, 'worker.js')", "globalThis.__VAULTD_ASSET_FILE__('piscina-worker.cjs')");
+          if (patched === src) throw new Error('piscina changed: its worker path was not found to patch');
+          return { contents: patched, loader: 'js', resolveDir: dirname(a.path) };
+        });
+      },
+    },
+    {
       name: 'vaultd-natives',
       setup(b) {
         b.onResolve({ filter: /^uWebSockets\.js$/ }, () => ({ path: 'uws', namespace: 'vaultd-native' }));
@@ -95,17 +109,33 @@ const bundled = await build({
   ],
 });
 if (bundled.errors.length > 0) throw new Error('bundle failed');
+
+// the worker threads' scripts: piscina's own and the compute kernels, each one bundled file
+const workers = {
+  'piscina-worker.cjs': join(dirname(require.resolve('piscina')), 'worker.js'),
+  'compute-worker.cjs': join(root, 'dist', 'engine', 'pool', 'worker.js'),
+};
+const workerAssets = {};
+for (const [name, entryPoint] of Object.entries(workers)) {
+  const outfile = join(work, name);
+  // @napi-rs/nice (thread priorities) is optional in piscina: required in a try, left out
+  await build({ entryPoints: [entryPoint], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile, logLevel: 'error', legalComments: 'none', external: ['@napi-rs/nice'] });
+  workerAssets[name] = outfile;
+}
 // The build facts go first, so every module sees them when it loads (common/runtime.ts).
 const program = readFileSync(bundlePath);
-const codeHash = sha(program);
-writeFileSync(bundlePath, Buffer.concat([Buffer.from(`globalThis.__VAULTD_BUILD__ = ${JSON.stringify({ version, commit, codeHash })};\n`), program]));
+const bundleHash = sha(program);
+// the publish identity's code stamp, computed as the npm install computes it (over dist/), so
+// the binary and `node bin/vaultd.js` serve one database with the same snapshot identity
+const codeStamp = (await import(pathToFileURL(join(root, 'dist', 'store', 'publishIdentity.js')).href)).codeStamp();
+writeFileSync(bundlePath, Buffer.concat([Buffer.from(`globalThis.__VAULTD_BUILD__ = ${JSON.stringify({ version, commit, bundleHash, codeStamp })};\n`), program]));
 
 step('making the SEA blob');
 writeFileSync(join(work, 'static-manifest.json'), JSON.stringify(manifest));
 const blob = join(work, 'sea-prep.blob');
 writeFileSync(
   join(work, 'sea-config.json'),
-  JSON.stringify({ main: bundlePath, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, assets: { ...natives, ...staticAssets, 'static-manifest.json': join(work, 'static-manifest.json') } }, null, 2),
+  JSON.stringify({ main: bundlePath, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, assets: { ...natives, ...workerAssets, ...staticAssets, 'static-manifest.json': join(work, 'static-manifest.json') } }, null, 2),
 );
 execFileSync(process.execPath, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
 

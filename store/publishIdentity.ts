@@ -30,9 +30,9 @@ let code: string | null = null;
  * The program that builds snapshots: its version and a hash of the engine's and server's code
  * (another build may compute other pages from the same rows, and must not reuse an identity).
  */
-function codeStamp(): string {
+export function codeStamp(): string {
   if (code !== null) return code;
-  if (BINARY_BUILD) return (code = BINARY_BUILD.codeHash);
+  if (BINARY_BUILD) return (code = BINARY_BUILD.codeStamp);
   const hash = createHash('sha256');
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const walk = (dir: string) => {

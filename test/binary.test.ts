@@ -1,7 +1,7 @@
 // The single binary (npm run build:binary): built from this checkout, copied alone into an
 // empty folder and run there with a scrubbed environment — no Node, no node_modules.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, VERSION } from '../common/version.js';
@@ -11,8 +11,11 @@ import { waitForListening } from './helpers/cli.js';
 const name = `vaultd-${process.platform}-${process.arch}`;
 const dir = tempDir('vaultd-binary-');
 const bin = join(dir, name);
-// a scrubbed environment: no NODE_*, no npm_*, no PATH to node; the native libraries' cache in the test folder
-const env = { PATH: '/usr/bin:/bin', XDG_CACHE_HOME: join(dir, 'cache') };
+// a scrubbed environment (as `env -i HOME=$tmp PATH=$tmp/empty-bin`): no NODE_*, no npm_*,
+// no node on PATH (it lives in /usr/bin), no node_modules up the tree; the native libraries'
+// cache lands under $HOME/.cache in the test folder
+mkdirSync(join(dir, 'empty-bin'));
+const env = { HOME: dir, PATH: join(dir, 'empty-bin') };
 const run = (args: string[], extra: Record<string, string> = {}) =>
   spawnSync(bin, args, { cwd: dir, env: { ...env, ...extra }, encoding: 'utf8', timeout: 120_000 });
 
@@ -23,7 +26,7 @@ describe.runIf(process.platform === 'linux')('single binary', () => {
     const sums = readFileSync(join(PROJECT_ROOT, 'dist', 'SHA256SUMS'), 'utf8');
     expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  ${name}\\n$`));
     copyFileSync(join(PROJECT_ROOT, 'dist', name), bin);
-    expect(readdirSync(dir)).toEqual([name]);
+    expect(readdirSync(dir).sort()).toEqual(['empty-bin', name]);
   }, 300_000);
 
   it('--version prints the version and the commit; help lists every command', () => {
@@ -50,6 +53,52 @@ describe.runIf(process.platform === 'linux')('single binary', () => {
     expect(d.stderr).toMatch(/^vaultd devnet needs the development install .*run it from a source checkout after `npm ci`\n$/);
     const i = run(['ingest', '--once', '--db', 'w.duckdb'], quiet);
     expect(i.status).toBe(2);
+  });
+
+  it('serve answers byte for byte (bodies, ETags) what `node bin/vaultd.js serve` answers on the same database; SIGTERM exits 0', async () => {
+    const quiet = { VAULTD_LOG_LEVEL: 'warn' };
+    expect(run(['demo', '--db', 'same.duckdb', '--seed', '7', '--now', '2026-06-01T00:00:00Z'], quiet).status).toBe(0);
+    const wallet = run(['wallets', '--db', 'same.duckdb', '--limit', '1'], quiet).stdout.trim();
+    expect(wallet).toMatch(/^0x[0-9a-f]{40}$/);
+    const answers = async (cmd: string, args: string[], childEnv: NodeJS.ProcessEnv) => {
+      const child = spawn(cmd, [...args, 'serve', '--db', join(dir, 'same.duckdb'), '--port', '0', '--host', '127.0.0.1', '--no-jobs'], {
+        cwd: dir,
+        env: { ...childEnv, VAULTD_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const port = await waitForListening(child);
+        const get = async (path: string) => {
+          const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-request-id': 'same-request', 'accept-encoding': 'identity' } });
+          return { status: res.status, etag: res.headers.get('etag'), body: await res.text() };
+        };
+        const vaults = await get('/v1/vaults');
+        const id = (JSON.parse(vaults.body) as { data: { vault_id: string }[] }).data[0]!.vault_id;
+        const out = {
+          health: await get('/health'),
+          vaults,
+          positions: await get(`/v1/users/${wallet}/positions`),
+          timeseries: await get(`/v1/vaults/${id}/timeseries?granularity=hour&limit=1000`),
+        };
+        const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        return out;
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    };
+    const fromBinary = await answers(bin, [], env);
+    const fromNode = await answers(process.execPath, [join(PROJECT_ROOT, 'bin', 'vaultd.js')], process.env);
+    expect(JSON.parse(fromBinary.timeseries.body).data).toHaveLength(1000);
+    for (const key of ['vaults', 'positions', 'timeseries'] as const) {
+      expect(fromBinary[key].status, key).toBe(200);
+      expect(fromBinary[key].etag, key).toBe(fromNode[key].etag);
+      expect(fromBinary[key].body, key).toBe(fromNode[key].body);
+    }
+    // /health differs only in uptime_seconds
+    const health = (b: string) => ({ ...JSON.parse(b), uptime_seconds: 0 });
+    expect(health(fromBinary.health.body)).toEqual(health(fromNode.health.body));
   });
 
   it('serve with no arguments creates ./data/vaultd.duckdb with the demo world and serves it; SIGTERM exits 0', async () => {

@@ -40,9 +40,8 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
     throw new VaultdError('USAGE', `compute pool threads must be an integer from 1 to 256, got ${String(threads)}`);
   }
-  // The single binary carries no worker file for piscina: it computes on its own thread.
-  if (BINARY_BUILD) return createInThreadPool();
-  const filename = workerFilename();
+  // The single binary carries the worker as an asset, written to its cache folder on first use.
+  const filename = BINARY_BUILD ? (globalThis as { __VAULTD_ASSET_FILE__?: (name: string) => string }).__VAULTD_ASSET_FILE__!('compute-worker.cjs') : workerFilename();
   if (!existsSync(filename)) {
     throw new VaultdError('INTERNAL', 'the compute worker is not built (dist/engine/pool/worker.js): run `npm run build`');
   }

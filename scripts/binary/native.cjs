@@ -1,4 +1,4 @@
-// Native addons inside the single binary: each is a SEA asset, written once to a cache folder
+// Native addons and worker scripts inside the single binary: each is a SEA asset, written once to a cache folder
 // keyed by the build (so two builds never share files), then loaded with process.dlopen.
 // DuckDB's addon finds libduckdb.so beside itself ($ORIGIN runpath), so both go in one folder.
 'use strict';
@@ -36,7 +36,7 @@ let folder = null;
 function nativeFolder() {
   if (folder) return folder;
   const build = globalThis.__VAULTD_BUILD__;
-  folder = path.join(cacheRoot(), `native-${build.version}-${build.codeHash.slice(0, 16)}`);
+  folder = path.join(cacheRoot(), `native-${build.version}-${build.bundleHash.slice(0, 16)}`);
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   return folder;
 }
@@ -55,6 +55,11 @@ function extract(name) {
   fs.renameSync(tmp, file);
   return file;
 }
+
+/** A file asset (a worker script) written to the cache folder: its path, for `new Worker(path)`. */
+exports.assetFile = function assetFile(name) {
+  return extract(name);
+};
 
 exports.loadNative = function loadNative(addon) {
   const files = ADDONS[addon].map(extract);
