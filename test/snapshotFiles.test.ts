@@ -1,0 +1,146 @@
+// Issues #9/#11: the published snapshot written to a directory and read back gives the same
+// world, byte-identical pages and ETags, and identical per-request answers (timeseries windows,
+// positions, activity); a truncated or bit-flipped file is refused, never served.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../engine/engine.js';
+import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
+import { CorruptSnapshotError, readManifest, readSnapshotDir, writeSnapshotDir } from '../engine/publish/snapshotFiles.js';
+import type { World } from '../model/world.js';
+import { createStore } from '../store/store.js';
+import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
+import type { DemoParams } from '../jobs/demo/index.js';
+import { createHandler, type Served } from '../server/handle.js';
+import { createCursorCodec } from '../server/cursor.js';
+import { createAuthTable } from '../server/auth.js';
+import { tempDir, testCommon } from './helpers/common.js';
+
+const params: DemoParams = { seed: 5, now: Date.parse('2026-03-01T00:00:00Z') / 1000, vaults: null, wallets: 60, days: 60 };
+
+let dir: string;
+let world: World;
+let original: Snapshot;
+
+beforeAll(async () => {
+  dir = tempDir();
+  const common = testCommon();
+  const db = join(dir, 'w.duckdb');
+  await createDemoWorld(common, { path: db, params, force: true });
+  const store = await createStore(common, { path: db });
+  try {
+    const engine = createEngine(common, (work) => work(store), { clock: () => params.now + 600 });
+    await engine.recomputeFull();
+    original = engine.current()!;
+    world = engine.world()!;
+  } finally {
+    await store.close();
+  }
+});
+afterAll(() => {});
+
+function served(snapshot: Snapshot): Served {
+  return { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs: false };
+}
+
+function handlerFor(snapshot: Snapshot) {
+  const s = served(snapshot);
+  return createHandler({
+    common: testCommon(),
+    current: () => s,
+    auth: () => createAuthTable([]),
+    cursors: createCursorCodec(Buffer.alloc(32, 7)),
+    secondsToNextPublish: () => null,
+    started: 0,
+  });
+}
+
+const get = (h: ReturnType<typeof handlerFor>, target: string) => {
+  const [path, query = ''] = target.split('?');
+  const r = h({ method: 'GET', path: path!, query, ip: '127.0.0.1', authorization: '', apiKey: '', acceptEncoding: '', ifNoneMatch: '', requestId: 'fixed-id' });
+  if (r instanceof Promise) throw new Error('unexpected async reply');
+  const headers = Object.fromEntries(r.headers.filter(([k]) => k === 'ETag' || k === 'Content-Type'));
+  return { status: r.status, etag: headers.ETag, body: Buffer.concat(r.parts).toString('utf8') };
+};
+
+describe('snapshot directory', () => {
+  it('round-trips the world: same pages, ETags and per-request answers', async () => {
+    const out = join(dir, 'snap');
+    const m = await writeSnapshotDir(out, world, { generation: original.generation, refreshed_at_s: original.refreshed_at_s, stamp: 'test' }, null);
+    expect(m.refreshed_at).toBe(original.refreshed_at);
+    const loaded = await readSnapshotDir(out);
+    expect(loaded.manifest.generation).toBe(original.generation);
+    const rebuilt = buildSnapshot(loaded.world, { generation: m.generation, now: m.refreshed_at_s });
+    expect(rebuilt.refreshed_at).toBe(original.refreshed_at);
+    expect([...rebuilt.pages.keys()]).toEqual([...original.pages.keys()]);
+    for (const [key, page] of original.pages) {
+      expect(rebuilt.pages.get(key)!.etag, key).toBe(page.etag);
+      expect(rebuilt.pages.get(key)!.prefix.equals(page.prefix), key).toBe(true);
+    }
+    // the world itself: series values, events, wallet views
+    for (const [id, s] of world.series) {
+      const r = loaded.world.series.get(id)!;
+      expect(r.length).toBe(s.length);
+      for (const k of ['ts', 'unit_price_f', 'apy_7d', 'apy_30d', 'apy_90d'] as const) expect(r[k].subarray(0, r.length)).toEqual(s[k].subarray(0, s.length));
+      for (const k of ['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) {
+        expect(r[k].words.subarray(0, 2 * r.length)).toEqual(s[k].words.subarray(0, 2 * s.length));
+      }
+    }
+    expect(loaded.world.events).toEqual(world.events);
+    expect(loaded.world.walletIndex.nextId).toBe(world.walletIndex.nextId);
+    expect([...loaded.world.walletIndex.positions.keys()]).toEqual([...world.walletIndex.positions.keys()]);
+
+    // per-request bodies (built from the world on each request) are identical too
+    const a = handlerFor(original);
+    const b = handlerFor(rebuilt);
+    const vault = original.vaultList.visible[0]!.vault_id;
+    const wallets = [...world.walletIndex.positions.keys()].slice(0, 5);
+    const targets = [
+      '/v1/vaults',
+      `/v1/vaults/${vault}/timeseries?granularity=hour&limit=1000`,
+      `/v1/vaults/${vault}/timeseries?granularity=day`,
+      '/v1/tvl?include_breakdown=true',
+      ...wallets.flatMap((w) => [`/v1/users/${w}/positions`, `/v1/users/${w}/activity`]),
+    ];
+    const pos = world.walletIndex.positions.get(wallets[0]!)![0]!;
+    targets.push(`/v1/users/${wallets[0]}/positions/${pos.vault_id}/timeseries`);
+    for (const t of targets) {
+      const x = get(a, t);
+      expect(x.status, t).toBe(200);
+      expect(get(b, t), t).toEqual(x);
+    }
+  });
+
+  it('refuses a truncated or bit-flipped file, and a manifest that is not one', async () => {
+    const out = join(dir, 'damaged');
+    const m = await writeSnapshotDir(out, world, { generation: 3, refreshed_at_s: original.refreshed_at_s, stamp: null }, null);
+    const seriesPath = join(out, m.files.series.name);
+    const good = readFileSync(seriesPath);
+    writeFileSync(seriesPath, good.subarray(0, good.length - 8));
+    await expect(readSnapshotDir(out)).rejects.toThrow(CorruptSnapshotError);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length >> 1]! ^= 1;
+    writeFileSync(seriesPath, flipped);
+    await expect(readSnapshotDir(out)).rejects.toThrow(/checksum/);
+    writeFileSync(seriesPath, good);
+    await expect(readSnapshotDir(out)).resolves.toBeTruthy();
+    writeFileSync(join(out, 'manifest.json'), '{"format":"vaultd-snapshot/1"');
+    await expect(readManifest(out)).rejects.toThrow(CorruptSnapshotError);
+  });
+
+  it('keeps the previous generation\'s files and removes older ones', async () => {
+    const out = join(dir, 'gc');
+    const ids = [1, 2, 3].map((g) => ({ generation: g, refreshed_at_s: original.refreshed_at_s, stamp: null }));
+    const auths = ids.map((_, k) => ({ cursor_secret: `s${k}`, keys: [] }));
+    const m1 = await writeSnapshotDir(out, world, ids[0]!, auths[0]!);
+    const m2 = await writeSnapshotDir(out, world, ids[1]!, auths[1]!);
+    const m3 = await writeSnapshotDir(out, world, ids[2]!, auths[2]!);
+    const names = readdirSync(out);
+    expect(names).not.toContain(m1.files.auth!.name);
+    expect(names).toContain(m2.files.auth!.name);
+    expect(names).toContain(m3.files.auth!.name);
+    // unchanged content is one file shared by every generation
+    expect(m3.files.series.name).toBe(m1.files.series.name);
+    expect(names.filter((n) => n.startsWith('series-'))).toHaveLength(1);
+  });
+});
