@@ -8,7 +8,9 @@ const USAGE = `vaultd ${VERSION} — curated yield vault engine and read-only HT
 
 Usage:
   vaultd demo [--db PATH] [--seed N] [--now ISO] [--vaults N] [--wallets N] [--days N] [--force]
-  vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs]
+  vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs] [--publish-dir DIR]
+  vaultd serve --snapshot DIR [--port N] [--host H] [--config FILE]
+  vaultd publish --out DIR [--db PATH] [--config FILE]
   vaultd recompute [--db PATH] [--full]
   vaultd ingest [--config FILE] [--once] [--db PATH]
   vaultd devnet [--db PATH] [--port N]
@@ -31,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./commands/keys.js')).keysCommand,
   wallets: async () => (await import('./commands/wallets.js')).walletsCommand,
   recompute: async () => (await import('./commands/recompute.js')).recomputeCommand,
+  publish: async () => (await import('./commands/publish.js')).publishCommand,
   ingest: async () => (await import('./commands/ingest.js')).ingestCommand,
   devnet: async () => (await import('./commands/devnet.js')).devnetCommand,
 };

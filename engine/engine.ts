@@ -61,6 +61,11 @@ export interface Engine {
   recomputeFull(): Promise<StageTimings>;
   /** Read rows newer than the world, compute what they touch, publish; null when nothing is new. */
   refresh(): Promise<StageTimings | null>;
+  /**
+   * Publish a world read back from its published files (engine/publish/snapshotFiles.ts) under
+   * the identity it was published with, without recomputing; refreshes then extend it.
+   */
+  adopt(w: World, at: { generation: number; refreshed_at_s: number }): Promise<StageTimings>;
 }
 
 /** Runs work with the database open (a long-running server opens it per job). */
@@ -161,6 +166,14 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
         await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
         await publish(w, timings, at!);
         common.logger.info({ timings, generation }, 'recomputed');
+        return timings;
+      }),
+    adopt: (w, at) =>
+      exclusive(async () => {
+        const timings: StageTimings = {};
+        digests = await timed(timings, 'load', () => access((store) => loadPriceDigests(store)));
+        await publish(w, timings, { generation: at.generation, now: at.refreshed_at_s });
+        common.logger.info({ timings, generation }, 'published snapshot restored from its files');
         return timings;
       }),
     refresh: () =>

@@ -14,7 +14,8 @@ type QueryValue = string | number | boolean | null | undefined;
 export type CursorQuery = URLSearchParams | Readonly<Record<string, QueryValue | readonly QueryValue[]>>;
 
 export interface CursorCodec {
-  encode(route: string, query: CursorQuery, order: CursorOrder, lastKey: CursorKey): string;
+  /** `generation`: the snapshot the page was cut from (readers answer the next page from it). */
+  encode(route: string, query: CursorQuery, order: CursorOrder, lastKey: CursorKey, generation?: number): string;
   /** The last key of the previous page; throws VaultdError INVALID_CURSOR. */
   decode(cursor: string, route: string, query: CursorQuery, order: CursorOrder): CursorKey;
 }
@@ -39,6 +40,7 @@ const Payload = v.strictObject({
   ]),
   o: v.picklist(['asc', 'desc']),
   h: v.string(),
+  g: v.optional(v.pipe(v.number(), v.integer())),
 });
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
@@ -49,8 +51,8 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   const mac = (json: Buffer): Buffer => createHmac('sha256', key).update(DOMAIN).update(json).digest().subarray(0, MAC_BYTES);
 
   return {
-    encode(route, query, order, lastKey) {
-      const json = Buffer.from(JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query) }));
+    encode(route, query, order, lastKey, generation) {
+      const json = Buffer.from(JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation }));
       const cursor = Buffer.concat([json, mac(json)]).toString('base64url');
       if (cursor.length > MAX_CURSOR_LENGTH) {
         throw new VaultdError('INTERNAL', `cursor of ${cursor.length} chars exceeds ${MAX_CURSOR_LENGTH}; the page key is too long`);
@@ -89,6 +91,22 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     }
     const result = v.safeParse(Payload, parsed);
     return result.success ? result.output : undefined;
+  }
+}
+
+/**
+ * The snapshot generation a cursor names, unverified (null when none): it only chooses which
+ * retained snapshot answers; the route then verifies the cursor's MAC, which covers it.
+ */
+export function cursorGeneration(cursor: string): number | null {
+  if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) return null;
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes.length <= MAC_BYTES) return null;
+  try {
+    const g = (JSON.parse(bytes.subarray(0, bytes.length - MAC_BYTES).toString('utf8')) as { g?: unknown }).g;
+    return Number.isSafeInteger(g) ? (g as number) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -11,6 +11,7 @@ import type { CursorCodec } from './cursor.js';
 import { createRateLimiter, rateLimitHeaders } from './rateLimit.js';
 import { errorBody, JSON_TYPE, jsonPage, pageParts, variantsFor, type Body, type Reply } from './reply.js';
 import { requestIdFrom } from './requestId.js';
+import { cursorsFor, servedFor } from './generations.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
@@ -53,6 +54,11 @@ export interface HandlerDeps {
    */
   keysReloading?: () => Promise<void> | null;
   cursors: CursorCodec;
+  /**
+   * Kept generations (readers): the snapshot of the generation a cursor names, so a paged
+   * walk stays on one generation (server/generations.ts); absent = always the newest.
+   */
+  generation?: (g: number) => Served | null | Promise<Served | null>;
   /** seconds until the next scheduled publish, or null when no schedule runs */
   secondsToNextPublish: () => number | null;
   started: number;
@@ -222,20 +228,32 @@ export function createHandler(deps: HandlerDeps) {
         if (!isV1) chargeJunk();
         throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
       }
-      const served = deps.current();
-      const ctx: RouteContext = {
-        served,
-        params: route.params,
-        query: req.query,
-        cursors: deps.cursors,
-        common: deps.common,
-        started: deps.started,
-      };
-      const body = routeHandler(route.name)(ctx);
-      return write(body, served);
+      const served = servedFor(deps.current(), deps.generation, req.query);
+      if (served instanceof Promise) return served.then((s) => answer(route!, s));
+      return answer(route, served);
     } catch (err) {
+      return caught(err);
+    }
+
+    function caught(err: unknown): Reply {
       if (err instanceof VaultdError) return fail(err);
       return fail(new VaultdError('INTERNAL', `internal error (request ${requestId}); the server logged the cause`, { cause: err }));
+    }
+
+    function answer(match: RouteMatch, served: Served | null): Reply | Promise<Reply> {
+      try {
+        const ctx: RouteContext = {
+          served,
+          params: match.params,
+          query: req.query,
+          cursors: cursorsFor(deps.cursors, served),
+          common: deps.common,
+          started: deps.started,
+        };
+        return write(routeHandler(match.name)(ctx), served);
+      } catch (err) {
+        return caught(err);
+      }
     }
 
     /** Unknown paths outside /v1 count against the caller's anonymous budget (no free junk). */

@@ -3,11 +3,12 @@
 // is opened per job and closed after, so `vaultd keys create` works while the server runs.
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Cron } from 'croner';
 import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig, type Config } from '../../common/config.js';
-import { describeError } from '../../common/errors.js';
+import { describeError, VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -27,6 +28,8 @@ import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/stati
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { intFlag, parseFlags } from '../args.js';
 import { demoParams } from './demo.js';
+import { createSnapshotWriter, defaultSnapshotDir, restoreSnapshot } from './snapshotDir.js';
+import { serveSnapshotDir } from './serveSnapshot.js';
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags('serve', argv, {
@@ -35,14 +38,24 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: { type: 'string' },
     config: { type: 'string' },
     'no-jobs': { type: 'boolean' },
+    'publish-dir': { type: 'string' },
+    snapshot: { type: 'string' },
   });
+  if (values.snapshot !== undefined) {
+    // a stateless reader: no database, no jobs, no engine (issue #11)
+    for (const flag of ['db', 'publish-dir', 'no-jobs'] as const) {
+      if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
+    }
+    const config = loadConfig({ config: values.config, host: values.host, port: intFlag('port', values.port, 0, 65535) });
+    return serveSnapshotDir(config, values.snapshot);
+  }
   const config = loadConfig({
     config: values.config,
     db: values.db,
     host: values.host,
     port: intFlag('port', values.port, 0, 65535),
   });
-  return runServer(config, { jobs: !values['no-jobs'] });
+  return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'] });
 }
 
 /**
@@ -51,7 +64,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
  * which then grows as real hours pass. Configured price providers and external TVL sources run
  * once before the first publish, then on `schedules.prices`, each round followed by a refresh.
  */
-export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void> }): Promise<number> {
+export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string }): Promise<number> {
   const common = createCommon(config, { defaultMetrics: true });
   const jobs = opts.jobs;
   const started = Date.now();
@@ -82,7 +95,23 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   engine.subscribe((snapshot) => {
     served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };
   });
-  await engine.recomputeFull();
+  // Every publish is also written as files (beside the database unless --publish-dir says where):
+  // a restart on unchanged inputs serves them without recomputing, and readers serve them.
+  let nextRun: () => Date | null = () => null;
+  const snapDir = opts.publishDir !== undefined ? resolve(opts.publishDir) : defaultSnapshotDir(config.db);
+  const writer = createSnapshotWriter(common, snapDir, {
+    access,
+    auth: async () => ({ cursor_secret: secret.toString('base64url'), keys: await access(activeKeyDigests) }),
+    nextPublishAt: () => {
+      const next = nextRun();
+      return next ? Math.floor(next.getTime() / 1000) : null;
+    },
+  });
+  engine.subscribe((snapshot) => void writer.write(snapshot));
+  common.shutdown.add('snapshot files', () => writer.flush());
+  const restored = await restoreSnapshot(common, access, engine, snapDir);
+  if (restored) writer.seed(restored);
+  else await engine.recomputeFull();
   // The file's identity: `vaultd demo --force` (or a restore) renames another world onto the
   // path; refreshing would splice the two, so a replaced file is reloaded from scratch.
   let identity = fileIdentity(config.db);
@@ -95,9 +124,10 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     } else await engine.refresh();
   };
 
-  const keys = createKeyReloader(common, access, config.db);
+  const keys = createKeyReloader(common, access, config.db, () => writer.authChanged());
   await keys.reload();
   const schedule = jobs ? new Cron(config.schedules.ingest, { protect: true }, () => tick()) : null;
+  nextRun = () => schedule?.nextRun() ?? null;
   const handle = createHandler({
     common,
     current: () => served,
@@ -184,7 +214,7 @@ async function cursorSecret(store: Parameters<Parameters<StoreAccess>[0]>[0]): P
 }
 
 /** Active API keys, re-read whenever the database file changes (keys made while serving work). */
-function createKeyReloader(common: Common, access: StoreAccess, path: string) {
+function createKeyReloader(common: Common, access: StoreAccess, path: string, onChange?: () => void) {
   let table: AuthTable = createAuthTable([]);
   let stamp = '';
   const fileStamp = () => {
@@ -207,6 +237,7 @@ function createKeyReloader(common: Common, access: StoreAccess, path: string) {
         table = createAuthTable(rows);
         // after the read: opening the file may itself touch it
         stamp = fileStamp();
+        onChange?.();
         common.logger.debug({ keys: table.size }, 'API keys loaded');
       })
       .finally(() => (inflight = null));

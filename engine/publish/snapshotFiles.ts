@@ -45,6 +45,8 @@ export interface FileEntry {
 export interface SnapshotManifest extends SnapshotIdentity {
   format: typeof SNAPSHOT_FORMAT;
   refreshed_at: string;
+  /** when the writer plans its next publish (Unix s), so readers send the same Cache-Control; null when unknown */
+  next_publish_at_s?: number | null;
   /** when this manifest was written (RFC 3339); not part of the snapshot's identity */
   written_at: string;
   files: { world: FileEntry; series: FileEntry; prices: FileEntry; events: FileEntry; strings: FileEntry; auth?: FileEntry };
@@ -71,7 +73,7 @@ interface WorldFile {
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** The bytes of each file of `world` (pure; the tests and `publish` share it). */
-export function encodeWorld(world: World, auth: SnapshotAuth | null): Record<string, { ext: 'json' | 'bin'; body: Buffer }> {
+export function encodeWorld(world: World): EncodedWorld {
   const series = [...world.series.values()];
   const prices = [...world.prices];
   const meta: WorldFile = {
@@ -86,7 +88,7 @@ export function encodeWorld(world: World, auth: SnapshotAuth | null): Record<str
     chainHeads: [...world.chainHeads],
     events: world.events.length,
   };
-  const out: Record<string, { ext: 'json' | 'bin'; body: Buffer }> = {
+  const out: EncodedWorld = {
     world: { ext: 'json', body: Buffer.from(JSON.stringify(meta)) },
     series: { ext: 'bin', body: encodeSeries(series) },
     prices: { ext: 'bin', body: encodePrices(prices.map(([, p]) => p)) },
@@ -94,7 +96,6 @@ export function encodeWorld(world: World, auth: SnapshotAuth | null): Record<str
   const { body, strings } = encodeEvents(world.events);
   out.events = { ext: 'bin', body };
   out.strings = { ext: 'json', body: Buffer.from(JSON.stringify(strings)) };
-  if (auth) out.auth = { ext: 'json', body: Buffer.from(JSON.stringify(auth)) };
   return out;
 }
 
@@ -166,24 +167,43 @@ function encodeEvents(events: readonly EventRow[]): { body: Buffer; strings: str
   return { body: out, strings };
 }
 
-/**
- * Write `world` under `identity` into `dir`: files first (skipped when one with that content is
- * already there), then the manifest by rename; files of all but the previous manifest are
- * removed (a reader still loading the previous generation finds its files).
- */
-export async function writeSnapshotDir(dir: string, world: World, identity: SnapshotIdentity, auth: SnapshotAuth | null): Promise<SnapshotManifest> {
+export type EncodedWorld = Record<string, { ext: 'json' | 'bin'; body: Buffer }>;
+export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
+
+/** Write the files of an encoded world (skipping any already there: same name, same content). */
+export async function writeWorldFiles(dir: string, encoded: EncodedWorld): Promise<WorldFiles> {
   await mkdir(dir, { recursive: true });
   const files: Record<string, FileEntry> = {};
-  for (const [role, { ext, body }] of Object.entries(encodeWorld(world, auth))) {
-    const name = `${role}-${sha256(body)}.${ext}`;
-    files[role] = { name, bytes: body.length };
-    const path = join(dir, name);
-    const existing = await stat(path).catch(() => null);
-    if (existing?.size === body.length) continue;
+  for (const [role, { ext, body }] of Object.entries(encoded)) files[role] = await putFile(dir, role, ext, body);
+  return files as unknown as WorldFiles;
+}
+
+async function putFile(dir: string, role: string, ext: string, body: Buffer): Promise<FileEntry> {
+  const name = `${role}-${sha256(body)}.${ext}`;
+  const path = join(dir, name);
+  const existing = await stat(path).catch(() => null);
+  if (existing?.size !== body.length) {
     const tmp = join(dir, `.${name}.${process.pid}.tmp`);
     await writeFile(tmp, body);
     await rename(tmp, path);
   }
+  return { name, bytes: body.length };
+}
+
+/**
+ * Point the manifest at `files` (and a file of `auth`), by rename; then remove the files of
+ * all but this and the previous manifest (a reader still loading the previous generation
+ * finds its files).
+ */
+export async function writeManifest(
+  dir: string,
+  files: WorldFiles,
+  identity: SnapshotIdentity,
+  auth: SnapshotAuth | null,
+  nextPublishAt: number | null = null,
+): Promise<SnapshotManifest> {
+  const all: SnapshotManifest['files'] = { ...files };
+  if (auth) all.auth = await putFile(dir, 'auth', 'json', Buffer.from(JSON.stringify(auth)));
   const previous = await readManifest(dir).catch(() => null);
   const manifest: SnapshotManifest = {
     format: SNAPSHOT_FORMAT,
@@ -191,8 +211,9 @@ export async function writeSnapshotDir(dir: string, world: World, identity: Snap
     refreshed_at_s: identity.refreshed_at_s,
     refreshed_at: isoSeconds(identity.refreshed_at_s),
     stamp: identity.stamp,
+    next_publish_at_s: nextPublishAt,
     written_at: new Date().toISOString(),
-    files: files as SnapshotManifest['files'],
+    files: all,
   };
   const tmp = join(dir, `.${MANIFEST}.${process.pid}.tmp`);
   await writeFile(tmp, JSON.stringify(manifest, null, 1));
@@ -202,6 +223,18 @@ export async function writeSnapshotDir(dir: string, world: World, identity: Snap
     if (NAME.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
   }
   return manifest;
+}
+
+/** Encode and write `world` under `identity` into `dir` (files, then the manifest). */
+export async function writeSnapshotDir(
+  dir: string,
+  world: World,
+  identity: SnapshotIdentity,
+  auth: SnapshotAuth | null,
+  nextPublishAt: number | null = null,
+): Promise<SnapshotManifest> {
+  const files = await writeWorldFiles(dir, encodeWorld(world));
+  return writeManifest(dir, files, identity, auth, nextPublishAt);
 }
 
 /** The manifest of `dir`, or null when there is none; throws CorruptSnapshotError when unreadable. */
@@ -266,6 +299,12 @@ export async function readSnapshotDir(dir: string, manifest?: SnapshotManifest):
     if (err instanceof CorruptSnapshotError) throw err;
     throw new CorruptSnapshotError(`${dir}: files do not form a snapshot (${(err as Error).message})`);
   }
+}
+
+/** Only the keys and cursor secret a manifest names (a reader re-reads them without the world). */
+export async function readSnapshotAuth(dir: string, manifest: SnapshotManifest): Promise<SnapshotAuth | null> {
+  if (!manifest.files.auth) return null;
+  return JSON.parse((await readChecked(dir, manifest.files.auth)).toString('utf8')) as SnapshotAuth;
 }
 
 /** A typed-array view of `len` elements at `offset` of `buf`, copied when misaligned. */

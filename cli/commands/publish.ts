@@ -1,0 +1,52 @@
+// `vaultd publish --db DB --out DIR`: recompute the snapshot from the database and write it as
+// a snapshot directory (engine/publish/snapshotFiles.ts) for `vaultd serve --snapshot DIR`
+// readers: the same identity (generation, refreshed_at, ETags) `vaultd serve` on that database
+// publishes, with the database's API keys and cursor secret.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { createCommon } from '../../common/common.js';
+import { loadConfig } from '../../common/config.js';
+import { VaultdError } from '../../common/errors.js';
+import { createEngine, poolCompute } from '../../engine/engine.js';
+import { createComputePool } from '../../engine/pool/computePool.js';
+import { writeSnapshotDir } from '../../engine/publish/snapshotFiles.js';
+import { activeKeyDigests } from '../../store/apiKeys.js';
+import { readPublishIdentity } from '../../store/publishIdentity.js';
+import { getSetting, setSetting } from '../../store/settings.js';
+import { openStoreWithRetry } from '../../store/storeHandle.js';
+import { parseFlags } from '../args.js';
+
+export async function publishCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags('publish', argv, { db: { type: 'string' }, config: { type: 'string' }, out: { type: 'string' } });
+  if (values.out === undefined || values.out === '') throw new VaultdError('USAGE', 'missing --out DIR: the directory to write the snapshot into');
+  const config = loadConfig({ config: values.config, db: values.db });
+  const common = createCommon(config);
+  const out = resolve(values.out);
+  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
+  try {
+    const t0 = performance.now();
+    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true });
+    await engine.recomputeFull();
+    const snapshot = engine.current()!;
+    const identity = await readPublishIdentity(store);
+    let secret = await getSetting(store, 'cursor.secret');
+    if (!secret) await setSetting(store, 'cursor.secret', (secret = randomBytes(32).toString('base64url')));
+    const keys = await activeKeyDigests(store);
+    const m = await writeSnapshotDir(
+      out,
+      snapshot.world,
+      { generation: snapshot.generation, refreshed_at_s: snapshot.refreshed_at_s, stamp: identity?.stamp ?? null },
+      { cursor_secret: secret, keys },
+    );
+    let bytes = 0;
+    for (const f of Object.values(m.files)) bytes += f.bytes;
+    process.stdout.write(
+      `published generation ${m.generation} (refreshed_at ${m.refreshed_at}) to ${out}: ${Object.keys(m.files).length} files, ` +
+        `${(bytes / 1048576).toFixed(1)} MiB, in ${Math.round(performance.now() - t0)} ms\n`,
+    );
+  } finally {
+    await store.close();
+    await common.shutdown.close('done');
+  }
+  return 0;
+}

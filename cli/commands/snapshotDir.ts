@@ -1,0 +1,127 @@
+// The writer's side of published snapshot directories (engine/publish/snapshotFiles.ts):
+// restoring the last publish on start when the inputs are unchanged (issue #9: restart without
+// recompute), and writing the directory at every publish (issue #11: `serve --publish-dir`,
+// `vaultd publish`), one write at a time, the newest snapshot winning.
+import { resolve } from 'node:path';
+import type { Common } from '../../common/common.js';
+import { describeError } from '../../common/errors.js';
+import type { Engine, StoreAccess } from '../../engine/engine.js';
+import type { Snapshot } from '../../engine/publish/buildSnapshot.js';
+import { CorruptSnapshotError, encodeWorld, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type EncodedWorld, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
+import { inputStamp, readPublishIdentity } from '../../store/publishIdentity.js';
+
+/** Where `serve` keeps its published snapshot when no --publish-dir is given: beside the database. */
+export function defaultSnapshotDir(db: string): string {
+  return `${resolve(db)}.snapshot`;
+}
+
+/**
+ * Publish the snapshot saved in `dir` when it was built from exactly the store's current inputs
+ * (same stamp and identity): no recompute. Returns null (and says why) when it cannot be used;
+ * the caller then recomputes. A torn or altered file is refused by its checksum.
+ */
+export async function restoreSnapshot(common: Common, access: StoreAccess, engine: Engine, dir: string): Promise<SnapshotManifest | null> {
+  const t0 = performance.now();
+  let manifest: SnapshotManifest | null;
+  try {
+    manifest = await readManifest(dir);
+  } catch (err) {
+    common.logger.warn({ dir, reason: describeError(err) }, 'saved snapshot unreadable; recomputing');
+    return null;
+  }
+  if (!manifest) return null;
+  const [stamp, identity] = await access(async (store) => [await inputStamp(store), await readPublishIdentity(store)] as const);
+  if (manifest.stamp !== stamp || !identity || identity.stamp !== stamp || identity.generation !== manifest.generation || identity.refreshed_at_s !== manifest.refreshed_at_s) {
+    common.logger.info({ dir, generation: manifest.generation }, 'saved snapshot is of other inputs; recomputing');
+    return null;
+  }
+  try {
+    const loaded = await readSnapshotDir(dir, manifest);
+    await engine.adopt(loaded.world, manifest);
+  } catch (err) {
+    if (!(err instanceof CorruptSnapshotError)) throw err;
+    common.logger.warn({ dir, reason: err.message }, 'saved snapshot refused; recomputing');
+    return null;
+  }
+  common.logger.info({ dir, generation: manifest.generation, ms: Math.round(performance.now() - t0) }, 'serving the saved snapshot (inputs unchanged)');
+  return manifest;
+}
+
+export interface SnapshotWriter {
+  /**
+   * Encode `snapshot`'s world now (at publish the world is consistent; later refreshes extend
+   * it in place) and write it in the background; the newest one queued wins. Resolves once it
+   * (or a newer one) is on disk.
+   */
+  write(snapshot: Snapshot): Promise<void>;
+  /** Rewrite the manifest (new key digests for readers) over the files already written. */
+  authChanged(): void;
+  /** Wait for the pending write. */
+  flush(): Promise<void>;
+  /** The directory already holds this publish (restored from it): a write of it is skipped. */
+  seed(manifest: SnapshotManifest): void;
+}
+
+export function createSnapshotWriter(
+  common: Common,
+  dir: string,
+  opts: { access: StoreAccess; auth: () => Promise<SnapshotAuth>; nextPublishAt?: () => number | null },
+): SnapshotWriter {
+  type Job = { identity: { generation: number; refreshed_at_s: number }; encoded: EncodedWorld | null };
+  let pending: Job | null = null;
+  let last: { identity: Job['identity']; stamp: string | null; files: WorldFiles } | null = null;
+  let running: Promise<void> | null = null;
+  let lastAuth = '';
+  const run = async (): Promise<void> => {
+    while (pending) {
+      const job = pending;
+      pending = null;
+      const t0 = performance.now();
+      try {
+        let files: WorldFiles;
+        let stamp: string | null;
+        if (job.encoded) {
+          files = await writeWorldFiles(dir, job.encoded);
+          // the stamp the engine saved with this publish (a newer publish may have replaced it)
+          const id = await opts.access((store) => readPublishIdentity(store));
+          stamp = id && id.generation === job.identity.generation && id.refreshed_at_s === job.identity.refreshed_at_s ? id.stamp : null;
+        } else if (last) ({ files, stamp } = last);
+        else continue;
+        const auth = await opts.auth();
+        if (!job.encoded && JSON.stringify(auth) === lastAuth) continue;
+        const m = await writeManifest(dir, files, { ...job.identity, stamp }, auth, opts.nextPublishAt?.() ?? null);
+        lastAuth = JSON.stringify(auth);
+        last = { identity: job.identity, stamp, files };
+        common.logger.info({ dir, generation: m.generation, ms: Math.round(performance.now() - t0) }, 'snapshot files written');
+      } catch (err) {
+        common.logger.error({ dir, error: describeError(err) }, 'writing the snapshot files failed; the previous ones stay');
+      }
+    }
+  };
+  const kick = (): Promise<void> => {
+    if (!running) running = run().finally(() => (running = null));
+    return running;
+  };
+  return {
+    write(snapshot) {
+      if (last && last.identity.generation === snapshot.generation && last.identity.refreshed_at_s === snapshot.refreshed_at_s && !pending) {
+        // restored from these files: only the keys may be newer
+        pending = { identity: last.identity, encoded: null };
+        return kick();
+      }
+      pending = { identity: { generation: snapshot.generation, refreshed_at_s: snapshot.refreshed_at_s }, encoded: encodeWorld(snapshot.world) };
+      return kick();
+    },
+    authChanged() {
+      if (!pending && last) {
+        pending = { identity: last.identity, encoded: null };
+        void kick();
+      }
+    },
+    flush: () => running ?? Promise.resolve(),
+    seed(manifest) {
+      const { auth: _auth, ...files } = manifest.files;
+      last = { identity: { generation: manifest.generation, refreshed_at_s: manifest.refreshed_at_s }, stamp: manifest.stamp, files };
+    },
+  };
+}

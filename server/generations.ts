@@ -1,0 +1,69 @@
+// Paged walks that stay on one snapshot generation (issue #11): a cursor names the generation
+// its page was cut from; a server keeps the last few generations it published and answers the
+// next page from the one the cursor names. A reader that has not yet loaded the named (newer)
+// generation catches up first, so a walk spread over several readers behind a load balancer
+// never mixes generations. Generations older than those kept are answered from the newest.
+import { cursorGeneration, type CursorCodec } from './cursor.js';
+import type { Served } from './handle.js';
+
+/** Generations kept besides the newest (a walk may straddle this many publishes). */
+export const KEEP_PREVIOUS = 2;
+
+export interface Generations {
+  publish(served: Served): void;
+  current(): Served | null;
+  /** The snapshot of generation `g`: kept, or (when newer than the newest) after `catchUp`; null when gone. */
+  find(g: number, catchUp: () => Promise<void>): Served | null | Promise<Served | null>;
+}
+
+export function createGenerations(keep = KEEP_PREVIOUS): Generations {
+  const kept: Served[] = [];
+  const lookup = (g: number) => kept.find((s) => s.snapshot.generation === g) ?? null;
+  return {
+    publish(served) {
+      const same = kept.findIndex((s) => s.snapshot.generation === served.snapshot.generation);
+      if (same >= 0) kept.splice(same, 1);
+      kept.push(served);
+      while (kept.length > keep + 1) kept.shift();
+    },
+    current: () => kept.at(-1) ?? null,
+    find(g, catchUp) {
+      const hit = lookup(g);
+      if (hit) return hit;
+      const newest = kept.at(-1);
+      if (newest && g > newest.snapshot.generation) return catchUp().then(() => lookup(g));
+      return null;
+    },
+  };
+}
+
+/**
+ * The snapshot that answers a request: the newest, or the one its `next` cursor names when the
+ * server keeps generations (`find`). Never null when a snapshot is served.
+ */
+export function servedFor(
+  current: Served | null,
+  find: ((g: number) => Served | null | Promise<Served | null>) | undefined,
+  query: string,
+): Served | null | Promise<Served | null> {
+  if (!find || !current || !query.includes('next=')) return current;
+  const next = new URLSearchParams(query).get('next');
+  const g = next ? cursorGeneration(next) : null;
+  if (g === null || g === current.snapshot.generation) return current;
+  const found = find(g);
+  if (found instanceof Promise) return found.then((s) => s ?? current, () => current);
+  return found ?? current;
+}
+
+const bound = new WeakMap<Served, { codec: CursorCodec; bound: CursorCodec }>();
+
+/** `codec` writing `served`'s generation into every cursor it makes. */
+export function cursorsFor(codec: CursorCodec, served: Served | null): CursorCodec {
+  if (!served) return codec;
+  const hit = bound.get(served);
+  if (hit && hit.codec === codec) return hit.bound;
+  const g = served.snapshot.generation;
+  const b: CursorCodec = { encode: (route, query, order, key) => codec.encode(route, query, order, key, g), decode: codec.decode };
+  bound.set(served, { codec, bound: b });
+  return b;
+}
