@@ -8,8 +8,7 @@ const USAGE = `vaultd ${VERSION} — curated yield vault engine and read-only HT
 
 Usage:
   vaultd demo [--db PATH] [--seed N] [--now ISO] [--vaults N] [--wallets N] [--days N] [--force]
-  vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs] [--publish-dir DIR]
-  vaultd serve --snapshot DIR [--port N] [--host H] [--config FILE]
+  vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs] [--publish-dir DIR] | serve --snapshot DIR [--port N] [--host H] [--config FILE]
   vaultd publish --out DIR [--db PATH] [--config FILE]
   vaultd recompute [--db PATH] [--full]
   vaultd ingest [--config FILE] [--once] [--db PATH]

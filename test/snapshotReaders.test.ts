@@ -1,0 +1,125 @@
+// Issue #11: one writer, N stateless readers behind a real load balancer. nginx (Debian's,
+// installed when missing) balances over three `vaultd serve --snapshot DIR` readers of the
+// directory a `vaultd serve --publish-dir DIR` writer publishes into. Paged walks run while the
+// writer publishes twice (its database is replaced by another world, which it notices and
+// republishes) and one reader is killed: no error response, and no walk mixes generations.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { tempDir } from './helpers/common.js';
+import { ensureNginx, startNginx, type Nginx } from './helpers/nginx.js';
+
+const nginx = ensureNginx();
+if ('reason' in nginx) process.stdout.write(`snapshotReaders.test.ts skipped: ${nginx.reason}\n`);
+
+const NOW = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+const demo = (db: string, seed: number, force = false) => {
+  const r = vaultd(['demo', '--db', db, '--seed', String(seed), '--now', NOW, '--wallets', '40', '--days', '20', ...(force ? ['--force'] : [])]);
+  if (r.status !== 0) throw new Error(`demo failed: ${r.stderr}`);
+};
+
+describe.skipIf('reason' in nginx)('stateless readers behind nginx', () => {
+  let dir: string;
+  const children: ChildProcess[] = [];
+  let lb: Nginx | null = null;
+
+  beforeAll(() => {
+    dir = tempDir();
+  });
+  afterAll(async () => {
+    await lb?.stop();
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once('exit', r)))));
+  });
+
+  it('serves every paged walk from one generation while the writer publishes and a reader dies', async () => {
+    const db = join(dir, 'world.duckdb');
+    const snap = join(dir, 'published');
+    const cfg = join(dir, 'vaultd.json');
+    // per-reader limits (DESIGN §5.5): every request here comes from one address
+    writeFileSync(cfg, JSON.stringify({ schedules: { ingest: '* * * * * *' }, rate_limits: { anonymous_per_minute: 1_000_000 } }));
+    demo(db, 7);
+    const writer = vaultdSpawn(['serve', '--db', db, '--publish-dir', snap, '--port', '0', '--config', cfg]);
+    children.push(writer);
+    await waitForListening(writer);
+    for (let i = 0; !existsSync(join(snap, 'manifest.json')); i++) {
+      if (i > 600) throw new Error('the writer wrote no manifest');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const readers = [0, 1, 2].map(() => vaultdSpawn(['serve', '--snapshot', snap, '--port', '0', '--config', cfg]));
+    children.push(...readers);
+    const ports = await Promise.all(readers.map((r) => waitForListening(r)));
+    lb = await startNginx((nginx as { bin: string }).bin, join(dir, 'nginx'), ports);
+
+    const statuses = new Map<number, number>();
+    const generationsSeen = new Set<string>();
+    const mixed: string[] = [];
+    let walks = 0;
+    let stop = false;
+    const getJson = async (path: string) => {
+      const res = await fetch(`${lb!.url}${path}`);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status !== 200) throw new Error(`${path} → ${res.status}: ${await res.text()}`);
+      return (await res.json()) as { data: { vault_id?: string }[]; meta: { next_cursor: string | null; refreshed_at: string } };
+    };
+    const walk = async (first: string) => {
+      const seen = new Set<string>();
+      let page = await getJson(first);
+      seen.add(page.meta.refreshed_at);
+      const base = first.split('?')[0]!;
+      while (page.meta.next_cursor) {
+        page = await getJson(`${base}?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(first.split('?')[1])), next: page.meta.next_cursor })}`);
+        seen.add(page.meta.refreshed_at);
+      }
+      for (const g of seen) generationsSeen.add(g);
+      if (seen.size > 1) mixed.push(`${first}: ${[...seen].join(', ')}`);
+      walks++;
+    };
+    let failure: unknown = null;
+    const walker = async () => {
+      while (!stop && !failure) {
+        const list = await getJson('/v1/vaults?limit=4');
+        await walk('/v1/vaults?limit=4');
+        const vault = list.data[0]!.vault_id!;
+        await walk(`/v1/vaults/${vault}/timeseries?granularity=hour&limit=50`);
+      }
+    };
+    const guarded = () => walker().catch((err) => void (failure ??= err));
+    const progress = async (more: number) => {
+      const target = walks + more;
+      while (walks < target) {
+        if (failure) throw failure;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const running = Promise.all([guarded(), guarded(), guarded()]);
+    const waitForGenerations = async (n: number) => {
+      for (let i = 0; generationsSeen.size < n; i++) {
+        if (failure) throw failure;
+        if (i > 1200) throw new Error(`only ${generationsSeen.size} generations seen`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await waitForGenerations(1);
+      await progress(6);
+      demo(db, 8, true); // the writer notices the replaced file and publishes generation 2
+      await waitForGenerations(2);
+      readers[0]!.kill('SIGKILL');
+      await progress(6);
+      demo(db, 9, true); // generation 3
+      await waitForGenerations(3);
+      await progress(6);
+    } finally {
+      stop = true;
+      await running;
+    }
+    expect(failure).toBeNull();
+    expect([...statuses.keys()]).toEqual([200]);
+    expect(mixed).toEqual([]);
+    expect(generationsSeen.size).toBeGreaterThanOrEqual(3);
+    expect(readers[0]!.signalCode).toBe('SIGKILL');
+  });
+});
