@@ -181,8 +181,11 @@ export async function writeWorldFiles(dir: string, encoded: EncodedWorld): Promi
 async function putFile(dir: string, role: string, ext: string, body: Buffer): Promise<FileEntry> {
   const name = `${role}-${sha256(body)}.${ext}`;
   const path = join(dir, name);
+  // an existing file of that name is reused only when its bytes really are that content (a
+  // damaged one is replaced)
   const existing = await stat(path).catch(() => null);
-  if (existing?.size !== body.length) {
+  const intact = existing?.size === body.length && sha256(await readFile(path)) === name.slice(role.length + 1, role.length + 65);
+  if (!intact) {
     const tmp = join(dir, `.${name}.${process.pid}.tmp`);
     await writeFile(tmp, body);
     await rename(tmp, path);
