@@ -18,7 +18,6 @@ import { hasSnapshots } from '../../store/queries.js';
 import { withStore } from '../../store/storeHandle.js';
 import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
-import { createIngestJob } from '../../jobs/chain/ingestJob.js';
 import { createPriceJob, hasPriceWork, syncTvlSources } from '../../jobs/prices/priceJob.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
@@ -78,7 +77,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   }
 
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
-  const ingest = chains ? createIngestJob({ common, config, access }) : null;
+  // the chain toolkit (viem) costs ~0.35 s to load: only when chains are configured
+  const ingest = chains ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
   const prices = hasPriceWork(config) ? createPriceJob({ common, config, access }) : null;
   // With history already stored, serve it at once and catch up in the background (an RPC that
   // is down must not keep a restart from serving); an empty database is filled first.
