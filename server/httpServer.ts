@@ -11,6 +11,7 @@ import { VaultdError } from '../common/errors.js';
 import { createClientIp } from './clientIp.js';
 import type { IncomingRequest } from './handle.js';
 import { statusLine, type Reply } from './reply.js';
+import { joinedHeaderValue } from './transport/headerBlock.js';
 
 export interface HttpServer {
   readonly port: number;
@@ -176,12 +177,12 @@ function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {
   let total = 0;
   for (const p of reply.parts) total += p.length;
   if (!head && total > STREAM_THRESHOLD) {
-    streamBig(res, reply, reply.parts.length === 1 ? reply.parts[0]! : Buffer.concat(reply.parts, total));
+    streamParts(res, reply, total);
     return;
   }
   res.cork(() => {
     res.writeStatus(statusLine(reply.status));
-    for (const [name, value] of reply.headers) res.writeHeader(name, value);
+    if (reply.headers.length > 0) res.writeHeader(reply.headers[0]![0], joinedHeaderValue(reply.headers));
     if (head || reply.status === 304 || reply.status === 204) {
       // This uWS build aborts the process on endWithoutBody(n) for any n > 0 and on an explicit
       // undefined ("returning from a request handler without responding"): a HEAD reply states
@@ -195,22 +196,41 @@ function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {
   });
 }
 
-function streamBig(res: uWS.HttpResponse, reply: Reply, body: Buffer): void {
+/**
+ * A large body written part by part with tryEnd (one Content-Length, no copy into one buffer: a
+ * 1,000-point timeseries window is a slice of the series buffer between two small parts). On
+ * backpressure the rest waits for onWritable, which resumes at the socket's write offset.
+ */
+function streamParts(res: uWS.HttpResponse, reply: Reply, total: number): void {
   let done = false;
+  const parts = reply.parts;
   res.onAborted(() => {
     done = true;
   });
+  let start = 0;
+  /** Send the body from byte `from`: false on backpressure. */
+  const send = (from: number): boolean => {
+    let base = 0;
+    for (const p of parts) {
+      const end = base + p.length;
+      if (end > from && p.length > 0) {
+        const [ok, finished] = res.tryEnd(from > base ? p.subarray(from - base) : p, total);
+        if (finished) {
+          done = true;
+          return true;
+        }
+        if (!ok) return false;
+        from = end;
+      }
+      base = end;
+    }
+    return true;
+  };
   res.cork(() => {
     res.writeStatus(statusLine(reply.status));
-    for (const [name, value] of reply.headers) res.writeHeader(name, value);
-    const start = res.getWriteOffset();
-    const [ok, finished] = res.tryEnd(body, body.length);
-    if (finished || ok) return;
-    res.onWritable((offset) => {
-      if (done) return true;
-      const [ok2, finished2] = res.tryEnd(body.subarray(offset - start), body.length);
-      if (finished2) done = true;
-      return ok2;
-    });
+    if (reply.headers.length > 0) res.writeHeader(reply.headers[0]![0], joinedHeaderValue(reply.headers));
+    start = res.getWriteOffset();
+    if (send(0) || done) return;
+    res.onWritable((offset) => (done ? true : send(offset - start)));
   });
 }
