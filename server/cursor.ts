@@ -1,6 +1,6 @@
 // Opaque, signed pagination cursors (DESIGN §5.4): base64url(payload JSON ‖ HMAC-SHA256/128).
 // The payload binds the last key to the order and to a hash of the route and its filters.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { VaultdError } from '../common/errors.js';
 
@@ -129,9 +129,7 @@ function contextHash(route: string, query: CursorQuery): string {
     }
   }
   const canonical = [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256')
-    .update(JSON.stringify([route, canonical]))
-    .digest()
+  return Buffer.from(hash('sha256', JSON.stringify([route, canonical]), 'buffer') as unknown as Buffer)
     .subarray(0, HASH_BYTES)
     .toString('base64url');
 }

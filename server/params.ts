@@ -9,6 +9,19 @@ const DATE_OR_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})
 
 /** ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC) → Unix seconds (fractions floored). */
 export function parseInstant(text: string): number | null {
+  // windows repeat: remember recent answers (bounded; only well-formed, short strings)
+  const hit = instants.get(text);
+  if (hit !== undefined) return hit;
+  const t = parseInstantUncached(text);
+  if (t !== null) {
+    if (instants.size >= 4096) instants.clear();
+    instants.set(text, t);
+  }
+  return t;
+}
+const instants = new Map<string, number>();
+
+function parseInstantUncached(text: string): number | null {
   const m = DATE_OR_DATE_TIME.exec(text);
   if (!m) return null;
   const [, date, hh = '00', mm = '00', ss = '00', , zone = 'Z'] = m;

@@ -1,6 +1,6 @@
 // What a route handler answers, and the wire reply the transport writes: bodies are lists
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { VaultdError } from '../common/errors.js';
 import { PAGE_SUFFIX, type ListMeta, type Page } from '../engine/publish/page.js';
 import { brBody, buildVariants, gzipBody, PRECOMPRESS_MIN_BYTES, type Variants } from './transport/splice.js';
@@ -78,7 +78,8 @@ export function errorBody(err: VaultdError): Buffer {
 
 /** ETag of a per-request body: the snapshot identity and the canonical request (cheap; no body hash). */
 export function jsonEtag(body: JsonBody, snapshotId: string): string {
-  return `"${createHash('sha1').update(snapshotId).update('\0').update(body.etagKey).digest('base64url')}"`;
+  // one-shot hash: no Hash object per request
+  return `"${hash('sha1', `${snapshotId}\0${body.etagKey}`, 'base64url')}"`;
 }
 
 /** A per-request envelope as a page (request-id slot at the end); `dataItems` bodies stay uncopied. */
