@@ -2,7 +2,7 @@
 // handler, then headers (ETag/304, encoding, Cache-Control, CORS, rate-limit headers).
 // Synchronous and free of uWS: server/httpServer.ts copies the request in and writes the Reply.
 import { createHash } from 'node:crypto';
-import { Counter, Histogram } from 'prom-client';
+import { Counter } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
@@ -12,6 +12,7 @@ import { createRateLimiter, rateLimitHeaders } from './rateLimit.js';
 import { errorBody, JSON_TYPE, jsonPage, pageParts, variantsFor, type Body, type Reply } from './reply.js';
 import { requestIdFrom } from './requestId.js';
 import { cursorsFor, servedFor } from './generations.js';
+import { createRequestMetrics } from './requestMetrics.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
@@ -105,18 +106,12 @@ export function createHandler(deps: HandlerDeps) {
     anonymousPerMinute: config.rate_limits.anonymous_per_minute,
     keyedPerMinute: config.rate_limits.keyed_per_minute,
   });
-  const requests = new Counter({
-    name: 'vaultd_http_requests_total',
-    help: 'HTTP requests by route and status',
-    labelNames: ['route', 'status'],
-    registers: [deps.common.metrics],
-  });
-  const latency = new Histogram({
-    name: 'vaultd_http_request_duration_seconds',
-    help: 'Time to build a response, by route',
-    labelNames: ['route'],
+  const metrics = createRequestMetrics(deps.common.metrics, {
+    counter: 'vaultd_http_requests_total',
+    counterHelp: 'HTTP requests by route and status',
+    histogram: 'vaultd_http_request_duration_seconds',
+    histogramHelp: 'Time to build a response, by route',
     buckets: [0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.02, 0.1],
-    registers: [deps.common.metrics],
   });
   const rejected = new Counter({
     name: 'vaultd_rate_limit_rejections_total',
@@ -125,20 +120,6 @@ export function createHandler(deps: HandlerDeps) {
     registers: [deps.common.metrics],
   });
 
-  // Label children cached per route and status: prom-client hashes label objects otherwise.
-  const counters = new Map<string, { inc(): void }>();
-  const histograms = new Map<string, { observe(v: number): void }>();
-  const counterFor = (route: string, status: number) => {
-    const key = `${route} ${status}`;
-    let c = counters.get(key);
-    if (!c) counters.set(key, (c = requests.labels(route, String(status))));
-    return c;
-  };
-  const histogramFor = (route: string) => {
-    let h = histograms.get(route);
-    if (!h) histograms.set(route, (h = latency.labels(route)));
-    return h;
-  };
   // Route matches of recently seen paths, bounded by bytes (cleared when full). Misses are not
   // kept: unique junk paths must not buy memory.
   const routes = new Map<string, RouteMatch>();
@@ -165,16 +146,15 @@ export function createHandler(deps: HandlerDeps) {
       const reloading = deps.keysReloading?.();
       if (reloading) return reloading.then(() => handle(req, true), () => handle(req, true));
     }
-    const t0 = process.hrtime.bigint();
+    const t0 = performance.now();
     const requestId = requestIdFrom(req.requestId || undefined);
     const headers: [string, string][] = [['X-Request-Id', requestId], ...CORS];
     const isV1 = req.path === '/v1' || req.path.startsWith('/v1/');
     let route: RouteMatch | null = null;
     const reply = (status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
       const name = route?.name ?? 'unmatched';
-      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      counterFor(name, status).inc();
-      histogramFor(name).observe(seconds);
+      const seconds = (performance.now() - t0) / 1000;
+      metrics.record(name, status, seconds);
       // Sampled access log: every error response, and one request in LOG_SAMPLE otherwise.
       if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
         deps.common.logger.info({ request_id: requestId, method: req.method, path: req.path, route: name, status, ms: seconds * 1000 }, 'request');

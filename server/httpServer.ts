@@ -40,6 +40,9 @@ function listenError(host: string, port: number, code: string | undefined): Vaul
   return new VaultdError('USAGE', `cannot listen on ${host}:${port}${code ? ` (${code})` : ''}; pass another --host or --port`);
 }
 
+/** uWS reports methods in lower case: the usual ones without a toUpperCase per request. */
+const METHODS: Readonly<Record<string, string>> = { get: 'GET', head: 'HEAD', options: 'OPTIONS', post: 'POST', put: 'PUT', delete: 'DELETE', patch: 'PATCH' };
+
 /** Bodies above this go out through tryEnd/onWritable instead of one end(). */
 const STREAM_THRESHOLD = 16 * 1024;
 
@@ -55,13 +58,16 @@ export async function startHttpServer(common: Common, opts: { host: string; port
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
+  // X-Forwarded-For is read only when some proxy is trusted (else it is ignored anyway)
+  const proxies = common.config.server.trusted_proxies.length > 0;
   app.any('/*', (res, req) => {
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    const method = req.getMethod();
     const request: IncomingRequest = {
-      method: req.getMethod().toUpperCase(),
+      method: METHODS[method] ?? method.toUpperCase(),
       path: req.getUrl(),
       query: req.getQuery() ?? '',
-      ip: clientIp(peer, req.getHeader('x-forwarded-for')),
+      ip: proxies ? clientIp(peer, req.getHeader('x-forwarded-for')) : peer,
       authorization: req.getHeader('authorization'),
       apiKey: req.getHeader('x-api-key'),
       acceptEncoding: req.getHeader('accept-encoding'),
