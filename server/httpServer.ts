@@ -12,6 +12,7 @@ import { createClientIp } from './clientIp.js';
 import type { IncomingRequest } from './handle.js';
 import { statusLine, type Reply } from './reply.js';
 import { joinedHeaderValue } from './transport/headerBlock.js';
+import { startNodeHttpServer } from './transport/nodeHttpServer.js';
 
 export interface HttpServer {
   readonly port: number;
@@ -31,7 +32,7 @@ function probePort(host: string, port: number): Promise<string | undefined> {
   });
 }
 
-function listenError(host: string, port: number, code: string | undefined): VaultdError {
+export function listenError(host: string, port: number, code: string | undefined): VaultdError {
   if (code === 'EADDRINUSE') return new VaultdError('USAGE', `port ${port} on ${host} is already in use by another process; stop it or pass another --port`);
   if (code === 'EACCES') return new VaultdError('USAGE', `no permission to listen on port ${port}; pass a port above 1023 with --port`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EINVAL') {
@@ -53,6 +54,8 @@ const STREAM_THRESHOLD = 16 * 1024;
 
 
 export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
+  // the compatibility transport: HTTP/1.0 and malformed requests answered (server.transport)
+  if (common.config.server.transport === 'node') return startNodeHttpServer(common, opts, listenError);
   const app = uWS.App();
   const clientIp = createClientIp(common.config.server.trusted_proxies);
   let inFlight = 0;
