@@ -66,6 +66,8 @@ export interface Engine {
    * the identity it was published with, without recomputing; refreshes then extend it.
    */
   adopt(w: World, at: { generation: number; refreshed_at_s: number }): Promise<StageTimings>;
+  /** Run `work` while no recompute or refresh runs (the world is exactly the current snapshot's). */
+  locked<T>(work: () => T | Promise<T>): Promise<T>;
 }
 
 /** Runs work with the database open (a long-running server opens it per job). */
@@ -168,6 +170,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
         common.logger.info({ timings, generation }, 'recomputed');
         return timings;
       }),
+    locked: (work) => exclusive(async () => work()),
     adopt: (w, at) =>
       exclusive(async () => {
         const timings: StageTimings = {};

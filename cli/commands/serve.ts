@@ -101,6 +101,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const snapDir = opts.publishDir !== undefined ? resolve(opts.publishDir) : defaultSnapshotDir(config.db);
   const writer = createSnapshotWriter(common, snapDir, {
     access,
+    engine,
     auth: async () => ({ cursor_secret: secret.toString('base64url'), keys: await access(activeKeyDigests) }),
     nextPublishAt: () => {
       const next = nextRun();
@@ -109,9 +110,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   engine.subscribe((snapshot) => void writer.write(snapshot));
   common.shutdown.add('snapshot files', () => writer.flush());
-  const restored = await restoreSnapshot(common, access, engine, snapDir);
-  if (restored) writer.seed(restored);
-  else await engine.recomputeFull();
+  const restored = await restoreSnapshot(common, access, engine, snapDir, (m) => writer.seed(m));
+  if (!restored) await engine.recomputeFull();
   // The file's identity: `vaultd demo --force` (or a restore) renames another world onto the
   // path; refreshing would splice the two, so a replaced file is reloaded from scratch.
   let identity = fileIdentity(config.db);
@@ -143,6 +143,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  writer.start();
   common.shutdown.add('jobs', async () => {
     schedule?.stop();
     await prices?.stop();

@@ -7,7 +7,7 @@ import type { Common } from '../../common/common.js';
 import { describeError } from '../../common/errors.js';
 import type { Engine, StoreAccess } from '../../engine/engine.js';
 import type { Snapshot } from '../../engine/publish/buildSnapshot.js';
-import { CorruptSnapshotError, encodeWorld, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type EncodedWorld, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
+import { CorruptSnapshotError, encodeWorld, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
 import { inputStamp, readPublishIdentity } from '../../store/publishIdentity.js';
 
 /** Where `serve` keeps its published snapshot when no --publish-dir is given: beside the database. */
@@ -20,7 +20,13 @@ export function defaultSnapshotDir(db: string): string {
  * (same stamp and identity): no recompute. Returns null (and says why) when it cannot be used;
  * the caller then recomputes. A torn or altered file is refused by its checksum.
  */
-export async function restoreSnapshot(common: Common, access: StoreAccess, engine: Engine, dir: string): Promise<SnapshotManifest | null> {
+export async function restoreSnapshot(
+  common: Common,
+  access: StoreAccess,
+  engine: Engine,
+  dir: string,
+  beforePublish?: (manifest: SnapshotManifest) => void,
+): Promise<SnapshotManifest | null> {
   const t0 = performance.now();
   let manifest: SnapshotManifest | null;
   try {
@@ -31,31 +37,37 @@ export async function restoreSnapshot(common: Common, access: StoreAccess, engin
   }
   if (!manifest) return null;
   const [stamp, identity] = await access(async (store) => [await inputStamp(store), await readPublishIdentity(store)] as const);
+  const stampMs = Math.round(performance.now() - t0);
   if (manifest.stamp !== stamp || !identity || identity.stamp !== stamp || identity.generation !== manifest.generation || identity.refreshed_at_s !== manifest.refreshed_at_s) {
     common.logger.info({ dir, generation: manifest.generation }, 'saved snapshot is of other inputs; recomputing');
     return null;
   }
+  let readMs = 0;
   try {
+    const t1 = performance.now();
     const loaded = await readSnapshotDir(dir, manifest);
+    readMs = Math.round(performance.now() - t1);
+    beforePublish?.(manifest);
     await engine.adopt(loaded.world, manifest);
   } catch (err) {
     if (!(err instanceof CorruptSnapshotError)) throw err;
     common.logger.warn({ dir, reason: err.message }, 'saved snapshot refused; recomputing');
     return null;
   }
-  common.logger.info({ dir, generation: manifest.generation, ms: Math.round(performance.now() - t0) }, 'serving the saved snapshot (inputs unchanged)');
+  common.logger.info(
+    { dir, generation: manifest.generation, ms: Math.round(performance.now() - t0), stamp_ms: stampMs, read_ms: readMs },
+    'serving the saved snapshot (inputs unchanged)',
+  );
   return manifest;
 }
 
 export interface SnapshotWriter {
-  /**
-   * Encode `snapshot`'s world now (at publish the world is consistent; later refreshes extend
-   * it in place) and write it in the background; the newest one queued wins. Resolves once it
-   * (or a newer one) is on disk.
-   */
+  /** Queue `snapshot` for writing (the newest queued wins); resolves once it (or a newer one) is on disk. */
   write(snapshot: Snapshot): Promise<void>;
   /** Rewrite the manifest (new key digests for readers) over the files already written. */
   authChanged(): void;
+  /** Begin writing (serve starts it once it listens: encoding a large world takes seconds). */
+  start(): void;
   /** Wait for the pending write. */
   flush(): Promise<void>;
   /** The directory already holds this publish (restored from it): a write of it is skipped. */
@@ -65,12 +77,19 @@ export interface SnapshotWriter {
 export function createSnapshotWriter(
   common: Common,
   dir: string,
-  opts: { access: StoreAccess; auth: () => Promise<SnapshotAuth>; nextPublishAt?: () => number | null },
+  opts: {
+    access: StoreAccess;
+    /** the engine: a world is encoded under its lock, and only while it is still the current snapshot's */
+    engine: Pick<Engine, 'locked' | 'current'>;
+    auth: () => Promise<SnapshotAuth>;
+    nextPublishAt?: () => number | null;
+  },
 ): SnapshotWriter {
-  type Job = { identity: { generation: number; refreshed_at_s: number }; encoded: EncodedWorld | null };
+  type Job = { identity: { generation: number; refreshed_at_s: number }; snapshot: Snapshot | null };
   let pending: Job | null = null;
   let last: { identity: Job['identity']; stamp: string | null; files: WorldFiles } | null = null;
   let running: Promise<void> | null = null;
+  let started = false;
   let lastAuth = '';
   const run = async (): Promise<void> => {
     while (pending) {
@@ -80,15 +99,20 @@ export function createSnapshotWriter(
       try {
         let files: WorldFiles;
         let stamp: string | null;
-        if (job.encoded) {
-          files = await writeWorldFiles(dir, job.encoded);
+        if (job.snapshot) {
+          const s = job.snapshot;
+          // refreshes extend the world in place: encode it while no refresh runs, and only if
+          // it still is this snapshot's (else a newer snapshot is queued and written instead)
+          const encoded = await opts.engine.locked(() => (opts.engine.current() === s ? encodeWorld(s.world) : null));
+          if (!encoded) continue;
+          files = await writeWorldFiles(dir, encoded);
           // the stamp the engine saved with this publish (a newer publish may have replaced it)
           const id = await opts.access((store) => readPublishIdentity(store));
           stamp = id && id.generation === job.identity.generation && id.refreshed_at_s === job.identity.refreshed_at_s ? id.stamp : null;
         } else if (last) ({ files, stamp } = last);
         else continue;
         const auth = await opts.auth();
-        if (!job.encoded && JSON.stringify(auth) === lastAuth) continue;
+        if (!job.snapshot && JSON.stringify(auth) === lastAuth) continue;
         const m = await writeManifest(dir, files, { ...job.identity, stamp }, auth, opts.nextPublishAt?.() ?? null);
         lastAuth = JSON.stringify(auth);
         last = { identity: job.identity, stamp, files };
@@ -99,24 +123,27 @@ export function createSnapshotWriter(
     }
   };
   const kick = (): Promise<void> => {
+    if (!started) return Promise.resolve();
     if (!running) running = run().finally(() => (running = null));
     return running;
   };
   return {
     write(snapshot) {
-      if (last && last.identity.generation === snapshot.generation && last.identity.refreshed_at_s === snapshot.refreshed_at_s && !pending) {
-        // restored from these files: only the keys may be newer
-        pending = { identity: last.identity, encoded: null };
-        return kick();
-      }
-      pending = { identity: { generation: snapshot.generation, refreshed_at_s: snapshot.refreshed_at_s }, encoded: encodeWorld(snapshot.world) };
+      const identity = { generation: snapshot.generation, refreshed_at_s: snapshot.refreshed_at_s };
+      const restored = last && last.identity.generation === identity.generation && last.identity.refreshed_at_s === identity.refreshed_at_s;
+      // restored from these files: only the keys may be newer
+      pending = { identity, snapshot: restored ? null : snapshot };
       return kick();
     },
     authChanged() {
       if (!pending && last) {
-        pending = { identity: last.identity, encoded: null };
+        pending = { identity: last.identity, snapshot: null };
         void kick();
       }
+    },
+    start() {
+      started = true;
+      void kick();
     },
     flush: () => running ?? Promise.resolve(),
     seed(manifest) {
