@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import uWS from 'uWebSockets.js';
+import { importBenchPackage } from '../benchPackage.js';
 
 export type BaselineKind = 'uws' | 'fastify' | 'node-http';
 
@@ -49,8 +50,16 @@ function serveUws(routes: Map<string, Route>, port: number): void {
   });
 }
 
+/** The part of Fastify's API used here (its types live in bench/fastify's install, not the root's). */
+interface FastifyModule {
+  default: (opts: { logger: boolean }) => {
+    get(path: string, handler: (req: unknown, reply: { headers(h: Record<string, string>): { send(body: Buffer): void } }) => void): void;
+    listen(opts: { host: string; port: number }): Promise<string>;
+  };
+}
+
 async function serveFastify(routes: Map<string, Route>, port: number): Promise<void> {
-  const { default: Fastify } = await import('fastify');
+  const { default: Fastify } = await importBenchPackage<FastifyModule>('fastify', 'fastify');
   const app = Fastify({ logger: false });
   for (const [path, r] of routes) {
     app.get(path, (_req, reply) => {

@@ -1,7 +1,8 @@
 // External tools of the HTTP bench: wrk and nginx (Debian packages, installed when missing and
-// running as root), taskset for pinning, Fastify (a devDependency). A missing tool skips its
+// running as root), taskset for pinning, Fastify (bench/fastify's own install, made on first use). A missing tool skips its
 // baseline with a note instead of failing the bench.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { ensureBenchPackage } from '../benchPackage.js';
 
 export interface Tools {
   wrk: boolean;
@@ -29,13 +30,9 @@ export async function ensureTools(): Promise<Tools> {
       notes.push(`${missing.join(', ')} missing and cannot be installed here (needs root and apt-get)`);
     }
   }
-  let fastify = true;
-  try {
-    await import('fastify');
-  } catch {
-    fastify = false;
-    notes.push('fastify is not installed (npm ci installs it as a devDependency): Fastify baseline skipped');
-  }
+  const installed = await ensureBenchPackage('fastify', 'fastify', (line) => console.log(`http bench: ${line}`));
+  const fastify = installed.ok;
+  if (!installed.ok) notes.push(`${installed.reason}: Fastify baseline skipped`);
   const tools = { wrk: has('wrk'), nginx: has('nginx'), taskset: has('taskset'), fastify, notes };
   if (!tools.wrk) notes.push('wrk unavailable: HTTP throughput figures skipped');
   if (!tools.nginx) notes.push('nginx unavailable: nginx baseline skipped');

@@ -6,18 +6,17 @@
 // route of the project the stored row counts. Anything that keeps it from running (install,
 // start, timeout) is returned as the outcome with the error text, not thrown.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { DevnetManifest } from '../../jobs/devnet/index.js';
 import { writePonderProject } from './ponderProject.js';
 import { processCpuMs } from './procCpu.js';
+import { benchPackageDir, ensureBenchPackage } from '../benchPackage.js';
 
-const here = dirname(fileURLToPath(import.meta.url)); // dist/bench/ingest
-export const PONDER_DIR = resolve(here, '..', '..', '..', 'bench', 'ponder');
+export const PONDER_DIR = benchPackageDir('ponder');
 
 export interface PonderCounts {
   vault_events: number;
@@ -54,24 +53,8 @@ export interface PonderRunOptions {
   say: (line: string) => void;
 }
 
-/**
- * Installs bench/ponder's lockfile when its node_modules has no ponder. `npm install --no-save`,
- * not `npm ci`: the npm mirror here lacks rollup's binaries for other platforms, so the lockfile
- * misses their (optional) entries and `npm ci` refuses it; `install` takes the locked versions
- * of everything present and leaves the lockfile as it is.
- */
 export async function ensurePonder(say: (line: string) => void): Promise<{ ok: true; version: string; install_ms: number } | { ok: false; reason: string }> {
-  const pkg = join(PONDER_DIR, 'node_modules', 'ponder', 'package.json');
-  let installMs = 0;
-  if (!existsSync(pkg)) {
-    say(`ponder: installing into ${PONDER_DIR} (npm install --no-save, from its lockfile)…`);
-    const t0 = performance.now();
-    const r = await runCommand('npm', ['install', '--no-save', '--no-audit', '--no-fund'], PONDER_DIR, 600_000);
-    installMs = Math.round(performance.now() - t0);
-    if (r.code !== 0 || !existsSync(pkg)) return { ok: false, reason: `npm install in bench/ponder failed (exit ${r.code}): ${lastLines(r.output, 8).join(' | ')}` };
-  }
-  const version = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
-  return { ok: true, version, install_ms: installMs };
+  return ensureBenchPackage('ponder', 'ponder', say);
 }
 
 export async function runPonder(opts: PonderRunOptions): Promise<PonderOutcome> {
@@ -207,31 +190,6 @@ async function stop(child: ChildProcess): Promise<void> {
 function keep(tail: string[], line: string): void {
   tail.push(line.length > 600 ? `${line.slice(0, 600)}…` : line);
   if (tail.length > 40) tail.shift();
-}
-
-const lastLines = (text: string, n: number) =>
-  text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(-n);
-
-function runCommand(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((res) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      res({ code: null, output: `${output}\n${err.message}` });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, output });
-    });
-  });
 }
 
 function freePort(): Promise<number> {
