@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Cron } from 'croner';
+import { createScheduledJob } from '../../common/scheduler.js';
 import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig, type Config } from '../../common/config.js';
@@ -126,7 +126,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
 
   const keys = createKeyReloader(common, access, config.db, () => writer.authChanged());
   await keys.reload();
-  const schedule = jobs ? new Cron(config.schedules.ingest, { protect: true }, () => tick()) : null;
+  // one round at a time: the warm start's catch-up round and a scheduled one never overlap
+  const schedule = jobs ? createScheduledJob({ name: 'ingest', schedule: config.schedules.ingest, logger: common.logger, round: tick }) : null;
   nextRun = () => schedule?.nextRun() ?? null;
   const handle = createHandler({
     common,
@@ -144,8 +145,9 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
   writer.start();
+  schedule?.start();
   common.shutdown.add('jobs', async () => {
-    schedule?.stop();
+    void schedule?.stop(); // a round in flight is the engine's to finish or abandon (its own shutdown step)
     await prices?.stop();
   });
   if (jobs && prices) {
@@ -161,7 +163,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
 
   if (jobs && warm) {
     // the catch-up round of a warm start
-    void tick();
+    void schedule?.runOnce();
     if (prices) void prices.runOnce().then(() => refresh(), (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'));
   }
 

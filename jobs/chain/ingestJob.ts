@@ -1,11 +1,10 @@
-// The scheduled chain ingest (DESIGN §1, §2): rounds on `schedules.ingest` with croner, a round
+// The scheduled chain ingest (DESIGN §1, §2): rounds on `schedules.ingest` through the one scheduler (common/scheduler.ts), a round
 // never overlapping the previous one (`protect`), the database opened per round so other
 // vaultd processes can use it in between. A chain that keeps failing is retried less often
 // (every 2, 4 … 32 rounds) so its timeouts do not lengthen every round of the healthy ones.
-import { Cron } from 'croner';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
-import { describeError } from '../../common/errors.js';
+import { createScheduledJob } from '../../common/scheduler.js';
 import type { Store } from '../../store/store.js';
 import type { ChainRuntime } from './chainRuntime.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
@@ -40,8 +39,6 @@ export function createIngestJob(opts: IngestJobOptions): IngestJob {
   const logger = common.logger.child({ component: 'ingest-job' });
   const runtime = createIngestRuntime(common, config, opts.options);
   const skipping = new Map<ChainRuntime, number>();
-  let inflight: Promise<ChainRoundResult[]> | null = null;
-  let cron: Cron | null = null;
 
   async function round(): Promise<ChainRoundResult[]> {
     const due = runtime.chains.filter((rt) => {
@@ -56,40 +53,10 @@ export function createIngestJob(opts: IngestJobOptions): IngestJob {
     return results;
   }
 
-  function runOnce(): Promise<ChainRoundResult[]> {
-    const previous = inflight;
-    const run = (async () => {
-      await previous?.catch(() => undefined);
-      return round();
-    })();
-    inflight = run;
-    run.then(
-      () => void (inflight === run && (inflight = null)),
-      () => void (inflight === run && (inflight = null)),
-    );
-    return run;
-  }
-
-  async function tick(): Promise<void> {
-    try {
-      await runOnce();
-    } catch (err) {
-      // e.g. the database is held by another process for too long: the next tick retries
-      logger.error({ error: describeError(err) }, 'ingest round failed');
-    }
-  }
-
+  const job = createScheduledJob({ name: 'ingest', schedule: config.schedules.ingest, logger, round });
   return {
-    runOnce,
-    start() {
-      if (cron) return;
-      cron = new Cron(config.schedules.ingest, { protect: true, name: 'ingest' }, tick);
-      void tick();
-    },
-    async stop() {
-      cron?.stop();
-      cron = null;
-      await inflight?.catch(() => undefined);
-    },
+    runOnce: job.runOnce,
+    start: () => job.start({ immediately: true }),
+    stop: job.stop,
   };
 }

@@ -3,7 +3,6 @@
 // source. One failing provider or source never stops the others; its error is logged, counted
 // and returned. Rounds never overlap; the database is opened per round.
 import { oneLineError } from '../../common/oneLine.js';
-import { Cron } from 'croner';
 import { Counter } from 'prom-client';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
@@ -15,6 +14,7 @@ import { readRegistry, writeTvlSources } from '../../store/registryStore.js';
 import { PRICE_PROVIDER_ERRORS, setSetting } from '../../store/settings.js';
 import { tvlSourceRows } from '../chain/registrySync.js';
 import { createMutex } from '../../common/mutex.js';
+import { createScheduledJob } from '../../common/scheduler.js';
 import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
 import { createHttpPriceProvider } from './httpPriceProvider.js';
 import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext, type PriceToken, type ProviderRoundResult } from './priceProvider.js';
@@ -230,39 +230,19 @@ export interface PriceJob {
 export function createPriceJob(opts: { common: Common; config: Config; access: StoreAccess; runtime?: PriceRuntime }): PriceJob {
   const { common, config, access } = opts;
   const runtime = opts.runtime ?? createPriceRuntime(common, config);
-  let inflight: Promise<PriceRoundResult> | null = null;
-  let cron: Cron | null = null;
-
-  function runOnce(): Promise<PriceRoundResult> {
-    const previous = inflight;
-    const run = (async () => {
-      await previous?.catch(() => undefined);
-      return access((store) => runPriceRound(common, store, runtime));
-    })();
-    inflight = run;
-    const clear = () => void (inflight === run && (inflight = null));
-    run.then(clear, clear);
-    return run;
-  }
-
+  const job = createScheduledJob({
+    name: 'prices',
+    schedule: config.schedules.prices,
+    logger: common.logger.child({ component: 'prices' }),
+    round: () => access((store) => runPriceRound(common, store, runtime)),
+  });
   return {
-    runOnce,
+    runOnce: job.runOnce,
     start(after) {
-      if (cron) return;
-      cron = new Cron(config.schedules.prices, { protect: true, name: 'prices' }, async () => {
-        try {
-          const r = await runOnce();
-          if (after && (r.rows > 0 || r.tvl_sources.length > 0)) await after(r);
-        } catch (err) {
-          common.logger.error({ component: 'prices', error: describeError(err) }, 'prices round failed');
-        }
-      });
+      // only a round that stored something is worth a refresh
+      job.start({ after: after && ((r) => (r.rows > 0 || r.tvl_sources.length > 0 ? after(r) : undefined)) });
     },
-    async stop() {
-      cron?.stop();
-      cron = null;
-      await inflight?.catch(() => undefined);
-    },
+    stop: job.stop,
   };
 }
 
