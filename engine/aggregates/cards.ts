@@ -1,6 +1,6 @@
 // Strategy cards and featured-vault cards (DESIGN §4.5, seed "Strategy card" and
 // "Featured vault card"): aggregates over visible deployments, in curated order.
-import { isoSeconds } from '../../model/format/numbers.js';
+import { compareDecimal, isoSeconds } from '../../model/format/numbers.js';
 import type { VaultMetrics } from '../metrics/vaultPoint.js';
 import type { Registry, VaultRow } from '../../model/rows.js';
 import { maxOrNull, sumUsd } from './sumUsd.js';
@@ -79,22 +79,6 @@ export function byTvlDesc(metrics: Map<string, VaultMetrics>) {
     } else if (x !== y) return x === null ? 1 : -1;
     return a.vault_id < b.vault_id ? -1 : a.vault_id > b.vault_id ? 1 : 0;
   };
-}
-
-/** Compare two non-negative-or-negative plain decimal strings exactly. */
-export function compareDecimal(a: string, b: string): number {
-  const na = a.startsWith('-');
-  const nb = b.startsWith('-');
-  if (na !== nb) return na ? -1 : 1;
-  const sign = na ? -1 : 1;
-  const [ai, af = ''] = (na ? a.slice(1) : a).split('.') as [string, string?];
-  const [bi, bf = ''] = (nb ? b.slice(1) : b).split('.') as [string, string?];
-  if (ai.length !== bi.length) return sign * (ai.length - bi.length > 0 ? 1 : -1);
-  if (ai !== bi) return sign * (ai > bi ? 1 : -1);
-  const w = Math.max(af.length, bf.length);
-  const fa = af.padEnd(w, '0');
-  const fb = bf.padEnd(w, '0');
-  return fa === fb ? 0 : sign * (fa > fb ? 1 : -1);
 }
 
 export function featuredCards(registry: Registry, metrics: Map<string, VaultMetrics>): FeaturedCard[] {

@@ -1,7 +1,8 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalString, displayUrl, JsonNumber, parseExactJson, pathValue, scaledDecimal, type ExactJson } from './exactJson.js';
+import { decimalString, scaledDecimal } from '../../model/format/numbers.js';
+import { displayUrl, JsonNumber, parseExactJson, pathValue, type ExactJson } from './exactJson.js';
 
 /** Numbers back to JS numbers, to compare with JSON.parse. */
 function toPlain(v: ExactJson): unknown {

@@ -3,16 +3,15 @@
 // one; an hour's price is the observation nearest to it within `tolerance_seconds`, kept as the
 // exact digits of the response (truncated to 18 places, DECIMAL(38,18)).
 import { describeError, VaultdError } from '../../common/errors.js';
+import { decimalString, scaledDecimal } from '../../model/format/numbers.js';
 import type { PriceRow } from '../../model/rows.js';
 import { withRetry, type RetryOptions } from '../chain/retry.js';
 import {
   classifyFetchError,
-  decimalString,
   displayUrl,
   fetchExactJson,
   jsonKind,
   JsonNumber,
-  scaledDecimal,
   type ExactJson,
 } from './exactJson.js';
 import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext } from './priceProvider.js';

@@ -3,8 +3,8 @@
 // saying what failed and what to check — so the engine keeps the source's last good value.
 import type { Config } from '../../common/config.js';
 import { describeError, VaultdError } from '../../common/errors.js';
-import { USD_DECIMALS } from '../../model/format/numbers.js';
-import { decimalString, displayUrl, fetchExactJson, jsonKind, JsonNumber, pathValue, type ExactJson } from './exactJson.js';
+import { decimalString, USD_DECIMALS } from '../../model/format/numbers.js';
+import { displayUrl, fetchExactJson, jsonKind, JsonNumber, pathValue, type ExactJson } from './exactJson.js';
 
 export type TvlSourceConfig = Config['tvl_sources'][number];
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { D, formatDown, formatUnits, formatUsd, isoSeconds, parseUnits, unitPriceE18 } from './numbers.js';
+import { compareDecimal, D, formatDown, formatUnits, formatUsd, isoSeconds, parseUnits, unitPriceE18 } from './numbers.js';
 
 // Oracle: string arithmetic only, written independently of the implementation.
 function naiveUnits(v: bigint, decimals: number): string {
@@ -69,5 +69,23 @@ describe('formatUsd / formatDown', () => {
   });
   it('isoSeconds: RFC 3339 UTC, whole seconds', () => {
     expect(isoSeconds(1_700_000_000)).toBe('2023-11-14T22:13:20Z');
+  });
+});
+
+describe('compareDecimal', () => {
+  it('orders decimal strings as their exact values (oracle: bigints at a common scale)', () => {
+    const dec = fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 20 }));
+    fc.assert(
+      fc.property(dec, dec, ([a, da], [b, db]) => {
+        const sa = formatUnits(a, da);
+        const sb = formatUnits(b, db);
+        const scale = Math.max(da, db);
+        const ua = a * 10n ** BigInt(scale - da);
+        const ub = b * 10n ** BigInt(scale - db);
+        expect(compareDecimal(sa, sb)).toBe(ua < ub ? -1 : ua > ub ? 1 : 0);
+        expect(compareDecimal(sa, sa)).toBe(0);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

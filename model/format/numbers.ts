@@ -92,3 +92,56 @@ export function trimZeros(s: string): string {
 export function isoSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+export type Rounding = 'down' | 'half-even';
+
+/**
+ * A decimal literal (a JSON number, or a numeric string: leading zeros allowed) as a base-unit
+ * integer at `dp` decimals — value·10^dp rounded toward zero (`down`) or half-even — in bigint,
+ * so exponents and long fractions are exact. Null for text that is not a number; `tooLarge`
+ * above 10^100 units (so a huge exponent never builds a huge bigint).
+ */
+export function scaledDecimal(text: string, dp: number, rounding: Rounding): { units: bigint } | { tooLarge: true } | null {
+  const m = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (!m) return null;
+  const frac = m[3] ?? '';
+  const coef = BigInt(m[2]! + frac);
+  const exp = Number(m[4] ?? '0') - frac.length; // value = coef · 10^exp
+  if (coef === 0n) return { units: 0n };
+  const shift = exp + dp; // units = coef · 10^shift
+  const digits = (m[2]! + frac).replace(/^0+/, '').length;
+  if (digits + shift > 100) return { tooLarge: true };
+  let units: bigint;
+  if (shift >= 0) units = coef * pow10(shift);
+  else if (-shift > digits + 1) units = 0n; // below half a unit at dp: rounds to zero either way
+  else units = rounding === 'down' ? coef / pow10(-shift) : halfEven(coef, -shift);
+  return { units: m[1] ? -units : units };
+}
+
+/**
+ * A JSON number literal as an exact decimal string with at most `dp` fractional digits
+ * (no exponent, no trailing zeros, "0" for zero), or an error when it is not a number or does
+ * not fit DECIMAL(38, dp).
+ */
+export function decimalString(text: string, dp: number, rounding: Rounding): { ok: true; value: string } | { ok: false; reason: 'not a number' | 'too large' } {
+  const s = scaledDecimal(text, dp, rounding);
+  if (s === null) return { ok: false, reason: 'not a number' };
+  if ('tooLarge' in s || s.units >= pow10(38) || -s.units >= pow10(38)) return { ok: false, reason: 'too large' };
+  return { ok: true, value: formatUnits(s.units, dp) };
+}
+
+/** Compares two plain decimal strings (either sign) exactly, without parsing them. */
+export function compareDecimal(a: string, b: string): number {
+  const na = a.startsWith('-');
+  const nb = b.startsWith('-');
+  if (na !== nb) return na ? -1 : 1;
+  const sign = na ? -1 : 1;
+  const [ai, af = ''] = (na ? a.slice(1) : a).split('.') as [string, string?];
+  const [bi, bf = ''] = (nb ? b.slice(1) : b).split('.') as [string, string?];
+  if (ai.length !== bi.length) return sign * (ai.length - bi.length > 0 ? 1 : -1);
+  if (ai !== bi) return sign * (ai > bi ? 1 : -1);
+  const w = Math.max(af.length, bf.length);
+  const fa = af.padEnd(w, '0');
+  const fb = bf.padEnd(w, '0');
+  return fa === fb ? 0 : sign * (fa > fb ? 1 : -1);
+}
