@@ -1,5 +1,6 @@
-// The request pipeline (DESIGN §5): request id, auth, rate limit, method, route, readiness,
-// handler, then headers (ETag/304, encoding, Cache-Control, CORS, rate-limit headers).
+// The request pipeline (DESIGN §5) as an explicit middleware chain (PIPELINE below): fresh
+// keys → request id + CORS → auth → rate limit → target length → preflight → method → static
+// files → route (snapshot, handler, then ETag/304, encoding, Cache-Control, Vary).
 // Synchronous and free of uWS: server/httpServer.ts copies the request in and writes the Reply.
 import { createHash } from 'node:crypto';
 import { Counter } from 'prom-client';
@@ -78,6 +79,20 @@ const PREFLIGHT: [string, string][] = [
 ];
 
 const ANONYMOUS = { kind: 'anonymous' } as const;
+
+/** One request on its way through the pipeline: what the steps have learned and the headers every answer carries. */
+interface Exchange {
+  req: IncomingRequest;
+  t0: number;
+  requestId: string;
+  headers: [string, string][];
+  isV1: boolean;
+  preflight: boolean;
+  who: ReturnType<AuthTable['authenticate']>;
+  route: RouteMatch | null;
+}
+/** A step passes (undefined) or answers. */
+type Step = (x: Exchange) => Reply | Promise<Reply> | void;
 /**
  * Tokens a request spends: a position timeseries replays the wallet's rows on this thread
  * (~0.1 s for a long history), so it costs what ten page lookups do — within its budget one
@@ -141,163 +156,197 @@ export function createHandler(deps: HandlerDeps) {
   let maxAgePublic = '';
   let maxAgePrivate = '';
 
-  return function handle(req: IncomingRequest, keysChecked = false): Reply | Promise<Reply> {
-    if (!keysChecked && req.method !== 'OPTIONS' && (req.authorization || req.apiKey) && (req.path === '/v1' || req.path.startsWith('/v1/'))) {
-      const reloading = deps.keysReloading?.();
-      if (reloading) return reloading.then(() => handle(req, true), () => handle(req, true));
-    }
-    const t0 = performance.now();
-    const requestId = requestIdFrom(req.requestId || undefined);
-    const headers: [string, string][] = [['X-Request-Id', requestId], ...CORS];
-    const isV1 = req.path === '/v1' || req.path.startsWith('/v1/');
-    let route: RouteMatch | null = null;
-    const reply = (status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
-      const name = route?.name ?? 'unmatched';
-      const seconds = (performance.now() - t0) / 1000;
-      metrics.record(name, status, seconds);
-      // Sampled access log: every error response, and one request in LOG_SAMPLE otherwise.
-      if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
-        deps.common.logger.info({ request_id: requestId, method: req.method, path: req.path, route: name, status, ms: seconds * 1000 }, 'request');
+  /**
+   * The middleware chain, in order. Each step reads and adds to the exchange and either passes
+   * (undefined) or answers; a thrown VaultdError becomes its error envelope. Every answer
+   * carries the request id and CORS headers the exchange starts with.
+   */
+  const PIPELINE: readonly Step[] = [
+    // auth: a browser's preflight carries no credential, so it is never authenticated
+    (x) => {
+      if (!x.isV1) return;
+      x.who = x.preflight ? ANONYMOUS : deps.auth().authenticate({ authorization: x.req.authorization, apiKey: x.req.apiKey });
+      if (x.who.kind === 'invalid') throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
+      if (x.who.kind === 'anonymous' && !config.auth.anonymous && !x.preflight) {
+        throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
       }
-      for (const h of extra) headers.push(h);
-      return { status, headers, parts };
-    };
-    const fail = (original: VaultdError): Reply => {
-      let err = original;
-      if (err.status === 500) {
-        deps.common.logger.error({ request_id: requestId, path: req.path, err: err.cause ?? err }, 'request failed');
-        // Program errors (a store or source failure) never reach a client under their own code.
-        if (err.code !== 'INTERNAL') err = new VaultdError('INTERNAL', `internal error (request ${requestId}); the server logged the cause`);
-      }
-      return reply(err.status, [errorBody(err)], [['Content-Type', JSON_TYPE]]);
-    };
-
-    try {
-      const preflight = req.method === 'OPTIONS';
-      if (isV1) {
-        // A browser's preflight carries no credential: never authenticated, counted per IP.
-        const who = preflight ? ANONYMOUS : deps.auth().authenticate({ authorization: req.authorization, apiKey: req.apiKey });
-        if (who.kind === 'invalid') throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
-        if (who.kind === 'anonymous' && !config.auth.anonymous && !preflight) {
-          throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
-        }
-        const tier = who.kind === 'key' ? 'keyed' : 'anonymous';
-        const limit = limiter.take(who.kind === 'key' ? `key:${who.id}` : `ip:${req.ip}`, tier, preflight ? 1 : costOf(req.path));
-        headers.push(...rateLimitHeaders(limit));
-        if (!limit.allowed) {
-          rejected.inc({ tier });
-          throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
-            details: { retry_after_seconds: limit.retryAfterSeconds },
-          });
-        }
-      }
-      if (req.path.length + req.query.length > MAX_TARGET) {
-        if (!isV1) chargeJunk();
-        throw new VaultdError('URI_TOO_LONG', `the request target is ${req.path.length + req.query.length} bytes; the limit is ${MAX_TARGET}`);
-      }
-      if (preflight) return reply(204, [], PREFLIGHT);
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new VaultdError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed; this API is read-only (GET, HEAD, OPTIONS)`, {
-          details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
-        });
-      }
-      const asset = deps.assets?.answer(req);
-      if (asset) return reply(asset.status, asset.parts, asset.headers);
-      route = routeOf(req.path);
-      if (!route) {
-        if (!isV1) chargeJunk();
-        throw new VaultdError('NOT_FOUND', `no route for "${req.path.slice(0, 200)}"; see /openapi.json`);
-      }
-      const served = servedFor(deps.current(), deps.generation, req.query);
-      if (served instanceof Promise) return served.then((s) => answer(route!, s));
-      return answer(route, served);
-    } catch (err) {
-      return caught(err);
-    }
-
-    function caught(err: unknown): Reply {
-      if (err instanceof VaultdError) return fail(err);
-      return fail(new VaultdError('INTERNAL', `internal error (request ${requestId}); the server logged the cause`, { cause: err }));
-    }
-
-    function answer(match: RouteMatch, served: Served | null): Reply | Promise<Reply> {
-      try {
-        const ctx: RouteContext = {
-          served,
-          params: match.params,
-          query: req.query,
-          cursors: cursorsFor(deps.cursors, served),
-          common: deps.common,
-          started: deps.started,
-        };
-        return write(routeHandler(match.name)(ctx), served);
-      } catch (err) {
-        return caught(err);
-      }
-    }
-
-    /** Unknown paths outside /v1 count against the caller's anonymous budget (no free junk). */
-    function chargeJunk(): void {
-      const limit = limiter.take(`ip:${req.ip}`, 'anonymous');
+    },
+    // limit: a token bucket per key, or per IP for anonymous callers and preflights (weighted)
+    (x) => {
+      if (!x.isV1) return;
+      const tier = x.who.kind === 'key' ? 'keyed' : 'anonymous';
+      const limit = limiter.take(x.who.kind === 'key' ? `key:${x.who.id}` : `ip:${x.req.ip}`, tier, x.preflight ? 1 : costOf(x.req.path));
+      x.headers.push(...rateLimitHeaders(limit));
       if (!limit.allowed) {
-        rejected.inc({ tier: 'anonymous' });
-        headers.push(...rateLimitHeaders(limit));
+        rejected.inc({ tier });
         throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
           details: { retry_after_seconds: limit.retryAfterSeconds },
         });
       }
-    }
+    },
+    // target length: 414 past MAX_TARGET
+    (x) => {
+      if (x.req.path.length + x.req.query.length <= MAX_TARGET) return;
+      if (!x.isV1) chargeJunk(x);
+      throw new VaultdError('URI_TOO_LONG', `the request target is ${x.req.path.length + x.req.query.length} bytes; the limit is ${MAX_TARGET}`);
+    },
+    // preflight: 204 with the allowed methods and headers
+    (x) => (x.preflight ? reply(x, 204, [], PREFLIGHT) : undefined),
+    // method: this API is read-only
+    (x) => {
+      if (x.req.method === 'GET' || x.req.method === 'HEAD') return;
+      throw new VaultdError('METHOD_NOT_ALLOWED', `method ${x.req.method} is not allowed; this API is read-only (GET, HEAD, OPTIONS)`, {
+        details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
+      });
+    },
+    // static files: the client SDK, the explorer and its pages
+    (x) => {
+      const asset = deps.assets?.answer(x.req);
+      return asset ? reply(x, asset.status, asset.parts, asset.headers) : undefined;
+    },
+    // route: the route table, the snapshot (of the cursor's generation), the handler, cache headers
+    (x) => {
+      const route = (x.route = routeOf(x.req.path));
+      if (!route) {
+        if (!x.isV1) chargeJunk(x);
+        throw new VaultdError('NOT_FOUND', `no route for "${x.req.path.slice(0, 200)}"; see /openapi.json`);
+      }
+      const served = servedFor(deps.current(), deps.generation, x.req.query);
+      if (served instanceof Promise) return served.then((s) => answer(x, route, s));
+      return answer(x, route, served);
+    },
+  ];
 
-    function write(body: Body, served: Served | null): Reply | Promise<Reply> {
-      const extra: [string, string][] = [];
-      if (body.kind === 'deferred') {
-        return body.load().then(
-          (loaded) => write(loaded, served),
-          (err) => fail(new VaultdError('INTERNAL', `internal error (request ${requestId})`, { cause: err })),
-        );
-      }
-      if (body.kind === 'raw') {
-        extra.push(['Cache-Control', body.cache === 'no-store' ? 'no-store' : maxAge()]);
-        if (isV1) extra.push(['Vary', 'Authorization, X-API-Key']);
-        if (body.cache === 'public') {
-          // ETag on every cacheable 200 (DESIGN §5.6): raw bodies (price series, the document) hash their bytes.
-          const etag = rawEtag(body.body);
-          extra.push(['ETag', etag]);
-          if (matchesEtag(req.ifNoneMatch, etag)) return reply(304, [], extra);
-        }
-        extra.push(['Content-Type', body.contentType]);
-        return reply(200, [body.body], extra);
-      }
-      const snapshot = served!.snapshot;
-      const built = body.kind === 'page' ? { page: body.page, head: [] as Buffer[] } : jsonPage(body, snapshot.refreshed_at, served!.id);
-      const page = built.page;
-      if (body.kind === 'json' && body.headers) extra.push(...body.headers);
-      extra.push(['ETag', page.etag], ['Cache-Control', maxAge()], ['Vary', isV1 ? VARY_V1 : 'Accept-Encoding']);
-      if (matchesEtag(req.ifNoneMatch, page.etag)) return reply(304, [], extra);
-      let variants: Variants | undefined;
-      if (body.kind === 'page') {
-        let v = served!.variants.get(page);
-        if (v === undefined) served!.variants.set(page, (v = variantsFor(page) ?? null));
-        variants = v ?? undefined;
-      }
-      const { parts, encoding } = pageParts(page, variants, built.head.length > 0 ? 'identity' : chooseEncoding(req.acceptEncoding), requestId);
-      if (built.head.length > 0) parts.unshift(...built.head);
-      extra.push(['Content-Type', JSON_TYPE]);
-      if (encoding !== 'identity') extra.push(['Content-Encoding', encoding]);
-      return reply(200, parts, extra);
+  const reply = (x: Exchange, status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
+    const name = x.route?.name ?? 'unmatched';
+    const seconds = (performance.now() - x.t0) / 1000;
+    metrics.record(name, status, seconds);
+    // Sampled access log: every error response, and one request in LOG_SAMPLE otherwise.
+    if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
+      deps.common.logger.info({ request_id: x.requestId, method: x.req.method, path: x.req.path, route: name, status, ms: seconds * 1000 }, 'request');
     }
+    for (const h of extra) x.headers.push(h);
+    return { status, headers: x.headers, parts };
+  };
+  const fail = (x: Exchange, original: VaultdError): Reply => {
+    let err = original;
+    if (err.status === 500) {
+      deps.common.logger.error({ request_id: x.requestId, path: x.req.path, err: err.cause ?? err }, 'request failed');
+      // Program errors (a store or source failure) never reach a client under their own code.
+      if (err.code !== 'INTERNAL') err = new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`);
+    }
+    return reply(x, err.status, [errorBody(err)], [['Content-Type', JSON_TYPE]]);
+  };
+  const caught = (x: Exchange, err: unknown): Reply =>
+    fail(x, err instanceof VaultdError ? err : new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`, { cause: err }));
 
-    function maxAge(): string {
-      // Recomputed at most once a second: the value only changes with the clock.
-      const nowS = Math.floor(Date.now() / 1000);
-      if (nowS !== maxAgeAt) {
-        const s = deps.secondsToNextPublish();
-        const age = s === null ? 60 : Math.max(0, Math.ceil(s));
-        maxAgeAt = nowS;
-        maxAgePublic = `public, max-age=${age}`;
-        maxAgePrivate = `private, max-age=${age}`;
+  /** Unknown paths outside /v1 count against the caller's anonymous budget (no free junk). */
+  function chargeJunk(x: Exchange): void {
+    const limit = limiter.take(`ip:${x.req.ip}`, 'anonymous');
+    if (!limit.allowed) {
+      rejected.inc({ tier: 'anonymous' });
+      x.headers.push(...rateLimitHeaders(limit));
+      throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
+        details: { retry_after_seconds: limit.retryAfterSeconds },
+      });
+    }
+  }
+
+  function answer(x: Exchange, match: RouteMatch, served: Served | null): Reply | Promise<Reply> {
+    try {
+      const ctx: RouteContext = {
+        served,
+        params: match.params,
+        query: x.req.query,
+        cursors: cursorsFor(deps.cursors, served),
+        common: deps.common,
+        started: deps.started,
+      };
+      return write(x, routeHandler(match.name)(ctx), served);
+    } catch (err) {
+      return caught(x, err);
+    }
+  }
+
+  function write(x: Exchange, body: Body, served: Served | null): Reply | Promise<Reply> {
+    const extra: [string, string][] = [];
+    if (body.kind === 'deferred') {
+      return body.load().then(
+        (loaded) => write(x, loaded, served),
+        (err) => fail(x, new VaultdError('INTERNAL', `internal error (request ${x.requestId})`, { cause: err })),
+      );
+    }
+    if (body.kind === 'raw') {
+      extra.push(['Cache-Control', body.cache === 'no-store' ? 'no-store' : maxAge(x)]);
+      if (x.isV1) extra.push(['Vary', 'Authorization, X-API-Key']);
+      if (body.cache === 'public') {
+        // ETag on every cacheable 200 (DESIGN §5.6): raw bodies (price series, the document) hash their bytes.
+        const etag = rawEtag(body.body);
+        extra.push(['ETag', etag]);
+        if (matchesEtag(x.req.ifNoneMatch, etag)) return reply(x, 304, [], extra);
       }
-      return route?.name.startsWith('users.') ? maxAgePrivate : maxAgePublic;
+      extra.push(['Content-Type', body.contentType]);
+      return reply(x, 200, [body.body], extra);
+    }
+    const snapshot = served!.snapshot;
+    const built = body.kind === 'page' ? { page: body.page, head: [] as Buffer[] } : jsonPage(body, snapshot.refreshed_at, served!.id);
+    const page = built.page;
+    if (body.kind === 'json' && body.headers) extra.push(...body.headers);
+    extra.push(['ETag', page.etag], ['Cache-Control', maxAge(x)], ['Vary', x.isV1 ? VARY_V1 : 'Accept-Encoding']);
+    if (matchesEtag(x.req.ifNoneMatch, page.etag)) return reply(x, 304, [], extra);
+    let variants: Variants | undefined;
+    if (body.kind === 'page') {
+      let v = served!.variants.get(page);
+      if (v === undefined) served!.variants.set(page, (v = variantsFor(page) ?? null));
+      variants = v ?? undefined;
+    }
+    const { parts, encoding } = pageParts(page, variants, built.head.length > 0 ? 'identity' : chooseEncoding(x.req.acceptEncoding), x.requestId);
+    if (built.head.length > 0) parts.unshift(...built.head);
+    extra.push(['Content-Type', JSON_TYPE]);
+    if (encoding !== 'identity') extra.push(['Content-Encoding', encoding]);
+    return reply(x, 200, parts, extra);
+  }
+
+  function maxAge(x: Exchange): string {
+    // Recomputed at most once a second: the value only changes with the clock.
+    const nowS = Math.floor(Date.now() / 1000);
+    if (nowS !== maxAgeAt) {
+      const s = deps.secondsToNextPublish();
+      const age = s === null ? 60 : Math.max(0, Math.ceil(s));
+      maxAgeAt = nowS;
+      maxAgePublic = `public, max-age=${age}`;
+      maxAgePrivate = `private, max-age=${age}`;
+    }
+    return x.route?.name.startsWith('users.') ? maxAgePrivate : maxAgePublic;
+  }
+
+  return function handle(req: IncomingRequest, keysChecked = false): Reply | Promise<Reply> {
+    // fresh keys: a request with a credential waits for a key table the database has outdated
+    if (!keysChecked && req.method !== 'OPTIONS' && (req.authorization || req.apiKey) && (req.path === '/v1' || req.path.startsWith('/v1/'))) {
+      const reloading = deps.keysReloading?.();
+      if (reloading) return reloading.then(() => handle(req, true), () => handle(req, true));
+    }
+    // request id and CORS headers, on every answer
+    const requestId = requestIdFrom(req.requestId || undefined);
+    const x: Exchange = {
+      req,
+      t0: performance.now(),
+      requestId,
+      headers: [['X-Request-Id', requestId], ...CORS],
+      isV1: req.path === '/v1' || req.path.startsWith('/v1/'),
+      preflight: req.method === 'OPTIONS',
+      who: ANONYMOUS,
+      route: null,
+    };
+    try {
+      for (const step of PIPELINE) {
+        const out = step(x);
+        if (out !== undefined) return out;
+      }
+      // the last step always answers
+      throw new VaultdError('INTERNAL', 'the request pipeline ended without an answer');
+    } catch (err) {
+      return caught(x, err);
     }
   };
 }
