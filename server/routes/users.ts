@@ -1,10 +1,11 @@
 // /v1/users/{wallet}/positions, /positions/{vault_id}, /positions/{vault_id}/timeseries and
-// /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Replays are cached per published snapshot.
+// /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Positions come replayed from the engine's
+// wallet views (engine/publish/walletViews.ts); this module only filters, pages and formats.
 import { toActivityRow, type ActivityRow } from '../../engine/publish/door.js';
 import { numeraireToken } from '../../engine/publish/door.js';
 import { positionContext, type WalletPosition } from '../../engine/publish/walletIndex.js';
 import { positionMetrics, positionNow, type PositionMetrics } from '../../engine/publish/door.js';
-import { isPositionOpen, replayPosition, type PositionState } from '../../engine/publish/door.js';
+import { isPositionOpen, walletPositions, type WalletPositionView } from '../../engine/publish/door.js';
 import type { PartialError } from '../../engine/publish/door.js';
 import type { EventRow } from '../../model/rows.js';
 import { parseQuery, parseVaultId, parseWallet } from '../params.js';
@@ -19,31 +20,7 @@ export interface PositionItem {
   metrics: PositionMetrics;
 }
 
-interface Replayed {
-  position: WalletPosition;
-  state: PositionState | null;
-}
-
-const replays = new WeakMap<Served, Map<string, Replayed[]>>();
-
-/** Every position of a wallet in an enabled vault, replayed once per snapshot. */
-function walletPositions(served: Served, wallet: string): Replayed[] {
-  let cache = replays.get(served);
-  if (!cache) replays.set(served, (cache = new Map()));
-  let out = cache.get(wallet);
-  if (out) return out;
-  const { world, wallets } = served.snapshot;
-  out = [];
-  for (const position of wallets.positions.get(wallet) ?? []) {
-    const v = world.vaults.get(position.vault_id);
-    if (!v || v.visibility === 'disabled') continue;
-    const ctx = positionContext(world, position.vault_id);
-    out.push({ position, state: ctx && positionNow(ctx) !== null ? replayPosition(position.rows, ctx) : null });
-  }
-  if (cache.size > 50_000) cache.clear();
-  cache.set(wallet, out);
-  return out;
-}
+type Replayed = WalletPositionView;
 
 function item(served: Served, r: Replayed): PositionItem {
   const { world } = served.snapshot;
@@ -77,7 +54,7 @@ export function positionsList(ctx: RouteContext): Body {
   const items: PositionItem[] = [];
   let lastId: number | undefined;
   let more = false;
-  for (const r of walletPositions(served, wallet)) {
+  for (const r of walletPositions(served.snapshot, wallet)) {
     if (r.position.position_id <= after) continue;
     if (!q.include_hidden && served.snapshot.world.vaults.get(r.position.vault_id)!.visibility === 'hidden') continue;
     if (r.state === null) {
@@ -111,7 +88,7 @@ export function positionsList(ctx: RouteContext): Body {
 
 /** The wallet's replayed position in an enabled vault, or 404. */
 export function findPosition(served: Served, wallet: string, vaultId: string): Replayed {
-  const r = walletPositions(served, wallet).find((p) => p.position.vault_id === vaultId);
+  const r = walletPositions(served.snapshot, wallet).find((p) => p.position.vault_id === vaultId);
   if (!r) throw notFound(`wallet ${wallet} has no position in vault "${vaultId}"`);
   return r;
 }
