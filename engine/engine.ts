@@ -8,7 +8,7 @@ import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDi
 import { priceKey } from '../model/world.js';
 import type { PriceSeries, VaultSeries, World } from '../model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
-import { extendWalletIndex } from './publish/walletIndex.js';
+import { extendWalletIndex, frozenView } from './publish/walletIndex.js';
 import { computeApy } from './series/apyWindows.js';
 import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
@@ -131,7 +131,8 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
 
   function publish(w: World, timings: StageTimings, at: PublishPlan): Promise<void> {
     return timed(timings, 'publish', () => {
-      const next = buildSnapshot(w, at);
+      // the snapshot reads a frozen view: later refreshes grow `w`, never what was published
+      const next = buildSnapshot(frozenView(w), at);
       generation = next.generation;
       snapshot = next;
       world = w;
@@ -204,8 +205,8 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
 }
 
 /**
- * Append raw rows newer than the world to it, in place (the published snapshot keeps its own
- * references to immutable pages; series only grow at the end). Returns the series work, or
+ * Append raw rows newer than the world to it (series grow past their published lengths; wallet
+ * rows, activity and events are replaced, not pushed into, so published snapshots keep theirs). Returns the series work, or
  * null when nothing is new.
  */
 async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Promise<{ series: VaultSeries; from: number }[] | null> {
@@ -229,16 +230,18 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   const lastEvent = w.events.at(-1)?.ts ?? -1e15;
   const events = await loadEvents(store, `WHERE epoch(ts) > ${Number(lastEvent)}`);
   if (events.length > 0) {
-    w.events.push(...events);
+    // copy-on-write (see frozenView): new arrays for what grows, never a push into published ones
+    w.events = w.events.concat(events);
     const touched = groupByWallet(events, new Map());
     for (const [wallet, byVault] of touched) {
-      let mine = w.walletRows.get(wallet);
-      if (!mine) w.walletRows.set(wallet, (mine = new Map()));
+      const mine = new Map(w.walletRows.get(wallet));
+      w.walletRows.set(wallet, mine);
       for (const [vaultId, rows2] of byVault) {
         const list = mine.get(vaultId);
         if (list) {
-          list.push(...rows2);
-          sortChainOrder(list);
+          const merged = list.concat(rows2);
+          sortChainOrder(merged);
+          mine.set(vaultId, merged);
         } else mine.set(vaultId, rows2);
       }
     }

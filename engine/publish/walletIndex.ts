@@ -15,17 +15,41 @@ export function buildWalletIndex(world: Pick<World, 'events' | 'walletRows'>): W
 /**
  * Add `events` (newer than everything indexed, in wallet-wide order) to the index. Positions
  * keep their ids: a new (wallet, vault) pair gets the next one, in order of first appearance.
+ * Copy-on-write: a wallet touched here gets new activity and position arrays (its positions
+ * re-pointed at its current row arrays), so a published snapshot's copy of the index keeps
+ * reading exactly what it was published with.
  */
 export function extendWalletIndex(index: WalletIndex, events: readonly EventRow[], walletRows: World['walletRows']): void {
+  const copied = new Set<string>();
   for (const e of events) {
-    let rows = index.activity.get(e.wallet);
-    if (!rows) index.activity.set(e.wallet, (rows = []));
-    rows.push(e);
-    let list = index.positions.get(e.wallet);
-    if (!list) index.positions.set(e.wallet, (list = []));
+    if (!copied.has(e.wallet)) {
+      copied.add(e.wallet);
+      const rows = walletRows.get(e.wallet)!;
+      index.activity.set(e.wallet, [...(index.activity.get(e.wallet) ?? [])]);
+      index.positions.set(e.wallet, (index.positions.get(e.wallet) ?? []).map((p) => ({ ...p, rows: rows.get(p.vault_id)! })));
+    }
+    index.activity.get(e.wallet)!.push(e);
+    const list = index.positions.get(e.wallet)!;
     if (list.some((p) => p.vault_id === e.vault_id)) continue;
     list.push({ position_id: index.nextId++, wallet: e.wallet, vault_id: e.vault_id, rows: walletRows.get(e.wallet)!.get(e.vault_id)! });
   }
+}
+
+/**
+ * What one published snapshot reads of a world that refreshes keep growing: the containers
+ * copied (series objects with their lengths, the price, wallet-row and index maps), the rows
+ * they hold shared. Refreshes only append past a copied length, replace price series, and
+ * replace (never push into) a touched wallet's arrays, so nothing a snapshot can reach
+ * changes after it is published.
+ */
+export function frozenView(w: World): World {
+  return {
+    ...w,
+    series: new Map([...w.series].map(([id, s]) => [id, { ...s }])),
+    prices: new Map(w.prices),
+    walletRows: new Map(w.walletRows),
+    walletIndex: { ...w.walletIndex, positions: new Map(w.walletIndex.positions), activity: new Map(w.walletIndex.activity) },
+  };
 }
 
 /** What a replay of positions in `vaultId` reads (its series, numeraire and USD prices). */
