@@ -1,0 +1,219 @@
+// `npm run bench -- scale` (issue #9): the benchmark world end to end, as a user runs it, in one
+// run: the world's build (cached by its parameters), `vaultd recompute --full` (wall, stages,
+// peak RSS), the same hourly metrics table computed by DuckDB SQL alone with equal contents
+// asserted, `vaultd serve` spawn → first 200 recomputing and then restoring its saved
+// snapshot (same ETag and refreshed_at), the server's RSS after a minute of mixed traffic,
+// and /v1/users/{w}/positions latency for random wallets at a fixed request rate.
+// Size: VAULTD_SCALE_VAULTS (1000; 100 wallets per vault, 730 days — VAULTD_SCALE_WALLETS,
+// VAULTD_SCALE_DAYS); VAULTD_SCALE_TRAFFIC_S (60), VAULTD_SCALE_RATE (5000 req/s),
+// VAULTD_SCALE_RATE_S (10). Worlds are cached in $VAULTD_SCALE_BENCH_DIR (<tmp>/vaultd-scale-bench).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultSnapshotDir } from '../cli/commands/snapshotDir.js';
+import type { BenchOutput } from './run.js';
+import type { SqlBaselineResult } from './scale/sqlBaseline.js';
+import { cacheDir, ensureWorld, timedScript, timedVaultd, VAULTD, workingCopy, worldLabel, worldParams } from './scale/world.js';
+
+const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
+export const TARGETS = { recompute_s: 20, recompute_rss_gib: 3, restart_s: 3, serve_rss_gib: 2, positions_p99_ms: 2, over_sql: 3 };
+
+const say = (line: string) => console.log(line);
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** `recompute --full` prints "stage   123.4 ms" lines. */
+function stages(stdout: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of stdout.matchAll(/^(\w+)\s+([\d.]+) ms$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+interface Served {
+  child: ChildProcess;
+  base: string;
+  ms: number;
+}
+
+/** Spawns `vaultd serve` and waits for the first 200 of /v1/vaults (up to 10 min at this size). */
+async function serve(db: string, config: string, port: number): Promise<Served> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [VAULTD, 'serve', '--db', db, '--config', config, '--port', String(port), '--host', '127.0.0.1', '--no-jobs'], {
+    env: { ...process.env, VAULTD_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    const ok = await fetch(`${base}/v1/vaults?limit=1`).then((r) => r.status === 200, () => false);
+    if (ok) return { child, base, ms: performance.now() - t0 };
+    if (child.exitCode !== null) throw new Error(`vaultd serve exited with ${child.exitCode}`);
+    if (performance.now() - t0 > 600_000) throw new Error('vaultd serve did not answer within 10 min');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function stop(s: Served): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  const exited = new Promise((r) => s.child.once('exit', r));
+  s.child.kill('SIGTERM');
+  await exited;
+}
+
+async function identity(base: string): Promise<{ etag: string | null; refreshed_at: string }> {
+  const r = await fetch(`${base}/v1/vaults?limit=1`);
+  const body = (await r.json()) as { meta: { refreshed_at: string } };
+  return { etag: r.headers.get('etag'), refreshed_at: body.meta.refreshed_at };
+}
+
+const rssMib = (pid: number, field: 'VmRSS' | 'VmHWM') => {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : null;
+};
+
+const agent = new Agent({ keepAlive: true, maxSockets: 128 });
+function get(base: string, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(`${base}${path}`, { agent, headers: { 'accept-encoding': 'gzip' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+
+/** Closed-loop mixed traffic (16 clients) for `seconds`: status counts. */
+async function mixedTraffic(base: string, vaults: string[], wallets: string[], seconds: number): Promise<{ requests: number; errors: number }> {
+  const paths = [
+    () => '/v1/vaults',
+    () => `/v1/vaults/${pick(vaults)}`,
+    () => `/v1/vaults/${pick(vaults)}/timeseries?granularity=${pick(['hour', 'day', 'week'])}&limit=500`,
+    () => `/v1/users/${pick(wallets)}/positions`,
+    () => `/v1/users/${pick(wallets)}/activity?limit=20`,
+    () => '/v1/tvl',
+  ];
+  const end = performance.now() + seconds * 1000;
+  let requests = 0;
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (performance.now() < end) {
+        const status = await get(base, pick(paths)());
+        requests++;
+        if (status !== 200 && status !== 304) errors++;
+      }
+    }),
+  );
+  return { requests, errors };
+}
+
+/** Open loop: one request every 1/rate s for `seconds`, latency from its scheduled time (no coordinated omission). */
+async function fixedRate(base: string, wallets: string[], rate: number, seconds: number) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const t0 = performance.now();
+  const total = Math.round(rate * seconds);
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    // from the scheduled time (a late send counts its wait), or from the send when a little early
+    const from = Math.max(due, performance.now());
+    inflight.push(
+      get(base, `/v1/users/${pick(wallets)}/positions`).then((status) => {
+        latencies.push(performance.now() - from);
+        if (status !== 200) errors++;
+      }),
+    );
+    if (inflight.length > 20_000) await Promise.all(inflight.splice(0));
+  }
+  await Promise.all(inflight);
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 100) / 100;
+  return { rate, seconds, requests: total, achieved_per_s: Math.round(total / ((performance.now() - t0) / 1000)), errors, p50_ms: q(0.5), p99_ms: q(0.99), max_ms: q(1) };
+}
+
+export async function run(): Promise<BenchOutput> {
+  const p = worldParams();
+  const world = await ensureWorld(p, say);
+  const dir = mkdtempSync(join(cacheDir(), 'run-'));
+  try {
+    say(`scale: ${worldLabel(p)} (${world.cached ? 'cached' : 'built now'})`);
+    const work = workingCopy(world.path, dir);
+
+    say('scale: vaultd recompute --full …');
+    const rc = await timedVaultd(['recompute', '--full', '--db', work]);
+    if (rc.code !== 0) throw new Error(`recompute --full failed (exit ${rc.code}): ${rc.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+
+    say('scale: the SQL-only baseline (same database) …');
+    const sqlRun = await timedScript(join(here, 'scale', 'sqlBaseline.js'), [work]);
+    if (sqlRun.code !== 0) throw new Error(`the SQL baseline failed: ${sqlRun.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+    const sql = JSON.parse(sqlRun.stdout.trim().split('\n').at(-1)!) as SqlBaselineResult;
+    if (sql.mismatches !== 0 || sql.sql_rows !== sql.vaultd_rows) throw new Error(`vaultd and the SQL baseline disagree: ${JSON.stringify(sql)}`);
+    const st = stages(rc.stdout);
+    // vaultd's part of the recompute that the baseline also does: load, kernels, the metrics table
+    const vaultdMetricsMs = (st.load ?? 0) + (st.series ?? 0) + (st.write_metrics ?? 0);
+
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
+    const port = 19_000 + (process.pid % 1000);
+    say('scale: vaultd serve, first start (recompute) …');
+    const cold = await serve(work, config, port);
+    const coldId = await identity(cold.base);
+    // the snapshot files are written once the server listens
+    const manifest = join(defaultSnapshotDir(work), 'manifest.json');
+    for (const t0 = performance.now(); !existsSync(manifest) && performance.now() - t0 < 300_000; ) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
+    await stop(cold);
+    say('scale: vaultd serve, restart (saved snapshot) …');
+    const warm = await serve(work, config, port);
+    const warmId = await identity(warm.base);
+    const sameIdentity = warmId.etag === coldId.etag && warmId.refreshed_at === coldId.refreshed_at;
+    const rssAfterStart = rssMib(warm.child.pid!, 'VmRSS');
+
+    const vaults = ((await (await fetch(`${warm.base}/v1/vaults?limit=1000&include_hidden=true`)).json()) as { data: { vault_id: string }[] }).data.map((v) => v.vault_id);
+    const wallets = (await timedVaultd(['wallets', '--db', work, '--limit', String(p.wallets)])).stdout.trim().split('\n').filter((w) => w.startsWith('0x'));
+    const trafficS = Number(process.env.VAULTD_SCALE_TRAFFIC_S ?? 60);
+    say(`scale: ${trafficS} s of mixed traffic …`);
+    const traffic = await mixedTraffic(warm.base, vaults, wallets, trafficS);
+    const rssAfterTraffic = rssMib(warm.child.pid!, 'VmRSS');
+    const rate = Number(process.env.VAULTD_SCALE_RATE ?? 5000);
+    const rateS = Number(process.env.VAULTD_SCALE_RATE_S ?? 10);
+    say(`scale: positions of random wallets at ${rate} req/s for ${rateS} s …`);
+    const positions = await fixedRate(warm.base, wallets, rate, rateS);
+    const hwm = rssMib(warm.child.pid!, 'VmHWM');
+    await stop(warm);
+
+    const results = {
+      world: worldLabel(p),
+      build: world.build,
+      recompute: { wall_ms: Math.round(rc.wall_ms), peak_rss_mib: rc.peak_rss_mib, stages_ms: st },
+      sql_baseline: { ...sql, peak_rss_mib: sqlRun.peak_rss_mib, vaultd_same_work_ms: Math.round(vaultdMetricsMs) },
+      restart: { recompute_start_ms: Math.round(cold.ms), restore_start_ms: Math.round(warm.ms), same_identity: sameIdentity },
+      serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
+      positions,
+    };
+    const gib = (mib: number | null) => (mib === null ? '—' : `${round1(mib / 1024)} GiB`);
+    const sec = (ms: number) => `${round1(ms / 1000)} s`;
+    return {
+      name: 'scale',
+      results,
+      table: [
+        { figure: 'build the world (vaultd demo)', value: sec(world.build.wall_ms), baseline: `${world.build.raw_rows_per_s ?? '—'} rows/s`, target: '≤ 20 s, ≥ 2 M rows/s' },
+        { figure: 'recompute --full, wall', value: sec(rc.wall_ms), baseline: '', target: `≤ ${TARGETS.recompute_s} s` },
+        { figure: 'recompute --full, peak RSS', value: gib(rc.peak_rss_mib), baseline: '', target: `≤ ${TARGETS.recompute_rss_gib} GiB` },
+        { figure: 'metrics table: vaultd load+series+write vs DuckDB SQL alone', value: sec(vaultdMetricsMs), baseline: sec(sql.total_ms), ratio: round1(sql.total_ms / Math.max(1, vaultdMetricsMs)), target: `≥ ${TARGETS.over_sql}× faster` },
+        { figure: 'serve: spawn → first 200, recomputing', value: sec(cold.ms), baseline: '', target: '' },
+        { figure: 'serve: spawn → first 200, saved snapshot', value: sec(warm.ms), baseline: sameIdentity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS', target: `≤ ${TARGETS.restart_s} s` },
+        { figure: `serve RSS after ${trafficS} s mixed traffic`, value: gib(rssAfterTraffic), baseline: `after start ${gib(rssAfterStart)}`, target: `≤ ${TARGETS.serve_rss_gib} GiB` },
+        { figure: `positions at ${rate} req/s: p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
+      ],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
