@@ -86,7 +86,7 @@ function get(base: string, path: string): Promise<number> {
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
 /** Closed-loop mixed traffic (16 clients) for `seconds`: status counts. */
-async function mixedTraffic(base: string, vaults: string[], wallets: string[], seconds: number): Promise<{ requests: number; errors: number }> {
+async function mixedTraffic(base: string, vaults: string[], wallets: string[], seconds: number): Promise<{ requests: number; errors: number; by_status: Record<string, number> }> {
   const paths = [
     () => '/v1/vaults',
     () => `/v1/vaults/${pick(vaults)}`,
@@ -98,16 +98,21 @@ async function mixedTraffic(base: string, vaults: string[], wallets: string[], s
   const end = performance.now() + seconds * 1000;
   let requests = 0;
   let errors = 0;
+  const byStatus: Record<string, number> = {};
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (performance.now() < end) {
-        const status = await get(base, pick(paths)());
+        const path = pick(paths)();
+        const status = await get(base, path);
         requests++;
-        if (status !== 200 && status !== 304) errors++;
+        byStatus[status] = (byStatus[status] ?? 0) + 1;
+        if (status !== 200 && status !== 304) {
+          if (errors++ < 3) console.log(`scale: ${status} for ${path}`);
+        }
       }
     }),
   );
-  return { requests, errors };
+  return { requests, errors, by_status: byStatus };
 }
 
 /** Open loop: one request every 1/rate s for `seconds`, latency from its scheduled time (no coordinated omission). */
@@ -123,10 +128,11 @@ async function fixedRate(base: string, wallets: string[], rate: number, seconds:
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     // from the scheduled time (a late send counts its wait), or from the send when a little early
     const from = Math.max(due, performance.now());
+    const path = `/v1/users/${pick(wallets)}/positions`;
     inflight.push(
-      get(base, `/v1/users/${pick(wallets)}/positions`).then((status) => {
+      get(base, path).then((status) => {
         latencies.push(performance.now() - from);
-        if (status !== 200) errors++;
+        if (status !== 200 && errors++ < 3) console.log(`scale: ${status} for ${path}`);
       }),
     );
     if (inflight.length > 20_000) await Promise.all(inflight.splice(0));

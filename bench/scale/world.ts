@@ -65,7 +65,8 @@ export function timedScript(script: string, args: string[], env: NodeJS.ProcessE
       const text = d.toString();
       stderr += text;
       // progress lines of long commands stay visible
-      if (/%|vaults|rows/.test(text) && !/Command being timed|Maximum resident/.test(text)) process.stderr.write(text.split('\n').filter((l) => l && !l.startsWith('\t')).join('\n') + '\n');
+      const progress = text.split('\n').filter((l) => /\d%/.test(l) && !l.startsWith('\t'));
+      if (progress.length > 0) process.stderr.write(`${progress.join('\n')}\n`);
     });
     child.once('error', reject);
     child.once('exit', (code) => {
