@@ -3,7 +3,12 @@
 import { formatUnits, halfEven, USD_DECIMALS } from '../../model/format/numbers.js';
 import { USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
 
+/** amount (base units, `decimals`) × price (18-decimal integer) in USD base units (6 decimals), half-even. */
+export function usdUnits(amount: bigint, decimals: number, priceE18: bigint): bigint {
+  return halfEven(amount * priceE18, decimals + USD_PRICE_DECIMALS - USD_DECIMALS);
+}
+
 /** amount (base units, `decimals`) × price (18-decimal integer) as a USD string, half-even at 6. */
 export function usdString(amount: bigint, decimals: number, priceE18: bigint): string {
-  return formatUnits(halfEven(amount * priceE18, decimals + USD_PRICE_DECIMALS - USD_DECIMALS), USD_DECIMALS);
+  return formatUnits(usdUnits(amount, decimals, priceE18), USD_DECIMALS);
 }

@@ -4,7 +4,7 @@ import { formatUnits, isoSeconds, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '..
 import type { PriceSeries, VaultSeries } from '../../model/world.js';
 import { usdIndexAt } from '../series/asOf.js';
 import { usdE18 } from '../positions/usdPriceCache.js';
-import { usdString } from './usdValue.js';
+import { usdString, usdUnits } from './usdValue.js';
 
 export interface AmountPair {
   native: string;
@@ -36,6 +36,13 @@ export interface VaultMetrics {
 }
 
 const apy = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** USD value of a base-unit amount at time t in USD base units (6 decimals), or null when unpriced. */
+export function usdUnitsAt(amount: bigint, decimals: number, prices: PriceSeries | undefined, t: number): bigint | null {
+  const i = usdIndexAt(prices, t);
+  const price = i < 0 ? null : usdE18(prices!, i);
+  return price === null ? null : usdUnits(amount, decimals, price);
+}
 
 /** USD value of a base-unit amount at time t (48 h staleness rule), or null when unpriced. */
 export function usdAt(amount: bigint, decimals: number, prices: PriceSeries | undefined, t: number): string | null {
