@@ -26,8 +26,11 @@ export interface ColumnBatch {
 }
 
 export interface ColumnAppender {
-  /** Fills `rows` (≤ COLUMN_CHUNK_ROWS) rows through `fill` and appends them. */
-  batch(rows: number, fill: (b: ColumnBatch) => void): void;
+  /**
+   * Fills up to `rows` (≤ COLUMN_CHUNK_ROWS) rows through `fill` and appends them; `fill` may
+   * return how many it filled when that is fewer.
+   */
+  batch(rows: number, fill: (b: ColumnBatch) => number | void): void;
   close(): void;
   readonly rows: number;
 }
@@ -50,7 +53,7 @@ export async function createColumnAppender(store: Store, table: string, kinds: r
       if (rows > COLUMN_CHUNK_ROWS) throw new VaultdError('INTERNAL', `a column batch holds at most ${COLUMN_CHUNK_ROWS} rows`);
       const chunk = DuckDBDataChunk.create(types, COLUMN_CHUNK_ROWS);
       const vectors = kinds.map((_, c) => chunk.getColumnVector(c));
-      fill({
+      const filled = fill({
         int32: (c) => {
           const v = vectors[c]!;
           if (!(v instanceof DuckDBIntegerVector)) throw new VaultdError('INTERNAL', `column ${c} is not INTEGER`);
@@ -69,10 +72,12 @@ export async function createColumnAppender(store: Store, table: string, kinds: r
         },
         setNull: (c, row) => field(vectors[c]!, 'validity', (x): x is { setItemValid(i: number, ok: boolean): void } => typeof (x as { setItemValid?: unknown })?.setItemValid === 'function').setItemValid(row, false),
       });
+      const n = typeof filled === 'number' ? filled : rows;
+      if (n <= 0) return;
       for (const v of vectors) v.flush();
-      chunk.rowCount = rows;
+      chunk.rowCount = n;
       appender.appendDataChunk(chunk);
-      total += rows;
+      total += n;
     },
     close() {
       appender.closeSync();
