@@ -13,3 +13,4 @@ export { type VaultDetail, numeraireToken } from '../metrics/vaultDetail.js';
 export { type VaultMetrics, type VaultTimeseriesPoint, vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
 export { asOfIndex } from '../series/asOf.js';
 export { gridWindow, windowPoints } from '../series/rollups.js';
+export { type SeriesBuffer, type SeriesSlice, seriesBuffer, sliceSeries } from './seriesBuffers.js';

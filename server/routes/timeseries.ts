@@ -1,12 +1,11 @@
 // /v1/vaults/{vault_id}/timeseries and /v1/users/{wallet}/positions/{vault_id}/timeseries
-// (DESIGN §4.3, §4.8): windows sliced from the resident series by binary search; grid points
-// of a vault are serialized once per snapshot and joined per request (DESIGN §5.7).
+// (DESIGN §4.3, §4.8): windows sliced by binary search from the serialized series the engine
+// keeps per snapshot (engine/publish/seriesBuffers.ts, DESIGN §5.7).
 import { isoSeconds } from '../../model/format/numbers.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
 import { defaultPositionStart, positionPoints } from '../../engine/publish/door.js';
 import { windowPoints, type Granularity } from '../../engine/publish/door.js';
-import { buildSeriesBuffer, sliceSeries, type SeriesBuffer } from './seriesBuffers.js';
-import type { Served } from '../handle.js';
+import { seriesBuffer, sliceSeries } from '../../engine/publish/door.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
 import type { Body } from '../reply.js';
 import { notFound, ready, type RouteContext } from './context.js';
@@ -27,18 +26,6 @@ function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { st
   return { start, end, filters, after };
 }
 
-const buffers = new WeakMap<Served, Map<string, SeriesBuffer | null>>();
-
-/** The vault's serialized series at `granularity`, built once per snapshot on first use. */
-function seriesBuffer(served: Served, vaultId: string, granularity: Granularity): SeriesBuffer | null {
-  let byKey = buffers.get(served);
-  if (!byKey) buffers.set(served, (byKey = new Map()));
-  const key = `${vaultId}|${granularity}`;
-  let sb = byKey.get(key);
-  if (sb === undefined) byKey.set(key, (sb = buildSeriesBuffer(served.snapshot.world, vaultId, granularity)));
-  return sb;
-}
-
 export function vaultTimeseries(ctx: RouteContext): Body {
   const served = ready(ctx);
   const id = enabledVault(ctx);
@@ -48,7 +35,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const first = s && s.length > 0 ? s.ts[0]! : null;
   const last = s && s.length > 0 ? s.ts[s.length - 1]! : null;
   const w = window(ctx, route, q, { start: first ?? 0, end: last ?? 0 });
-  const sb = seriesBuffer(served, id, q.granularity);
+  const sb = seriesBuffer(served.snapshot, id, q.granularity);
   const slice = sb ? sliceSeries(sb, w.start, w.end, q.order, q.limit, w.after) : null;
   return {
     kind: 'json',

@@ -1,10 +1,13 @@
 // Serialized vault series for windowed timeseries (DESIGN §5.7): per (vault, granularity), all
 // points of the published history serialized once into one Buffer (and its reverse for desc
-// order) with offsets, so a window is one zero-copy slice found by binary search.
+// order) with offsets, so a window is one zero-copy slice found by binary search. Built by the
+// engine the first time a snapshot is asked for that vault and granularity and kept with the
+// snapshot (a snapshot never changes, so neither do its buffers); the server only slices.
 import { lowerBound } from '../../common/search.js';
-import { vaultTimeseriesPoint } from '../../engine/publish/door.js';
 import { priceKey, type World } from '../../model/world.js';
-import { gridWindow, type Granularity } from '../../engine/publish/door.js';
+import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
+import { gridWindow, type Granularity } from '../series/rollups.js';
+import type { Snapshot } from './buildSnapshot.js';
 
 export interface SeriesBuffer {
   /** point instants, ascending */
@@ -45,6 +48,17 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
   return { instants: Float64Array.from(all.instants), asc: buf, ascOffsets: offsets, desc: null };
 }
 
+const buffers = new WeakMap<Snapshot, Map<string, SeriesBuffer | null>>();
+
+/** The vault's serialized series at `granularity` in this snapshot (null when it has no snapshot yet). */
+export function seriesBuffer(snapshot: Snapshot, vaultId: string, granularity: Granularity): SeriesBuffer | null {
+  let byKey = buffers.get(snapshot);
+  if (!byKey) buffers.set(snapshot, (byKey = new Map()));
+  const key = `${vaultId}|${granularity}`;
+  let sb = byKey.get(key);
+  if (sb === undefined) byKey.set(key, (sb = buildSeriesBuffer(snapshot.world, vaultId, granularity)));
+  return sb;
+}
 
 export interface SeriesSlice {
   /** the points joined by commas (no brackets) */
