@@ -1,6 +1,7 @@
 // Reads and replaces the curated registry tables (chains, strategies, groups, vaults,
 // tokens, external TVL sources) as one unit, inside the caller's transaction.
-import type { Registry } from '../model/rows.js';
+import type { Config } from '../common/config.js';
+import type { Registry, TvlSourceRow } from '../model/rows.js';
 import type { Store } from './store.js';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('T', ' ').replace('Z', '');
@@ -121,4 +122,12 @@ export async function readRegistry(store: Store): Promise<Registry> {
     tokens: tokens.map((t) => ({ ...t, chain_id: num(t.chain_id) })) as never,
     tvl_sources: tvlSources.map((s) => ({ ...s, config: JSON.parse(s.config as string) })) as never,
   };
+}
+
+/** The config's external TVL sources as registry rows (their other keys become `config`). */
+export function tvlSourceRows(config: Pick<Config, 'tvl_sources'>): TvlSourceRow[] {
+  return config.tvl_sources.map((s, i) => {
+    const { id, label, kind, ...rest } = s;
+    return { id, label, kind, config: rest, display_rank: i + 1 };
+  });
 }

@@ -34,10 +34,14 @@ describe('import boundaries', () => {
       { path: 'jobs/prices/planted.ts', text: "import { x } from '../../test/helpers/loopback.js';" },
       { path: 'client/planted.ts', text: "import { VERSION } from '../common/version.js';" },
       { path: 'common/planted.ts', text: "import { parseFlags } from '../cli/args.js';" },
+      { path: 'jobs/prices/planted2.ts', text: "import { ingestOnce } from '../chain/ingestOnce.js';" },
+      { path: 'jobs/evm/planted.ts', text: "import type { BadDataReason } from '../chain/ingestMetrics.js';" },
     ];
     const bad = wrongWay(importEdges(planted));
     expect(bad).toHaveLength(planted.length);
     expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/derivedWriter.ts: jobs/ may import only common, model, store');
+    expect(bad.at(-2)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
+    expect(bad.at(-1)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
     // and a planted cycle is found
     expect(importCycles(importEdges([
       { path: 'engine/a.ts', text: "import { b } from './b.js';" },

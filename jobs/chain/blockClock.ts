@@ -1,7 +1,7 @@
 // Block headers of one chain, cached (timestamps of log blocks, hashes for reorg detection), and
 // "the block at or before time t" by search over them: interpolation first (block times are
 // nearly regular), bisection after, so an hour boundary costs a few header reads at most.
-import type { BlockHeader, ChainRpc } from './chainRpc.js';
+import type { BlockHeader, ChainRpc } from '../evm/chainRpc.js';
 
 export interface BlockClock {
   header(n: number): Promise<BlockHeader>;

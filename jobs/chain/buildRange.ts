@@ -6,7 +6,7 @@ import { VaultdError } from '../../common/errors.js';
 import type { IndexedVault } from './addressBook.js';
 import type { ChainRuntime } from './chainRuntime.js';
 import { vaultStream, type RangeCommit } from './chainStore.js';
-import type { RawLog } from './chainRpc.js';
+import type { RawLog } from '../evm/chainRpc.js';
 import { decodeChainLog, type DecodedLog } from './decodeLog.js';
 import { settlementKeys, toEventRows, type RequestRecord } from './eventRows.js';
 import { ceilHour, readHourlySnapshots, type SnapshotTarget } from './hourlySnapshots.js';

@@ -5,10 +5,10 @@ import type { Config } from '../../common/config.js';
 import { createAddressBook, type AddressBook } from './addressBook.js';
 import { createBlockClock, type BlockClock } from './blockClock.js';
 import { CANONICAL_MULTICALL3 } from './chainAbis.js';
-import { createChainRpc, type ChainRpc } from './chainRpc.js';
+import { createChainRpc, type ChainRpc } from '../evm/chainRpc.js';
 import type { IngestOptions } from './ingestOptions.js';
 import { createMulticallReader, type MulticallReader } from './multicallReader.js';
-import { createRangeSizer, type RangeSizer } from './rangeSizer.js';
+import { createRangeSizer, type RangeSizer } from '../evm/rangeSizer.js';
 
 export type ChainConfig = Config['chains'][number];
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type AbiParameter, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { EVENTS_BY_TOPIC, EVENT_SIGNATURES, type EventSpec } from './chainAbis.js';
-import type { RawLog } from './chainRpc.js';
+import type { RawLog } from '../evm/chainRpc.js';
 import { decodeChainLog } from './decodeLog.js';
 
 const specs = [...EVENTS_BY_TOPIC.values()];

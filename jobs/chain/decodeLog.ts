@@ -2,7 +2,7 @@
 // versions' *Requested have their own), then the topic count and data length must be exactly
 // the event's — a log that is not is bad data, skipped and counted, never a crash. Pure.
 import { EVENTS_BY_TOPIC, type Emitter, type EventName } from './chainAbis.js';
-import type { RawLog } from './chainRpc.js';
+import type { RawLog } from '../evm/chainRpc.js';
 import type { BadDataReason } from './ingestMetrics.js';
 
 export interface DecodedLog {

@@ -1,7 +1,7 @@
 // Reorg detection (DESIGN §6.1, §9): the newest stored block hash is compared with the chain's;
 // on a mismatch the stored hashes are walked back (newest first) to the newest block the chain
 // still agrees with — the common ancestor. One header read when nothing changed.
-import type { ChainRpc } from './chainRpc.js';
+import type { ChainRpc } from '../evm/chainRpc.js';
 import type { StoredHash } from './chainStore.js';
 
 export interface Fork {

@@ -7,7 +7,7 @@ import { tableHashes } from '../../store/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { parseConfig, type Config } from '../../common/config.js';
 import { readIngestStatus } from './chainStore.js';
-import { fetchRangeLogs } from './fetchRangeLogs.js';
+import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
 import { RANGE_STYLES, startFaultyRpcProxy, type FaultyRpcProxy } from '../../test/helpers/chain/faultyRpcProxy.js';
 import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';

@@ -2,6 +2,7 @@
 // build several bundles; prom-client refuses a name twice in one registry).
 import { Counter, Gauge } from 'prom-client';
 import type { Common } from '../../common/common.js';
+import { rpcFaultCounter } from '../evm/rpcMetrics.js';
 
 export type BadDataReason =
   | 'unknown_topic' // a log whose topic0 is none of §6.1's events
@@ -41,12 +42,7 @@ export function ingestMetrics(common: Common): IngestMetrics {
       labelNames: ['chain', 'reason'],
       registers,
     }),
-    rpcFaults: new Counter({
-      name: 'vaultd_ingest_rpc_faults_total',
-      help: 'RPC errors by kind (retried, range-adapted or fatal)',
-      labelNames: ['chain', 'kind'],
-      registers,
-    }),
+    rpcFaults: rpcFaultCounter(common),
     reorgs: new Counter({ name: 'vaultd_ingest_reorgs_total', help: 'Reorgs rolled back', labelNames: ['chain'], registers }),
     rounds: new Counter({ name: 'vaultd_ingest_rounds_total', help: 'Ingest rounds by outcome', labelNames: ['chain', 'status'], registers }),
     checkpoint: new Gauge({ name: 'vaultd_ingest_checkpoint_block', help: 'Last block committed', labelNames: ['chain'], registers }),

@@ -1,6 +1,6 @@
 // Tuning of the chain indexer. Not configuration keys (DESIGN §2 fixes those): defaults that
 // suit public providers, overridden by tests and benchmarks.
-import { DEFAULT_RPC_OPTIONS, type ChainRpcOptions } from './chainRpc.js';
+import { DEFAULT_RPC_OPTIONS, type ChainRpcOptions } from '../evm/chainRpc.js';
 
 export interface IngestOptions {
   rpc: ChainRpcOptions;

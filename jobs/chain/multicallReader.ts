@@ -3,7 +3,7 @@
 // existed yet at that block), else viem's deployless multicall, which needs no contract.
 import type { Abi, Address } from 'viem';
 import { VaultdError } from '../../common/errors.js';
-import type { ChainRpc } from './chainRpc.js';
+import type { ChainRpc } from '../evm/chainRpc.js';
 
 export interface ReadCall {
   address: string;

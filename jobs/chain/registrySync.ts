@@ -6,15 +6,15 @@
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import { VaultdError, describeError } from '../../common/errors.js';
-import { readRegistry, writeRegistry } from '../../store/registryStore.js';
-import type { Registry, TokenRow, TvlSourceRow, VaultRow } from '../../model/rows.js';
+import { readRegistry, tvlSourceRows, writeRegistry } from '../../store/registryStore.js';
+import type { Registry, TokenRow, VaultRow } from '../../model/rows.js';
 import type { Store } from '../../store/store.js';
 import { vaultId, type IndexedVault } from './addressBook.js';
 import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';
 import type { ChainRuntime } from './chainRuntime.js';
 import { ceilHour } from './hourlySnapshots.js';
 import type { ReadCall } from './multicallReader.js';
-import { classifyRpcError } from './rpcErrors.js';
+import { classifyRpcError } from '../evm/rpcErrors.js';
 import type { Mutex } from '../../common/mutex.js';
 
 /** What the chain says about a vault: family fields and its first hour. */
@@ -134,14 +134,6 @@ export function buildRegistry(config: Pick<Config, 'chains' | 'registry' | 'tvl_
     tokens: [...tokens.values()],
     tvl_sources: tvlSourceRows(config),
   };
-}
-
-/** The config's external TVL sources as registry rows (their other keys become `config`). */
-export function tvlSourceRows(config: Pick<Config, 'tvl_sources'>): TvlSourceRow[] {
-  return config.tvl_sources.map((s, i) => {
-    const { id, label, kind, ...rest } = s;
-    return { id, label, kind, config: rest, display_rank: i + 1 };
-  });
 }
 
 /**

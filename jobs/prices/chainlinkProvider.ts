@@ -8,15 +8,15 @@
 // reorg under the stored block rescans the feed from its start.
 import { BaseError, ContractFunctionZeroDataError, decodeEventLog, parseAbi, toEventSelector, type Hex } from 'viem';
 import type { Common } from '../../common/common.js';
+import type { Config } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { formatUnits } from '../../model/format/numbers.js';
 import type { PriceRow } from '../../model/rows.js';
 import type { Store } from '../../store/store.js';
-import type { ChainConfig } from '../chain/chainRuntime.js';
-import { createChainRpc, type ChainRpc, type ChainRpcOptions } from '../chain/chainRpc.js';
-import { fetchRangeLogs } from '../chain/fetchRangeLogs.js';
-import { createRangeSizer } from '../chain/rangeSizer.js';
-import { classifyRpcError } from '../chain/rpcErrors.js';
+import { createChainRpc, type ChainRpc, type ChainRpcOptions } from '../evm/chainRpc.js';
+import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';
+import { createRangeSizer } from '../evm/rangeSizer.js';
+import { classifyRpcError } from '../evm/rpcErrors.js';
 import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext } from './priceProvider.js';
 
 export const aggregatorAbi = parseAbi([
@@ -26,6 +26,7 @@ export const aggregatorAbi = parseAbi([
 ]);
 
 type ChainlinkConfig = Extract<PriceProviderConfig, { kind: 'chainlink' }>;
+type ChainConfig = Config['chains'][number];
 
 /** What the store keeps per feed between rounds (table price_feeds). */
 export interface FeedState {

@@ -2,7 +2,7 @@
 // stay as their source text (`JsonNumber`) and become exact decimal strings (DESIGN §4.7), so
 // `0.99987654321` or `1.2e9` in a body is stored digit for digit. Also: a GET helper whose
 // errors say what failed and what to check, and dot paths (`data.items.0.usd`) into a body.
-import { classifyRpcError, type RpcFault, type RpcFaultKind } from '../chain/rpcErrors.js';
+import { classifyRpcError, type RpcFault, type RpcFaultKind } from '../evm/rpcErrors.js';
 import { VaultdError } from '../../common/errors.js';
 
 /** A JSON number literal exactly as written in the body. */

@@ -5,7 +5,7 @@
 import { describeError, VaultdError } from '../../common/errors.js';
 import { decimalString, scaledDecimal } from '../../model/format/numbers.js';
 import type { PriceRow } from '../../model/rows.js';
-import { withRetry, type RetryOptions } from '../chain/retry.js';
+import { withRetry, type RetryOptions } from '../evm/retry.js';
 import {
   classifyFetchError,
   displayUrl,

@@ -18,6 +18,15 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   cli: ['common', 'model', 'store', 'jobs', 'engine', 'server'],
 };
 
+/**
+ * Inside a top-level folder, which of its subfolders each may import (folders not listed may
+ * import any sibling): the sources of jobs/ share only the RPC toolkit (jobs/evm) and the
+ * demo's generators; prices never reach into the chain indexer.
+ */
+export const ALLOWED_WITHIN: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  jobs: { evm: [], chain: ['evm'], prices: ['evm'], demo: [], devnet: ['demo'] },
+};
+
 const PRODUCT = Object.keys(ALLOWED);
 const SPEC = /(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/g;
 
@@ -79,7 +88,16 @@ export function wrongWay(edges: readonly Edge[]): string[] {
   for (const e of edges) {
     const from = e.from.split('/')[0]!;
     const to = e.to.split('/')[0]!;
-    if (from === to || !(from in ALLOWED)) continue;
+    if (from === to) {
+      const inner = ALLOWED_WITHIN[from];
+      const [fromSub, toSub] = [e.from.split('/'), e.to.split('/')].map((p) => (p.length > 2 ? p[1]! : ''));
+      const rule = inner?.[fromSub!];
+      if (rule && toSub !== fromSub && toSub !== '' && !rule.includes(toSub!)) {
+        bad.push(`${e.from} → ${e.to}: ${from}/${fromSub}/ may import only ${rule.length ? rule.map((r) => `${from}/${r}`).join(', ') : 'itself'} of ${from}/`);
+      }
+      continue;
+    }
+    if (!(from in ALLOWED)) continue;
     const allowed = ALLOWED[from]!;
     const ok = allowed.includes(to) || allowed.includes(area(e.to));
     if (!ok) bad.push(`${e.from} → ${e.to}: ${from}/ may import only ${allowed.length ? allowed.join(', ') : 'itself'}`);

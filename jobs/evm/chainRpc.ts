@@ -5,7 +5,7 @@
 import { HttpRequestError, createPublicClient, fallback, http, type Address, type Hex, type PublicClient, type Transport } from 'viem';
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
-import { ingestMetrics } from './ingestMetrics.js';
+import { rpcFaultCounter } from './rpcMetrics.js';
 import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
 import { classifyRpcError, garbageError, type RpcFault } from './rpcErrors.js';
 
@@ -133,7 +133,7 @@ export function createChainRpc(common: Common, chain: { chain_id: number; rpc_ur
   if (chain.rpc_urls.length === 0) {
     throw new VaultdError('CONFIG_INVALID', `chain ${chain.chain_id} has no rpc_urls; add at least one to "chains[].rpc_urls"`);
   }
-  const metrics = ingestMetrics(common);
+  const faults = rpcFaultCounter(common);
   const label = String(chain.chain_id);
   const transports = chain.rpc_urls.map((url) =>
     checked(
@@ -150,7 +150,7 @@ export function createChainRpc(common: Common, chain: { chain_id: number; rpc_ur
   const logger = common.logger.child({ component: 'chain-rpc', chain_id: chain.chain_id });
 
   function count(fault: RpcFault): void {
-    metrics.rpcFaults.inc({ chain: label, kind: fault.kind });
+    faults.inc({ chain: label, kind: fault.kind });
   }
 
   function retrying<T>(what: string, fn: () => Promise<T>, passRange = false): Promise<T> {
