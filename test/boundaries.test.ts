@@ -1,8 +1,8 @@
-// Imports run one way, down the pipeline: common → model → store → jobs / engine → (engine/publish) → server → cli;
+// Imports run one way, down the pipeline: common → model → families → store → jobs / engine → (engine/publish) → server → cli;
 // client and explorer stand alone. See test/helpers/importGraph.ts for the table.
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/version.js';
-import { importCycles, importEdges, readProductFiles, wrongWay } from './helpers/importGraph.js';
+import { importCycles, importEdges, readProductFiles, vaultTypeSwitches, wrongWay } from './helpers/importGraph.js';
 
 const files = readProductFiles(PROJECT_ROOT);
 const edges = importEdges(files);
@@ -10,7 +10,7 @@ const edges = importEdges(files);
 describe('import boundaries', () => {
   it('reads the whole program', () => {
     expect(files.length).toBeGreaterThan(150);
-    for (const top of ['common', 'model', 'store', 'jobs', 'engine', 'server', 'cli', 'client', 'explorer']) {
+    for (const top of ['common', 'model', 'families', 'store', 'jobs', 'engine', 'server', 'cli', 'client', 'explorer']) {
       expect(files.some((f) => f.path.startsWith(`${top}/`)), top).toBe(true);
     }
     expect(edges.length).toBeGreaterThan(500);
@@ -39,7 +39,7 @@ describe('import boundaries', () => {
     ];
     const bad = wrongWay(importEdges(planted));
     expect(bad).toHaveLength(planted.length);
-    expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/derivedWriter.ts: jobs/ may import only common, model, store');
+    expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/derivedWriter.ts: jobs/ may import only common, model, families, store');
     expect(bad.at(-2)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
     expect(bad.at(-1)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
     // and a planted cycle is found
@@ -47,5 +47,23 @@ describe('import boundaries', () => {
       { path: 'engine/a.ts', text: "import { b } from './b.js';" },
       { path: 'engine/b.ts', text: "import { a } from './a.js';" },
     ]))).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
+  });
+
+  it('every vault_type switch lives in families/ (and would fail on a planted one)', () => {
+    expect(vaultTypeSwitches(files)).toEqual([]);
+    const planted = [
+      { path: 'engine/metrics/planted.ts', text: "const aera = v.vault_type === 'aera_v3';" },
+      { path: 'jobs/chain/planted.ts', text: "switch (t) {\n  case 'symbiotic':\n    return null;\n}" },
+      { path: 'engine/series/planted.ts', text: "const sql = `SELECT vault_type IN ('morpho_v1') FROM vaults`;" },
+      { path: 'engine/metrics/planted2.ts', text: "const F = { morpho_v2: ['curator'] };\nconst G = { 'morpho_v2': ['curator'] };" },
+      { path: 'families/ok.ts', text: "if (type === 'aera_v3') return 1;" },
+      { path: 'jobs/demo/ok.ts', text: "if (type === 'symbiotic') return [0.02, 0.05];" },
+    ];
+    expect(vaultTypeSwitches(planted)).toEqual([
+      "engine/metrics/planted.ts:1: const aera = v.vault_type === 'aera_v3';",
+      "jobs/chain/planted.ts:2: case 'symbiotic':",
+      "engine/series/planted.ts:1: const sql = `SELECT vault_type IN ('morpho_v1') FROM vaults`;",
+      "engine/metrics/planted2.ts:2: const G = { 'morpho_v2': ['curator'] };",
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 // Deployment-level API objects (seed: VaultDetail, definition): identity, numeraire, the
 // current metrics, the `group` reference (omitted without a group, DESIGN §4.7) and `strategy`.
 import type { Registry, VaultRow } from '../../model/rows.js';
+import { familyOf } from '../../families/index.js';
 import type { VaultMetrics } from './vaultPoint.js';
 
 export interface TokenRef {
@@ -76,13 +77,6 @@ export function vaultDetail(v: VaultRow, metrics: VaultMetrics, idx: RegistryInd
   return detail;
 }
 
-const FAMILY_FIELDS: Record<string, readonly string[]> = {
-  aera_v3: ['hooks', 'fee_calculator', 'provisioner', 'fees'],
-  morpho_v1: ['curator', 'fee_wad', 'fee_recipient', 'timelock_seconds'],
-  morpho_v2: ['curator', 'fee_wad', 'fee_recipient', 'timelock_seconds'],
-  symbiotic: [],
-};
-
 /** Identity merged with the family fields of DESIGN §5.2; unknown family fields are null. */
 export function vaultDefinition(v: VaultRow): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -95,6 +89,6 @@ export function vaultDefinition(v: VaultRow): Record<string, unknown> {
     owner: (v.definition.owner as string | undefined) ?? null,
     numeraire_token: numeraireToken(v),
   };
-  for (const f of FAMILY_FIELDS[v.vault_type] ?? []) out[f] = v.definition[f] ?? null;
+  for (const f of familyOf(v.vault_type).definitionFields) out[f] = v.definition[f] ?? null;
   return out;
 }

@@ -5,6 +5,7 @@
 // every point via ASOF joins (§4.2), day/week/month rollups via ASOF joins on a grid (§4.3).
 // Results land in temp tables of the store's connection: twin_prices (unit prices),
 // twin_points (APY windows) and twin_rollups.
+import { PUBLISHED_PRICE_TYPES } from '../../families/index.js';
 import type { Store } from '../../store/store.js';
 
 /**
@@ -41,7 +42,7 @@ function divisionSteps(): string {
 const PRICES_SQL = `
 CREATE OR REPLACE TEMP TABLE twin_prices AS
 WITH v AS (
-  SELECT vault_id, numeraire_decimals AS dec, vault_type = 'aera_v3' AS aera,
+  SELECT vault_id, numeraire_decimals AS dec, vault_type IN (${PUBLISHED_PRICE_TYPES.map((t) => `'${t}'`).join(', ')}) AS aera,
          (row_number() OVER (ORDER BY vault_id))::INTEGER AS vid
   FROM vaults),
 base AS (

@@ -2,6 +2,7 @@
 // every column lives on a SharedArrayBuffer with spare capacity, so the incremental path
 // appends an hour without reallocating and the compute pool reads it without copies.
 import { I128Array } from '../../model/int128.js';
+import { familyOf } from '../../families/index.js';
 import type { VaultSeries } from '../../model/world.js';
 import type { SnapshotRow } from '../../model/rows.js';
 
@@ -17,9 +18,9 @@ export interface VaultSeriesMeta {
 /** The fields of a raw snapshot row (store/rows.ts) the series keeps. */
 export type SeriesSnapshot = Pick<SnapshotRow, 'ts' | 'total_assets' | 'total_supply' | 'unit_price'>;
 
-/** Aera-family vaults publish their unit price and it is used as-is (DESIGN §4.1). */
+/** Whether the family publishes its unit price, used as-is (DESIGN §4.1); '' (a bare copy) does not. */
 export function publishesUnitPrice(vaultType: string): boolean {
-  return vaultType === 'aera_v3';
+  return vaultType !== '' && familyOf(vaultType).publishesUnitPrice;
 }
 
 /**

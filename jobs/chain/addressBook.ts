@@ -2,6 +2,7 @@
 // `{chainId}:{lowercase address}`), each Aera vault's provisioner and fee calculator, and which
 // kind of emitter an address is (decides which events it may emit).
 import type { Config } from '../../common/config.js';
+import { familyOf, type Ledger } from '../../families/index.js';
 import type { VaultType } from '../../model/rows.js';
 import type { Emitter } from './chainAbis.js';
 
@@ -10,7 +11,7 @@ export interface IndexedVault {
   /** lowercase */
   address: string;
   vault_type: VaultType;
-  family: 'morpho' | 'aera';
+  family: Ledger;
   numeraire: { address: string; decimals: number; symbol: string };
   provisioner: string | null;
   calculator: string | null;
@@ -41,8 +42,9 @@ export function createAddressBook(config: Pick<Config, 'registry'>, chainId: num
   for (const v of config.registry.vaults) {
     if (v.chain_id !== chainId) continue;
     const id = vaultId(chainId, v.address);
-    // DESIGN §5.2: symbiotic deployments are identity only; no ERC-4626 ledger to index
-    if (v.vault_type === 'symbiotic') {
+    // DESIGN §5.2: a family without a ledger (symbiotic) is identity only; nothing to index
+    const ledger = familyOf(v.vault_type).ledger;
+    if (ledger === null) {
       skipped.push({ vault_id: id, vault_type: v.vault_type });
       continue;
     }
@@ -50,7 +52,7 @@ export function createAddressBook(config: Pick<Config, 'registry'>, chainId: num
       vault_id: id,
       address: v.address.toLowerCase(),
       vault_type: v.vault_type,
-      family: v.vault_type === 'aera_v3' ? 'aera' : 'morpho',
+      family: ledger,
       numeraire: { address: v.numeraire_token.address.toLowerCase(), decimals: v.numeraire_token.decimals, symbol: v.numeraire_token.symbol },
       provisioner: v.provisioner?.toLowerCase() ?? null,
       calculator: v.fee_calculator?.toLowerCase() ?? null,

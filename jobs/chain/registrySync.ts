@@ -9,6 +9,7 @@ import { VaultdError, describeError } from '../../common/errors.js';
 import { readRegistry, tvlSourceRows, writeRegistry } from '../../store/registryStore.js';
 import type { Registry, TokenRow, VaultRow } from '../../model/rows.js';
 import type { Store } from '../../store/store.js';
+import { familyOf } from '../../families/index.js';
 import { vaultId, type IndexedVault } from './addressBook.js';
 import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';
 import type { ChainRuntime } from './chainRuntime.js';
@@ -83,10 +84,7 @@ export function buildRegistry(config: Pick<Config, 'chains' | 'registry' | 'tvl_
     const id = vaultId(v.chain_id, v.address);
     const fact = facts.get(id);
     const prev = prevVaults.get(id);
-    const family: Record<string, unknown> =
-      v.vault_type === 'aera_v3'
-        ? { provisioner: v.provisioner?.toLowerCase() ?? null, fee_calculator: v.fee_calculator?.toLowerCase() ?? null }
-        : {};
+    const family = familyOf(v.vault_type).configDefinition(v);
     const listedConfig = v.listed_at === undefined ? null : Math.floor(Date.parse(v.listed_at) / 1000);
     return {
       vault_id: id,

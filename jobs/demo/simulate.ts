@@ -1,6 +1,7 @@
 // Runs the demo world (DESIGN §7) into a RawSink: prices, then every vault's hourly snapshots
 // and events, allocations at the end hour, and the external TVL sources' daily readings.
 import type { RawSink } from '../../store/rawSink.js';
+import { familyOf } from '../../families/index.js';
 import { EVENT_KINDS, type EventKind, type Registry, type TokenRow, type VaultRow } from '../../model/rows.js';
 import { VaultdError } from '../../common/errors.js';
 import { buildAllocations } from './buildAllocations.js';
@@ -177,8 +178,9 @@ function pricedTokens(tokens: readonly TokenRow[], vaults: readonly VaultRow[]):
 
 /** Aera groups bridge between chains: a spoke flows toward its hub (the primary), the hub back to a spoke. */
 function bridgePeers(vault: VaultRow, vaults: readonly VaultRow[]): [VaultRow | null, VaultRow | null] {
-  if (vault.vault_type !== 'aera_v3' || vault.group_id === null) return [null, null];
-  const peers = vaults.filter((v) => v.group_id === vault.group_id && v.vault_type === 'aera_v3' && v.chain_id !== vault.chain_id);
+  const bridges = (v: VaultRow) => familyOf(v.vault_type).bridgesAcrossChains;
+  if (!bridges(vault) || vault.group_id === null) return [null, null];
+  const peers = vaults.filter((v) => v.group_id === vault.group_id && bridges(v) && v.chain_id !== vault.chain_id);
   if (vault.is_primary) return [null, peers[0] ?? null];
   return [peers.find((v) => v.is_primary) ?? null, null];
 }

@@ -1,6 +1,7 @@
 // One vault's hourly life in the demo world: a noisy unit-price path, its wallets' deposits,
 // withdrawals, transfers and Aera async requests, and the hourly snapshot, all in exact integers.
 import type { RawSink } from '../../store/rawSink.js';
+import { familyOf } from '../../families/index.js';
 import type { EventKind, EventRow, VaultRow } from '../../model/rows.js';
 import type { ChainClock } from './chainClock.js';
 import type { PriceModel } from './catalog.js';
@@ -101,7 +102,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   const decimals = vault.numeraire_decimals;
   // assets = shares · P / 10^(36−d); shares = assets · 10^(36−d) / P (both floor)
   const scale = 10n ** BigInt(36 - decimals);
-  const aera = vault.vault_type === 'aera_v3';
+  const aera = familyOf(vault.vault_type).ledger === 'aera';
   const token = vault.numeraire_address;
   const chainId = vault.chain_id;
   const vaultId = vault.vault_id;

@@ -8,14 +8,15 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
 export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   common: [],
   model: ['common'],
+  families: ['common', 'model'],
   store: ['common', 'model'],
-  jobs: ['common', 'model', 'store'],
-  engine: ['common', 'model', 'store'],
+  jobs: ['common', 'model', 'families', 'store'],
+  engine: ['common', 'model', 'families', 'store'],
   // of the engine, only engine/publish (the door); no store, no jobs
   server: ['common', 'model', 'engine/publish'],
   client: [],
   explorer: ['client'],
-  cli: ['common', 'model', 'store', 'jobs', 'engine', 'server'],
+  cli: ['common', 'model', 'families', 'store', 'jobs', 'engine', 'server'],
 };
 
 /**
@@ -124,4 +125,26 @@ export function importCycles(edges: readonly Edge[]): string[][] {
   };
   for (const n of [...next.keys()].sort()) if (!state.has(n)) visit(n);
   return cycles;
+}
+
+const TYPE_LITERAL = /'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'/;
+/** A comparison or a switch on a vault_type literal: `=== 'aera_v3'`, `!== '…'`, SQL `= '…'`, `case '…':`. */
+const TYPE_SWITCH = /(?:[!=]==?|\bIN\s*\(|\bcase)\s*'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'|'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'\s*(?:[!=]==?|:\s*\[)/;
+/**
+ * Files that may name vault types outside families/: the enumerations that validate input
+ * (the config schema, the migration's CHECK, the wire schemas of server/schemas) and the demo
+ * and devnet simulators' own per-family simulation parameters.
+ */
+export const TYPE_LITERAL_EXEMPT = /^(?:families\/|common\/config\.ts$|store\/migrations\.ts$|server\/schemas\/|jobs\/demo\/|jobs\/devnet\/)/;
+
+/** Lines outside families/ that branch on a vault_type literal, as `path:line: text`. */
+export function vaultTypeSwitches(files: readonly SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (TYPE_LITERAL_EXEMPT.test(f.path) || !TYPE_LITERAL.test(f.text)) continue;
+    f.text.split('\n').forEach((line, i) => {
+      if (TYPE_SWITCH.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return out;
 }
