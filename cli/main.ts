@@ -38,6 +38,17 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 export async function main(argv: string[]): Promise<number> {
+  const code = await run(argv);
+  // The entry points end with process.exit(), which drops what a pipe has not taken yet: a
+  // long listing piped into a slow reader was cut at the pipe's 64 KiB. Wait until it is taken.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  return code;
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (or the stream failed). */
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => (stream.destroyed ? resolve() : stream.write('', () => resolve())));
+
+async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0] !== undefined && rest[0] in COMMANDS) {
     process.stdout.write(`${usageOf(rest[0])}\n`);
