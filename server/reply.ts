@@ -18,7 +18,8 @@ export interface JsonBody {
   kind: 'json';
   data: unknown;
   /** `data` already serialized as the inside of a JSON array (a slice of a series buffer) */
-  dataItems?: Buffer;
+  /** the items of `data`, already serialized and joined by commas (zero-copy parts) */
+  dataItems?: Buffer[];
   meta: Partial<ListMeta> | null;
   /** a cheap, deterministic ETag seed (route + canonical query); hashed with the snapshot id */
   etagKey: string;
@@ -88,7 +89,7 @@ export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string
   const metaJson = JSON.stringify({ ...(body.meta ?? {}), refreshed_at: refreshedAt }).slice(0, -1);
   if (body.dataItems) {
     const tail = Buffer.from(`],"meta":${metaJson},"request_id":"`);
-    return { page: { prefix: tail, etag }, head: [OPEN_ARRAY, body.dataItems] };
+    return { page: { prefix: tail, etag }, head: [OPEN_ARRAY, ...body.dataItems] };
   }
   return { page: { prefix: Buffer.from(`{"data":${JSON.stringify(body.data)},"meta":${metaJson},"request_id":"`), etag }, head: [] };
 }

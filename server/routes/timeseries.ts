@@ -40,7 +40,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   return {
     kind: 'json',
     data: null,
-    dataItems: slice?.body ?? Buffer.alloc(0),
+    dataItems: slice?.body ?? [],
     meta: {
       count: slice?.count ?? 0,
       limit: q.limit,
