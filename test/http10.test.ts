@@ -8,7 +8,7 @@ import net from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { vaultd, vaultdSpawn, waitForListening, stopChildren } from './helpers/cli.js';
 import { tempDir } from './helpers/common.js';
 import { ensureNginx, startNginx, type Nginx } from './helpers/nginx.js';
 
@@ -63,8 +63,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   for (const b of balancers) await b.stop();
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once('exit', r)))));
+  await stopChildren(children);
 });
 
 describe('server.transport "node"', () => {

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { vaultd, vaultdSpawn, waitForListening, stopChildren } from './helpers/cli.js';
 import { tempDir } from './helpers/common.js';
 
 let dir: string;
@@ -20,8 +20,7 @@ beforeAll(() => {
   expect(r.status, r.stderr).toBe(0);
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once('exit', r)))));
+  await stopChildren(children);
 });
 
 async function start(args: string[]): Promise<string> {

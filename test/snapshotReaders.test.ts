@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { vaultd, vaultdSpawn, waitForListening, stopChildren } from './helpers/cli.js';
 import { tempDir } from './helpers/common.js';
 import { ensureNginx, startNginx, type Nginx } from './helpers/nginx.js';
 
@@ -30,8 +30,7 @@ describe.skipIf('reason' in nginx)('stateless readers behind nginx', () => {
   });
   afterAll(async () => {
     await lb?.stop();
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once('exit', r)))));
+    await stopChildren(children);
   });
 
   it('serves every paged walk from one generation while the writer publishes and a reader dies', async () => {

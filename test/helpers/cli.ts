@@ -46,3 +46,11 @@ export function waitForListening(child: ChildProcess, timeoutMs = 120_000): Prom
     });
   });
 }
+
+/** SIGTERM every child still running and wait until each has exited. */
+export async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const exits = running.map((c) => new Promise((resolve) => c.once('exit', resolve)));
+  for (const c of running) c.kill('SIGTERM');
+  await Promise.all(exits);
+}
