@@ -8,7 +8,7 @@ import net from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vaultd, vaultdSpawn, waitForListening, stopChildren } from './helpers/cli.js';
+import { vaultd, vaultdSpawn, waitForListening, smallDemoDb, stopChildren } from './helpers/cli.js';
 import { tempDir } from './helpers/common.js';
 import { ensureNginx, startNginx, type Nginx } from './helpers/nginx.js';
 
@@ -58,8 +58,7 @@ const responses = (text: string) => text.match(/HTTP\/1\.[01] \d{3} /g) ?? [];
 beforeAll(() => {
   dir = tempDir();
   db = join(dir, 'w.duckdb');
-  const r = vaultd(['demo', '--db', db, '--seed', '7', '--now', '2026-06-01T00:00:00Z', '--wallets', '30', '--days', '15']);
-  expect(r.status, r.stderr).toBe(0);
+  smallDemoDb(db);
 });
 afterAll(async () => {
   for (const b of balancers) await b.stop();

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vaultd, vaultdSpawn, waitForListening, stopChildren } from './helpers/cli.js';
+import { vaultd, vaultdSpawn, waitForListening, smallDemoDb, stopChildren } from './helpers/cli.js';
 import { tempDir } from './helpers/common.js';
 
 let dir: string;
@@ -16,8 +16,7 @@ const children: ChildProcess[] = [];
 beforeAll(() => {
   dir = tempDir();
   db = join(dir, 'w.duckdb');
-  const r = vaultd(['demo', '--db', db, '--seed', '7', '--now', '2026-06-01T00:00:00Z', '--wallets', '30', '--days', '15']);
-  expect(r.status, r.stderr).toBe(0);
+  smallDemoDb(db);
 });
 afterAll(async () => {
   await stopChildren(children);

@@ -54,3 +54,9 @@ export async function stopChildren(children: readonly ChildProcess[]): Promise<v
   for (const c of running) c.kill('SIGTERM');
   await Promise.all(exits);
 }
+
+/** `vaultd demo` into `db`: a small world (seed 7, 30 wallets, 15 days, now 2026-06-01) unless `args` say otherwise; throws with its stderr on failure. */
+export function smallDemoDb(db: string, args: string[] = ['--seed', '7', '--now', '2026-06-01T00:00:00Z', '--wallets', '30', '--days', '15']): void {
+  const r = vaultd(['demo', '--db', db, ...args]);
+  if (r.status !== 0) throw new Error(`vaultd demo failed (exit ${r.status}): ${r.stderr}`);
+}
