@@ -95,8 +95,6 @@ export interface SeriesSlice {
   hasMore: boolean;
 }
 
-const COMMA = Buffer.from(',');
-
 /** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
 export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
   const n = sb.instants.length;
@@ -122,8 +120,9 @@ export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order:
     const block = blockOf(sb, b, order);
     // in a descending block, ascending position p sits at local index to - 1 - p
     const [l0, l1] = order === 'asc' ? [a - from, z - from] : [to - z, to - a];
-    if (body.length > 0) body.push(COMMA);
-    body.push(block.buf.subarray(block.offsets[l0]!, block.offsets[l1]! - 1));
+    // every point is stored with its comma: a part that more parts follow keeps it (no 1-byte parts)
+    const last = order === 'asc' ? b === lastBlock : b === firstBlock;
+    body.push(block.buf.subarray(block.offsets[l0]!, block.offsets[l1]! - (last ? 1 : 0)));
   }
   return {
     body,
