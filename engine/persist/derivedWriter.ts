@@ -51,7 +51,8 @@ const MASK64 = (1n << 64n) - 1n;
  * Columnar: every vault's series is staged as numbers — timestamps and APYs as doubles, unit
  * price, TVL and supply as raw 128-bit words copied straight from the series, USD TVL as exact
  * 6-decimal integers — and one INSERT … SELECT has DuckDB format the decimal strings. Staging
- * strings row by row through the bindings cost ~4 µs a row (110 s for the benchmark world).
+ * strings row by row through the bindings cost ~6.5 µs a row (110 s for the benchmark world);
+ * this path ~4.3 µs (73 s), most of it DuckDB's own formatting and VARCHAR writes.
  */
 export async function writeVaultMetrics(store: Store, world: World, afterTs = -Infinity): Promise<number> {
   await store.run(
