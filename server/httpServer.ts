@@ -2,10 +2,10 @@
 // (DESIGN §5.8). It copies what the pipeline needs out of the request first, answers inside
 // the handler when it can, attaches onAborted before any async work, writes in one cork,
 // and streams large bodies with tryEnd/onWritable.
-import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Gauge } from 'prom-client';
 import uWS from 'uWebSockets.js';
+import { fileDescriptors } from '../common/fds.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
 import { createClientIp } from './clientIp.js';
@@ -163,23 +163,8 @@ function pausedGauge(common: Common): Gauge {
 
 /** Open descriptors against the soft limit (Linux /proc); null where that cannot be read. */
 function fdWatch(): { limit: number; pauseAt: number; resumeAt: number; open: () => number } | null {
-  try {
-    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-    if (!m) return null;
-    const limit = Number(m[1]);
-    const reserve = Math.max(16, Math.floor(limit / 20));
-    const open = () => {
-      try {
-        return readdirSync('/proc/self/fd').length;
-      } catch {
-        return limit; // no descriptor left even to look: at the limit
-      }
-    };
-    readdirSync('/proc/self/fd');
-    return { limit, pauseAt: limit - reserve, resumeAt: limit - 2 * reserve, open };
-  } catch {
-    return null;
-  }
+  const fds = fileDescriptors();
+  return fds && { limit: fds.limit, pauseAt: fds.limit - fds.reserve, resumeAt: fds.limit - 2 * fds.reserve, open: fds.open };
 }
 
 function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {

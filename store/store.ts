@@ -7,6 +7,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBValu
 import { Histogram } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { ensureDir } from '../common/ensureDir.js';
+import { fileDescriptors } from '../common/fds.js';
 import { VaultdError } from '../common/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
@@ -67,6 +68,13 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     throw new VaultdError('DB_UNAVAILABLE', `no database at "${options.path}"; check --db, or create one with \`vaultd demo --db ${options.path}\``);
   }
   if (path !== ':memory:') ensureDir(dirname(path));
+  // DuckDB aborts the process when it cannot open a file mid-way (EMFILE): near the descriptor
+  // limit (e.g. a connection flood) the database is not opened, and the caller's round retries.
+  const fds = fileDescriptors();
+  const free = fds ? fds.limit - fds.open() : Infinity;
+  if (fds && free < 2 * fds.reserve) {
+    throw new VaultdError('DB_UNAVAILABLE', `only ${free} of ${fds.limit} file descriptors are free, so "${options.path}" is not opened now; raise the limit (ulimit -n) or wait for connections to close`);
+  }
   const instance = await openInstance(path, options);
   const connection = await instance.connect();
   const histogram = queryHistogram(common);
