@@ -4,7 +4,7 @@
 // I128Array layout, so a column of amounts is one byte copy. A caller fills a batch of up to
 // COLUMN_CHUNK_ROWS rows through the views and marks NULLs; exact 128-bit values never pass
 // through a float or a string. Used to stage numeric columns that DuckDB then formats and
-// inserts itself (engine/persist/derivedWriter.ts).
+// inserts itself (engine/persist/metricsWriter.ts).
 import { DOUBLE, DuckDBDataChunk, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, HUGEINT, INTEGER, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
 import { endianness } from 'node:os';
 import { VaultdError } from '../common/errors.js';

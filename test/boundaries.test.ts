@@ -26,7 +26,7 @@ describe('import boundaries', () => {
 
   it('would fail on a planted wrong-way import (each edge the issue listed)', () => {
     const planted = [
-      { path: 'jobs/chain/planted.ts', text: "import { createStore } from '../../engine/persist/derivedWriter.js';" },
+      { path: 'jobs/chain/planted.ts', text: "import { createStore } from '../../engine/persist/metricsWriter.js';" },
       { path: 'store/planted.ts', text: "import type { World } from '../engine/engine.js';" },
       { path: 'server/routes/planted.ts', text: "import { createStore } from '../../store/store.js';" },
       { path: 'server/routes/planted2.ts', text: "export { replayPosition } from '../../engine/positions/replayPosition.js';" },
@@ -39,7 +39,7 @@ describe('import boundaries', () => {
     ];
     const bad = wrongWay(importEdges(planted));
     expect(bad).toHaveLength(planted.length);
-    expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/derivedWriter.ts: jobs/ may import only common, model, families, store');
+    expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/metricsWriter.ts: jobs/ may import only common, model, families, store');
     expect(bad.at(-2)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
     expect(bad.at(-1)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
     // and a planted cycle is found

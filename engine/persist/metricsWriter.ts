@@ -1,16 +1,10 @@
-// Writes the derived tables (DESIGN §3) from the computed world: hourly vault metrics and
-// current positions and activity rows. Replaced whole on a full recompute; the hourly table
-// only gains the new hours on an incremental one.
+// Writes the hourly vault metrics table (DESIGN §3) from the computed world: replaced whole
+// on a full recompute, only the new hours on an incremental one.
 import { SHARE_DECIMALS, UNIT_PRICE_DECIMALS, USD_DECIMALS } from '../../model/format/numbers.js';
 import type { I128Array } from '../../model/int128.js';
 import { usdUnitsAt } from '../metrics/vaultPoint.js';
 import { COLUMN_CHUNK_ROWS, createColumnAppender } from '../../store/columnAppender.js';
 import { priceKey, type World } from '../../model/world.js';
-import { activityDeltas } from '../activity/activityRows.js';
-import { positionContext, type WalletIndex } from '../publish/walletIndex.js';
-import { positionMetrics, positionNow } from '../positions/positionMetrics.js';
-import { replayPosition } from '../positions/replayPosition.js';
-import { createChunkLoader } from '../../store/chunkLoader.js';
 import type { Store } from '../../store/store.js';
 
 const STAGE = 'vaultd_stage_metrics';
@@ -44,7 +38,7 @@ export function unitsSelect(from: string, keep: string[], cols: UnitsColumn[]): 
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 /** The rows [at, at + n) of a 128-bit column as raw bytes (HUGEINT's layout). */
 const i128Bytes = (col: I128Array, at: number, n: number) => new Uint8Array(col.words.buffer, col.words.byteOffset + at * 16, n * 16);
-const MASK64 = (1n << 64n) - 1n;
+export const MASK64 = (1n << 64n) - 1n;
 
 /**
  * Write vault_metrics_hourly rows with ts > afterTs (all rows when afterTs is -Infinity).
@@ -127,119 +121,3 @@ export async function writeVaultMetrics(store: Store, world: World, afterTs = -I
   return stage.rows;
 }
 
-/** Replace the positions table with every position's replayed state valued at its vault's latest snapshot. */
-export async function writePositions(store: Store, world: World, index: WalletIndex): Promise<{ rows: number; skippedRows: number }> {
-  await store.run('derived.positions.clear', 'DELETE FROM positions');
-  const loader = await createChunkLoader(store, 'positions', [
-    'bigint',
-    'varchar',
-    'varchar',
-    'varchar',
-    'varchar',
-    'varchar',
-    'varchar',
-    'varchar',
-    'varchar',
-    'varchar',
-    'timestamp',
-  ]);
-  let skippedRows = 0;
-  for (const list of index.positions.values()) {
-    for (const p of list) {
-      const ctx = positionContext(world, p.vault_id);
-      const now = ctx ? positionNow(ctx) : null;
-      if (!ctx || now === null) continue;
-      const state = replayPosition(p.rows, ctx);
-      skippedRows += state.skipped;
-      const m = positionMetrics(state, ctx, now);
-      loader.push([
-        p.position_id,
-        p.wallet,
-        p.vault_id,
-        m.shares_owned,
-        m.cost_basis.native,
-        m.cost_basis.usd,
-        m.pnl.realized.native,
-        m.pnl.realized.usd,
-        m.pending_deposit_assets.native,
-        m.pending_redeem_shares,
-        now,
-      ]);
-    }
-  }
-  loader.close();
-  return { rows: loader.rows, skippedRows };
-}
-
-const ACTIVITY_STAGE = 'vaultd_stage_activity';
-
-/**
- * Replace the activity table with every raw row as an activity row (DESIGN §4.6). Columnar:
- * only what the engine computes — each row's signed share and asset deltas (transfers and
- * foreign tokens valued at the unit price of their hour) — is staged, as 128-bit words with
- * the row's key; DuckDB joins the raw columns (hashes, wallet, kind) back from vault_events by
- * that key, formats the deltas and writes the rows in world order.
- */
-export async function writeActivity(store: Store, world: World): Promise<number> {
-  await store.run('derived.activity.clear', 'DELETE FROM activity');
-  await store.run(
-    'derived.activity.stage',
-    `CREATE OR REPLACE TEMP TABLE ${ACTIVITY_STAGE} (k INTEGER, chain_id DOUBLE, block_number DOUBLE, log_index INTEGER, sub_index INTEGER, dec INTEGER, shares HUGEINT, assets HUGEINT)`,
-  );
-  const stage = await createColumnAppender(store, ACTIVITY_STAGE, ['integer', 'double', 'double', 'integer', 'integer', 'integer', 'hugeint', 'hugeint']);
-  const contexts = new Map<string, ReturnType<typeof positionContext>>();
-  const events = world.events;
-  let next = 0;
-  try {
-    while (next < events.length) {
-      stage.batch(Math.min(COLUMN_CHUNK_ROWS, events.length - next), (b) => {
-        const [k, chain, block, log, sub, dec] = [b.int32(0), b.float64(1), b.float64(2), b.int32(3), b.int32(4), b.int32(5)];
-        const shares = b.hugeint(6);
-        const assets = b.hugeint(7);
-        const sw = new DataView(shares.buffer, shares.byteOffset, shares.byteLength);
-        const aw = new DataView(assets.buffer, assets.byteOffset, assets.byteLength);
-        let n = 0;
-        // a batch takes up to COLUMN_CHUNK_ROWS events that have a context (the rest are skipped)
-        for (; next < events.length && n < COLUMN_CHUNK_ROWS; next++) {
-          const e = events[next]!;
-          let ctx = contexts.get(e.vault_id);
-          if (ctx === undefined) contexts.set(e.vault_id, (ctx = positionContext(world, e.vault_id)));
-          if (!ctx) continue;
-          const d = activityDeltas(e, ctx);
-          k[n] = next;
-          chain[n] = e.chain_id;
-          block[n] = e.block_number;
-          log[n] = e.log_index;
-          sub[n] = e.sub_index;
-          dec[n] = ctx.numeraire.decimals;
-          sw.setBigUint64(n * 16, d.shares & MASK64, true);
-          sw.setBigInt64(n * 16 + 8, d.shares >> 64n, true);
-          aw.setBigUint64(n * 16, d.assets & MASK64, true);
-          aw.setBigInt64(n * 16 + 8, d.assets >> 64n, true);
-          n++;
-        }
-        return n;
-      });
-    }
-  } finally {
-    stage.close();
-  }
-  if (stage.rows > 0) {
-    const deltas = unitsSelect(ACTIVITY_STAGE, ['k', 'chain_id', 'block_number', 'log_index', 'sub_index'], [
-      { expr: 'shares', decimals: SHARE_DECIMALS, as: 'shares_delta' },
-      { expr: 'assets', decimals: 'dec', as: 'assets_delta' },
-    ]);
-    await store.run(
-      'derived.activity.insert',
-      `INSERT INTO activity
-       SELECT e.wallet, e.vault_id, e.chain_id::VARCHAR || ':' || e.block_number::VARCHAR || ':' || e.log_index::VARCHAR || ':' || e.sub_index::VARCHAR,
-              e.kind, epoch(e.ts)::BIGINT, e.chain_id, e.block_number, e.log_index, e.sub_index, e.block_hash, e.tx_hash,
-              CASE WHEN e.kind IN ('transfer_in', 'transfer_out') THEN NULL ELSE e.request_hash END, s.shares_delta, s.assets_delta
-       FROM (${deltas}) s
-       JOIN vault_events e ON e.chain_id = s.chain_id AND e.block_number = s.block_number AND e.log_index = s.log_index AND e.sub_index = s.sub_index
-       ORDER BY s.k`,
-    );
-  }
-  await store.run('derived.activity.unstage', `DROP TABLE ${ACTIVITY_STAGE}`);
-  return stage.rows;
-}

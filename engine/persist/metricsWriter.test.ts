@@ -8,7 +8,7 @@ import { I128Array } from '../../model/int128.js';
 import { createColumnAppender } from '../../store/columnAppender.js';
 import { createStore, type Store } from '../../store/store.js';
 import { testCommon } from '../../test/helpers/common.js';
-import { unitsSelect } from './derivedWriter.js';
+import { unitsSelect } from './metricsWriter.js';
 
 let store: Store;
 beforeAll(async () => {
