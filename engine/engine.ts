@@ -4,11 +4,12 @@
 import { createMutex } from '../common/mutex.js';
 import { Gauge } from 'prom-client';
 import type { Common } from '../common/common.js';
-import { groupByWallet, loadAllocations, loadChainHeads, loadEvents, loadPriceDigests, loadPrices, loadPriceProviderErrors, loadTvlSources, loadWorld, sortChainOrder, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
+import { EVENT_SPARE_ROWS, loadAllocations, loadChainHeads, loadPriceDigests, loadPrices, loadPriceProviderErrors, loadTvlSources, loadWorld, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
+import { loadEventTable } from './load/loadEvents.js';
 import { priceKey } from '../model/world.js';
 import type { PriceSeries, VaultSeries, World } from '../model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
-import { extendWalletIndex, frozenView } from './publish/walletIndex.js';
+import { buildWalletIndex, frozenView } from './publish/walletIndex.js';
 import { computeApy } from './series/apyWindows.js';
 import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
@@ -81,6 +82,8 @@ export interface EngineOptions {
    * have not changed since the last publish republishes under its generation and time.
    */
   persistIdentity?: boolean;
+  /** keep events' block and transaction hashes (default true; a batch recompute serves no pages) */
+  eventHashes?: boolean;
 }
 
 export function createEngine(common: Common, access: StoreAccess, opts: EngineOptions = {}): Engine {
@@ -160,7 +163,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
         let at: PublishPlan | null = null;
         const w = await timed(timings, 'load', () =>
           access(async (store) => {
-            const loaded = await loadWorld(common, store);
+            const loaded = await loadWorld(common, store, { eventHashes: opts.eventHashes ?? true });
             digests = await loadPriceDigests(store);
             at = await plan(store);
             return loaded;
@@ -205,9 +208,9 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
 }
 
 /**
- * Append raw rows newer than the world to it (series grow past their published lengths; wallet
- * rows, activity and events are replaced, not pushed into, so published snapshots keep theirs). Returns the series work, or
- * null when nothing is new.
+ * Append raw rows newer than the world to it (series and events grow past their published
+ * lengths, the wallet index is rebuilt, so published snapshots keep theirs). Returns the series
+ * work, or null when nothing is new.
  */
 async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Promise<{ series: VaultSeries; from: number }[] | null> {
   let oldest = Infinity;
@@ -227,26 +230,12 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
     appendSnapshot(s, { ts: r.ts, total_assets: r.total_assets, total_supply: r.total_supply, unit_price: r.unit_price });
   }
 
-  const lastEvent = w.events.at(-1)?.ts ?? -1e15;
-  const events = await loadEvents(store, `WHERE epoch(ts) > ${Number(lastEvent)}`);
-  if (events.length > 0) {
-    // copy-on-write (see frozenView): new arrays for what grows, never a push into published ones
-    w.events = w.events.concat(events);
-    const touched = groupByWallet(events, new Map());
-    for (const [wallet, byVault] of touched) {
-      const mine = new Map(w.walletRows.get(wallet));
-      w.walletRows.set(wallet, mine);
-      for (const [vaultId, rows2] of byVault) {
-        const list = mine.get(vaultId);
-        if (list) {
-          const merged = list.concat(rows2);
-          sortChainOrder(merged);
-          mine.set(vaultId, merged);
-        } else mine.set(vaultId, rows2);
-      }
-    }
-    extendWalletIndex(w.walletIndex, events, w.walletRows);
-  }
+  const before = w.events.length;
+  const lastEvent = before > 0 ? w.events.ts[before - 1]! : -1e15;
+  // appended past the published length (or into a grown copy): published views never see them
+  w.events = await loadEventTable(store, w.events, `WHERE epoch(ts) > ${Number(lastEvent)}`, { spare: EVENT_SPARE_ROWS, hashes: w.events.hasHashes });
+  const newEvents = w.events.length - before;
+  if (newEvents > 0) w.walletIndex = buildWalletIndex(w.events);
 
   w.chainHeads = await loadChainHeads(store);
   w.allocations = await loadAllocations(store);
@@ -255,7 +244,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   w.priceProviderErrors = await loadPriceProviderErrors(store);
   for (const s of w.series.values()) if (s.length > 0) w.end = Math.max(w.end, s.ts[s.length - 1]!);
 
-  if (from.size === 0 && events.length === 0 && !pricesChanged && JSON.stringify([w.tvlSources, w.priceProviderErrors]) === tvlBefore) return null;
+  if (from.size === 0 && newEvents === 0 && !pricesChanged && JSON.stringify([w.tvlSources, w.priceProviderErrors]) === tvlBefore) return null;
   return [...from].map(([series, start]) => ({ series, from: start }));
 }
 

@@ -1,7 +1,8 @@
 // The resident in-memory model the engine computes over and publishes from (DESIGN §1,
 // §5.7): registry indices, hourly vault series as typed arrays, price series, and each
 // wallet's raw rows. Loaded once from DuckDB, then extended hour by hour.
-import type { EventRow, Registry, VaultRow } from './rows.js';
+import type { Registry, VaultRow } from './rows.js';
+import type { EventTable } from './events.js';
 import type { I128Array } from './int128.js';
 
 /** Hourly series of one vault. Arrays may be longer than `length` (capacity for appends). */
@@ -61,10 +62,8 @@ export interface World {
   /** key `${chain_id}:${address}` (lowercase) */
   prices: Map<string, PriceSeries>;
   /** every raw event, ordered by (ts, chain_id, block_number, log_index, sub_index) */
-  events: EventRow[];
-  /** wallet → vault_id → its rows in (block_number, log_index, sub_index) order */
-  walletRows: Map<string, Map<string, EventRow[]>>;
-  /** positions with stable ids and wallet-wide activity, kept up to date as rows arrive */
+  events: EventTable;
+  /** positions with stable ids and wallet-wide activity over `events` (rebuilt as rows arrive) */
   walletIndex: WalletIndex;
   /** latest allocation set per vault */
   allocations: Map<string, { as_of: number; items: AllocationItem[] }>;
@@ -87,21 +86,25 @@ export interface AllocationItem {
 
 export const priceKey = (chainId: number, address: string) => `${chainId}:${address.toLowerCase()}`;
 
-/** Per-wallet views of the raw rows (built and extended by engine/publish/walletIndex.ts). */
-export interface WalletPosition {
-  /** stable: assigned in the order positions first appear in the event stream */
-  position_id: number;
-  wallet: string;
-  vault_id: string;
-  /** the wallet's rows in this vault, chain order */
-  rows: EventRow[];
-}
-
+/**
+ * Per-wallet views of the event table (built by engine/publish/walletIndex.ts), as index
+ * arrays: wallets are indexes into `events.dict.wallets`, rows are event-table rows.
+ */
 export interface WalletIndex {
-  /** wallet → its positions (every vault it ever touched), by position_id */
-  positions: Map<string, WalletPosition[]>;
-  /** wallet → its rows in wallet-wide order (block_timestamp, chain_id, block_number, log_index, sub_index) */
-  activity: Map<string, EventRow[]>;
-  /** the id the next new position gets */
-  nextId: number;
+  /** wallets the index covers (the wallet dictionary's size when it was built) */
+  wallets: number;
+  /** wallet w's rows in wallet-wide order: activity[activityStart[w] .. activityStart[w + 1]) */
+  activityStart: Int32Array;
+  activity: Int32Array;
+  /** positions; position p has position_id p + 1, assigned in order of first appearance in the event stream */
+  positions: number;
+  posWallet: Int32Array;
+  /** index into `events.dict.vaults` */
+  posVault: Int32Array;
+  /** position p's rows in (block_number, log_index, sub_index) order: rows[rowStart[p] .. rowStart[p + 1]) */
+  rowStart: Int32Array;
+  rows: Int32Array;
+  /** wallet w's positions in id order: walletPos[walletPosStart[w] .. walletPosStart[w + 1]) */
+  walletPosStart: Int32Array;
+  walletPos: Int32Array;
 }

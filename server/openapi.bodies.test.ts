@@ -1,10 +1,12 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { toActivityRow } from '../engine/activity/activityRows.js';
+import { activityRowAt } from '../engine/activity/activityRows.js';
+import { vaultIdOf } from '../model/events.js';
+import { walletPositionList } from '../engine/publish/walletViews.js';
 import { vaultTimeseriesPoint } from '../engine/metrics/vaultPoint.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import { pageBody } from '../engine/publish/page.js';
-import { positionContext } from '../engine/publish/walletIndex.js';
+import { positionContext, walletOf } from '../engine/publish/walletIndex.js';
 import { positionMetrics, positionNow } from '../engine/positions/positionMetrics.js';
 import { positionPoints } from '../engine/positions/positionTimeseries.js';
 import { isPositionOpen, replayPosition } from '../engine/positions/replayPosition.js';
@@ -164,9 +166,10 @@ describe('bodies the engine builds (a small demo world, no database)', () => {
   });
 
   test('positions, position history, activity rows and vault timeseries points match their schemas', () => {
-    const { world, wallets } = snapshot;
+    const { world } = snapshot;
     let checked = 0;
-    for (const [wallet, positions] of [...wallets.positions].slice(0, 15)) {
+    for (const wallet of world.events.dict.wallets.values.slice(0, 15)) {
+      const positions = walletPositionList(world, wallet);
       const items = [];
       for (const p of positions) {
         const ctx = positionContext(world, p.vault_id);
@@ -184,7 +187,9 @@ describe('bodies the engine builds (a small demo world, no database)', () => {
       }
       const meta = { ...LIST_META, count: items.length, limit: 100, start: null, end: null };
       expect(validator.validate('listPositions', 200, { data: items, meta }), wallet).toEqual([]);
-      const rows = (wallets.activity.get(wallet) ?? []).map((e) => toActivityRow(e, positionContext(world, e.vault_id)!));
+      const w = walletOf(world, wallet);
+      const own = world.walletIndex.activity.subarray(world.walletIndex.activityStart[w], world.walletIndex.activityStart[w + 1]);
+      const rows = [...own].map((i) => activityRowAt(world.events, i, positionContext(world, vaultIdOf(world.events, i))!));
       expect(validator.validate('listActivity', 200, { data: rows, meta: { ...meta, count: rows.length } }), wallet).toEqual([]);
     }
     expect(checked).toBeGreaterThan(5);

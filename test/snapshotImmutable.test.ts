@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../engine/engine.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
-import { walletPositions } from '../engine/publish/walletViews.js';
+import { walletPositionList, walletPositions } from '../engine/publish/walletViews.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../jobs/demo/extendDemoWorld.js';
 import type { Store } from '../store/store.js';
@@ -30,19 +30,20 @@ beforeAll(async () => {
 /** What a request of this snapshot can read: lengths, last hours, rows, activity. */
 function view(s: Snapshot) {
   const series = [...s.world.series].map(([id, v]) => [id, v.length, v.ts[v.length - 1], String(v.unit_price.get(v.length - 1))]);
-  const positions = [...s.wallets.positions].map(([w, list]) => [w, list.map((p) => [p.position_id, p.vault_id, p.rows.length])]);
-  const activity = [...s.wallets.activity].map(([w, rows]) => [w, rows.length]);
+  const wallets = s.world.events.dict.wallets.values.slice(0, s.wallets.wallets);
+  const positions = wallets.map((w) => [w, walletPositionList(s.world, w).map((p) => [p.position_id, p.vault_id, p.rows.to - p.rows.from])]);
+  const activity = wallets.map((w, k) => [w, s.wallets.activityStart[k + 1]! - s.wallets.activityStart[k]!]);
   return JSON.stringify({ series, positions, activity, events: s.world.events.length });
 }
 const replayed = (s: Snapshot, wallet: string) =>
-  JSON.stringify(walletPositions(s, wallet).map((p) => [p.position.vault_id, p.position.rows.length, p.state && String(p.state.shares)]));
+  JSON.stringify(walletPositions(s, wallet).map((p) => [p.position.vault_id, p.position.rows.to - p.position.rows.from, p.state && String(p.state.shares)]));
 
 describe('published snapshots are immutable', () => {
   it('a refresh with new hours and events leaves the previous generation as it was', async () => {
     const old = engine.current()!;
     const before = view(old);
     const eventsBefore = old.world.events.length;
-    const wallets = [...old.wallets.positions.keys()];
+    const wallets = old.world.events.dict.wallets.values.slice(0, old.wallets.wallets);
     const early = wallets.slice(0, 5).map((w) => replayed(old, w));
 
     now = NOW + 72 * 3600;
@@ -59,12 +60,15 @@ describe('published snapshots are immutable', () => {
     expect(wallets.slice(0, 5).map((w) => replayed(old, w))).toEqual(early);
     // a wallet the old generation replays only now sees the old rows, as a fresh engine at that time would
     const late = wallets.slice(5);
-    const oldRows = (s: Snapshot, w: string) => JSON.stringify(walletPositions(s, w).map((p) => p.position.rows.length));
+    const oldRows = (s: Snapshot, w: string) => JSON.stringify(walletPositions(s, w).map((p) => p.position.rows.to - p.position.rows.from));
     const lateOld = late.map((w) => oldRows(old, w));
     const lateNew = late.map((w) => oldRows(next, w));
     expect(lateNew).not.toEqual(lateOld);
     for (const [i, w] of late.entries()) {
-      for (const p of walletPositions(old, w)) expect(p.position.rows.every((r) => r.ts <= NOW)).toBe(true);
+      for (const p of walletPositions(old, w)) {
+        const { table, idx, from, to } = p.position.rows;
+        for (let k = from; k < to; k++) expect(table.ts[idx[k]!]!).toBeLessThanOrEqual(NOW);
+      }
       expect(lateOld[i]).toBe(oldRows(old, w));
     }
   }, 60_000);

@@ -24,7 +24,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   const stages = 100;
   const AFTER = { compute: 27, metrics: 83, positions: 89, activity: 100 } as const;
   try {
-    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })) });
+    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })), eventHashes: false });
     progress.update(0, stages);
     const timings = await engine.recomputeFull();
     progress.update(AFTER.compute, stages);

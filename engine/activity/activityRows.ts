@@ -2,8 +2,9 @@
 // assets_delta in the numeraire, transfers at the same market value the cost-basis replay books.
 import { formatUnits, SHARE_DECIMALS } from '../../model/format/numbers.js';
 import type { EventKind, EventRow } from '../../model/rows.js';
-import { isForeignToken, marketValue } from '../positions/marketValue.js';
-import { rowId, type PositionContext } from '../positions/replayPosition.js';
+import { marketValue } from '../positions/marketValue.js';
+import { foreignTokens, type PositionContext } from '../positions/replayPosition.js';
+import { blockHash, eventRowId, eventTableOf, KIND, kindOf, NONE, requestHash, txHash, vaultIdOf, type EventTable } from '../../model/events.js';
 
 export interface TokenRef {
   address: string;
@@ -40,57 +41,69 @@ export interface ActivityDeltas {
 }
 
 /**
- * Signed deltas of one row (DESIGN §4.6): the deposit ledger's signs; zero where nothing moves at
- * that event. A row in a token other than the numeraire is valued at units × unit_price(t)
- * (DESIGN §4.4); a foreign-token deposit request has no units yet, so its value is 0.
+ * Signed deltas of row i of `t` (DESIGN §4.6): the deposit ledger's signs; zero where nothing
+ * moves at that event. A row in a token other than the numeraire is valued at units ×
+ * unit_price(t) (DESIGN §4.4); a foreign-token deposit request has no units yet, so its value is 0.
  */
-export function activityDeltas(row: EventRow, ctx: ActivityContext): ActivityDeltas {
-  const s = row.shares;
+export function rowDeltas(t: EventTable, i: number, ctx: ActivityContext, foreign = foreignTokens(t, ctx)(t.token[i]!)): ActivityDeltas {
+  const s = t.shares.get(i);
   const d = ctx.numeraire.decimals;
-  const foreign = isForeignToken(row.token, ctx.numeraire.address);
-  const assets = (units: bigint) => (foreign ? marketValue(ctx.series, d, units, row.ts) : row.assets);
-  const sync = row.request_hash === null;
-  switch (row.kind) {
-    case 'deposit':
+  const ts = t.ts[i]!;
+  const assets = (units: bigint) => (foreign ? marketValue(ctx.series, d, units, ts) : t.assets.get(i));
+  const sync = t.request[i] === NONE;
+  switch (t.kind[i]) {
+    case KIND.deposit:
       // the async terminal row carries the shares; its assets moved at request time
       return sync ? { shares: s, assets: assets(s) } : { shares: s, assets: 0n };
-    case 'deposit_pending':
-      return { shares: 0n, assets: foreign ? 0n : row.assets };
-    case 'deposit_refunded':
-      return { shares: 0n, assets: foreign ? 0n : -row.assets };
-    case 'withdraw':
+    case KIND.deposit_pending:
+      return { shares: 0n, assets: foreign ? 0n : t.assets.get(i) };
+    case KIND.deposit_refunded:
+      return { shares: 0n, assets: foreign ? 0n : -t.assets.get(i) };
+    case KIND.withdraw:
       // sync: shares burn now; async: they left at the request (withdraw_pending)
       return { shares: sync ? -s : 0n, assets: -assets(s) };
-    case 'withdraw_pending':
+    case KIND.withdraw_pending:
       return { shares: -s, assets: 0n };
-    case 'withdraw_refunded':
+    case KIND.withdraw_refunded:
       return { shares: s, assets: 0n };
-    case 'transfer_in':
-      return { shares: s, assets: marketValue(ctx.series, d, s, row.ts) };
-    case 'transfer_out':
-      return { shares: -s, assets: -marketValue(ctx.series, d, s, row.ts) };
+    case KIND.transfer_in:
+      return { shares: s, assets: marketValue(ctx.series, d, s, ts) };
+    case KIND.transfer_out:
+      return { shares: -s, assets: -marketValue(ctx.series, d, s, ts) };
     default:
       return { shares: 0n, assets: 0n };
   }
 }
 
-export function toActivityRow(row: EventRow, ctx: ActivityContext): ActivityRow {
-  const { shares, assets } = activityDeltas(row, ctx);
-  const transfer = row.kind === 'transfer_in' || row.kind === 'transfer_out';
+/** rowDeltas of one row given as an object (tests, single rows). */
+export function activityDeltas(row: EventRow, ctx: ActivityContext): ActivityDeltas {
+  return rowDeltas(eventTableOf([row]), 0, ctx);
+}
+
+/** Row i of `t` as the API's activity row. */
+export function activityRowAt(t: EventTable, i: number, ctx: ActivityContext): ActivityRow {
+  const { shares, assets } = rowDeltas(t, i, ctx);
+  const kind = t.kind[i]!;
+  const transfer = kind === KIND.transfer_in || kind === KIND.transfer_out;
   const n = ctx.numeraire;
   return {
-    id: rowId(row),
-    type: row.kind,
-    vault_id: row.vault_id,
-    block_timestamp: row.ts,
-    block_number: row.block_number,
-    block_hash: row.block_hash,
-    tx_hash: row.tx_hash,
-    log_index: row.log_index,
-    request_hash: transfer ? null : row.request_hash,
+    id: eventRowId(t, i),
+    type: kindOf(t, i),
+    vault_id: vaultIdOf(t, i),
+    block_timestamp: t.ts[i]!,
+    block_number: t.block_number[i]!,
+    block_hash: blockHash(t, i),
+    tx_hash: txHash(t, i),
+    log_index: t.log_index[i]!,
+    request_hash: transfer ? null : requestHash(t, i),
     shares_delta: formatUnits(shares, SHARE_DECIMALS),
     assets_delta: { native: formatUnits(assets, n.decimals), token: { address: n.address, decimals: n.decimals, symbol: n.symbol } },
   };
+}
+
+/** activityRowAt of one row given as an object (tests, single rows). */
+export function toActivityRow(row: EventRow, ctx: ActivityContext): ActivityRow {
+  return activityRowAt(eventTableOf([row]), 0, ctx);
 }
 
 /** Wallet-wide order (DESIGN §4.6): (block_timestamp, chain_id, block_number, log_index, sub_index). */

@@ -3,7 +3,7 @@
 // @duckdb/node-api keeps these views in private fields; we read them through a checked cast
 // and fail loudly if a library upgrade renames them.
 import { endianness } from 'node:os';
-import { DuckDBBigIntVector, DuckDBDoubleVector, DuckDBHugeIntVector, type DuckDBVector } from '@duckdb/node-api';
+import { DuckDBBigIntVector, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBUBigIntVector, DuckDBUTinyIntVector, type DuckDBVector } from '@duckdb/node-api';
 import { VaultdError } from '../../common/errors.js';
 
 // I128Array and DuckDB's hugeint_t {uint64 lower; int64 upper} agree only on little-endian hosts.
@@ -27,6 +27,27 @@ export function int64Items(vector: DuckDBVector): BigInt64Array {
   if (!(vector instanceof DuckDBBigIntVector)) return internal(vector, 'items', 'BIGINT column');
   const items = (vector as unknown as { items: unknown }).items;
   return items instanceof BigInt64Array ? items : internal(vector, 'items', 'BigInt64Array');
+}
+
+/** The INTEGER column's values. */
+export function int32Items(vector: DuckDBVector): Int32Array {
+  if (!(vector instanceof DuckDBIntegerVector)) return internal(vector, 'items', 'INTEGER column');
+  const items = (vector as unknown as { items: unknown }).items;
+  return items instanceof Int32Array ? items : internal(vector, 'items', 'Int32Array');
+}
+
+/** The UTINYINT column's values. */
+export function uint8Items(vector: DuckDBVector): Uint8Array {
+  if (!(vector instanceof DuckDBUTinyIntVector)) return internal(vector, 'items', 'UTINYINT column');
+  const items = (vector as unknown as { items: unknown }).items;
+  return items instanceof Uint8Array ? items : internal(vector, 'items', 'Uint8Array');
+}
+
+/** The UBIGINT column's values. */
+export function uint64Items(vector: DuckDBVector): BigUint64Array {
+  if (!(vector instanceof DuckDBUBigIntVector)) return internal(vector, 'items', 'UBIGINT column');
+  const items = (vector as unknown as { items: unknown }).items;
+  return items instanceof BigUint64Array ? items : internal(vector, 'items', 'BigUint64Array');
 }
 
 /** The HUGEINT column's raw bytes: 16 per row, (lo u64, hi i64) little-endian — I128Array's layout. */

@@ -2,7 +2,8 @@
 // whole on every recompute.
 import { SHARE_DECIMALS } from '../../model/format/numbers.js';
 import type { World } from '../../model/world.js';
-import { activityDeltas } from '../activity/activityRows.js';
+import { rowDeltas } from '../activity/activityRows.js';
+import { vaultIdOf } from '../../model/events.js';
 import { positionContext } from '../publish/walletIndex.js';
 import { COLUMN_CHUNK_ROWS, createColumnAppender } from '../../store/columnAppender.js';
 import type { Store } from '../../store/store.js';
@@ -24,7 +25,7 @@ export async function writeActivity(store: Store, world: World): Promise<number>
     `CREATE OR REPLACE TEMP TABLE ${ACTIVITY_STAGE} (k INTEGER, chain_id DOUBLE, block_number DOUBLE, log_index INTEGER, sub_index INTEGER, dec INTEGER, shares HUGEINT, assets HUGEINT)`,
   );
   const stage = await createColumnAppender(store, ACTIVITY_STAGE, ['integer', 'double', 'double', 'integer', 'integer', 'integer', 'hugeint', 'hugeint']);
-  const contexts = new Map<string, ReturnType<typeof positionContext>>();
+  const contexts: (ReturnType<typeof positionContext> | undefined)[] = [];
   const events = world.events;
   let next = 0;
   try {
@@ -38,16 +39,16 @@ export async function writeActivity(store: Store, world: World): Promise<number>
         let n = 0;
         // a batch takes up to COLUMN_CHUNK_ROWS events that have a context (the rest are skipped)
         for (; next < events.length && n < COLUMN_CHUNK_ROWS; next++) {
-          const e = events[next]!;
-          let ctx = contexts.get(e.vault_id);
-          if (ctx === undefined) contexts.set(e.vault_id, (ctx = positionContext(world, e.vault_id)));
+          const v = events.vault[next]!;
+          let ctx = contexts[v];
+          if (ctx === undefined) contexts[v] = ctx = positionContext(world, vaultIdOf(events, next));
           if (!ctx) continue;
-          const d = activityDeltas(e, ctx);
+          const d = rowDeltas(events, next, ctx);
           k[n] = next;
-          chain[n] = e.chain_id;
-          block[n] = e.block_number;
-          log[n] = e.log_index;
-          sub[n] = e.sub_index;
+          chain[n] = events.chain_id[next]!;
+          block[n] = events.block_number[next]!;
+          log[n] = events.log_index[next]!;
+          sub[n] = events.sub_index[next]!;
           dec[n] = ctx.numeraire.decimals;
           sw.setBigUint64(n * 16, d.shares & MASK64, true);
           sw.setBigInt64(n * 16 + 8, d.shares >> 64n, true);

@@ -1,7 +1,7 @@
 // Writes the positions table (DESIGN §3): every position's replayed state valued at its
 // vault's latest snapshot, replaced whole on every recompute.
 import type { World } from '../../model/world.js';
-import { positionContext, type WalletIndex } from '../publish/walletIndex.js';
+import { positionContext, positionRows, type WalletIndex } from '../publish/walletIndex.js';
 import { positionMetrics, positionNow } from '../positions/positionMetrics.js';
 import { replayPosition } from '../positions/replayPosition.js';
 import { createChunkLoader } from '../../store/chunkLoader.js';
@@ -24,18 +24,21 @@ export async function writePositions(store: Store, world: World, index: WalletIn
     'timestamp',
   ]);
   let skippedRows = 0;
-  for (const list of index.positions.values()) {
-    for (const p of list) {
-      const ctx = positionContext(world, p.vault_id);
+  const vaults = world.events.dict.vaults.values;
+  const wallets = world.events.dict.wallets.values;
+  for (let p = 0; p < index.positions; p++) {
+    {
+      const vaultId = vaults[index.posVault[p]!]!;
+      const ctx = positionContext(world, vaultId);
       const now = ctx ? positionNow(ctx) : null;
       if (!ctx || now === null) continue;
-      const state = replayPosition(p.rows, ctx);
+      const state = replayPosition(positionRows(world, p), ctx);
       skippedRows += state.skipped;
       const m = positionMetrics(state, ctx, now);
       loader.push([
-        p.position_id,
-        p.wallet,
-        p.vault_id,
+        p + 1,
+        wallets[index.posWallet[p]!]!,
+        vaultId,
         m.shares_owned,
         m.cost_basis.native,
         m.cost_basis.usd,

@@ -3,8 +3,9 @@
 import { isoSeconds } from '../../model/format/numbers.js';
 import { asOfIndex } from '../series/asOf.js';
 import type { EventRow } from '../../model/rows.js';
+import { sliceOf, type RowSlice } from '../../model/events.js';
 import { positionMetrics, type AmountPair } from './positionMetrics.js';
-import { applyRow, createPositionState, type PositionContext } from './replayPosition.js';
+import { applyRow, createPositionState, foreignTokens, type PositionContext } from './replayPosition.js';
 
 export interface PositionPoint {
   timestamp: string;
@@ -21,19 +22,21 @@ export type Granularity = 'hour' | 'day' | 'week' | 'month';
  * Points at `instants` (Unix seconds, ascending). Instants before the position's first row, or
  * before the vault's first snapshot, have no point (DESIGN §4.8, §4.3).
  */
-export function positionPoints(rows: readonly EventRow[], ctx: PositionContext, instants: readonly number[]): PositionPoint[] {
+export function positionPoints(rows: readonly EventRow[] | RowSlice, ctx: PositionContext, instants: readonly number[]): PositionPoint[] {
   const out: PositionPoint[] = [];
-  if (rows.length === 0) return out;
-  const first = rows[0]!.ts;
+  const { table, idx, from, to } = Array.isArray(rows) ? sliceOf(rows) : (rows as RowSlice);
+  if (from >= to) return out;
+  const first = table.ts[idx[from]!]!;
   const { series } = ctx;
   const st = createPositionState(ctx);
-  let k = 0;
+  const foreign = foreignTokens(table, ctx);
+  let k = from;
   let prev = -Infinity;
   for (const t of instants) {
     if (!(t >= prev)) throw new RangeError(`positionPoints: instants must ascend, got ${t} after ${prev}`);
     prev = t;
     if (t < first || asOfIndex(series.ts, series.length, t) < 0) continue;
-    while (k < rows.length && rows[k]!.ts <= t) applyRow(st, rows[k++]!, ctx);
+    while (k < to && table.ts[idx[k]!]! <= t) applyRow(st, table, idx[k++]!, ctx, foreign);
     const m = positionMetrics(st, ctx, t);
     out.push({
       timestamp: isoSeconds(t),
@@ -48,8 +51,10 @@ export function positionPoints(rows: readonly EventRow[], ctx: PositionContext, 
 }
 
 /** Default window start: the first grid instant at or after the position's first row; null without rows. */
-export function defaultPositionStart(rows: readonly EventRow[], granularity: Granularity): number | null {
-  return rows.length === 0 ? null : ceilToGrid(rows[0]!.ts, granularity);
+export function defaultPositionStart(rows: readonly EventRow[] | RowSlice, granularity: Granularity): number | null {
+  if (Array.isArray(rows)) return rows.length === 0 ? null : ceilToGrid((rows as EventRow[])[0]!.ts, granularity);
+  const r = rows as RowSlice;
+  return r.from >= r.to ? null : ceilToGrid(r.table.ts[r.idx[r.from]!]!, granularity);
 }
 
 const HOUR = 3600;

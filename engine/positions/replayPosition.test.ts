@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PriceSeries } from '../../model/world.js';
 import type { EventKind, EventRow } from '../../model/rows.js';
 import { demoPositions, makePrices, makeSeries } from '../../test/helpers/positionFixtures.js';
+import { eventTableOf } from '../../model/events.js';
 import { positionMetrics, positionNow, type PositionMetrics } from './positionMetrics.js';
 import { applyRow, createPositionState, isPositionOpen, replayPosition, type PositionContext } from './replayPosition.js';
 
@@ -678,8 +679,9 @@ describe('replayPosition: random row sequences against the oracle', () => {
     fc.assert(
       fc.property(worldArb, ({ ctx, rows }) => {
         const st = createPositionState(ctx);
-        for (const r of rows) {
-          applyRow(st, r, ctx);
+        const table = eventTableOf(rows);
+        for (let i = 0; i < table.length; i++) {
+          applyRow(st, table, i, ctx);
           expect(st.shares >= 0n && st.pendingRedeemShares >= 0n && st.pendingDepositAssets >= 0n).toBe(true);
           expect(st.cost >= 0n).toBe(true);
           if (st.shares === 0n && st.pendingRedeemShares === 0n) {

@@ -2,6 +2,7 @@
 // exact bigint fixed point; positionMetrics.ts rounds the state only when it is emitted.
 import type { PriceSeries, VaultSeries } from '../../model/world.js';
 import type { EventRow } from '../../model/rows.js';
+import { eventRowId, KIND, NONE, sliceOf, type EventTable, type RowSlice } from '../../model/events.js';
 import { asOfIndexFast, isHourlyContiguous } from './fastAsOf.js';
 import { pow10 } from '../../model/format/numbers.js';
 import { isForeignToken, marketValue } from './marketValue.js';
@@ -78,10 +79,10 @@ export interface PositionState {
   /** p at the start of the open spell (native; unit price × USD price) */
   spellP: number;
   spellPUsd: number;
-  /** open async requests by hash; null until the first one (most positions never have any) */
-  openDeposits: Map<string, OpenDeposit> | null;
-  /** request hash → escrowed shares */
-  openRedeems: Map<string, bigint> | null;
+  /** open async requests by request-hash index (EventTable.request); null until the first one (most positions never have any) */
+  openDeposits: Map<number, OpenDeposit> | null;
+  /** request-hash index → escrowed shares */
+  openRedeems: Map<number, bigint> | null;
   /** rows applied and rows skipped as corrupt */
   applied: number;
   skipped: number;
@@ -141,11 +142,35 @@ export function createPositionState(ctx: PositionContext): PositionState {
 }
 
 /** Replays `rows` (one wallet, one vault, in (block_number, log_index, sub_index) order). Never throws on bad rows. */
-export function replayPosition(rows: readonly EventRow[], ctx: PositionContext): PositionState {
+export function replayPosition(rows: readonly EventRow[] | RowSlice, ctx: PositionContext): PositionState {
+  const { table, idx, from, to } = Array.isArray(rows) ? sliceOf(rows) : (rows as RowSlice);
   const st = createPositionState(ctx);
-  for (let i = 0; i < rows.length; i++) applyRow(st, rows[i]!, ctx);
+  const foreign = foreignTokens(table, ctx);
+  for (let k = from; k < to; k++) applyRow(st, table, idx[k]!, ctx, foreign);
   return st;
 }
+
+/**
+ * Per token index of `t`: 1 when that token is not the numeraire of `ctx` (a foreign-token row,
+ * DESIGN §4.4). Memoized per table dictionary and numeraire; a token added later is looked up then.
+ */
+export function foreignTokens(t: EventTable, ctx: Pick<PositionContext, 'numeraire'>): (token: number) => boolean {
+  const values = t.dict.tokens.values;
+  const address = ctx.numeraire.address;
+  let memo = foreignMemo.get(values)?.get(address);
+  if (memo === undefined) {
+    let byAddress = foreignMemo.get(values);
+    if (!byAddress) foreignMemo.set(values, (byAddress = new Map()));
+    byAddress.set(address, (memo = []));
+  }
+  const known = memo;
+  return (token) => {
+    let f = known[token];
+    if (f === undefined) known[token] = f = isForeignToken(values[token]!, address);
+    return f;
+  };
+}
+const foreignMemo = new WeakMap<string[], Map<string, boolean[]>>();
 
 /** DESIGN §4.4 inclusion: S > 0 or Pd > 0 or Pr > 0 (an open foreign-token request counts as Pd > 0). */
 export function isPositionOpen(st: PositionState): boolean {
@@ -157,120 +182,119 @@ export function rowId(row: EventRow): string {
   return `${row.chain_id}:${row.block_number}:${row.log_index}:${row.sub_index}`;
 }
 
-/** Applies one row; returns false (and counts it) when the row is corrupt and was skipped. */
-export function applyRow(st: PositionState, row: EventRow, ctx: PositionContext): boolean {
-  const t = row.ts;
-  if (st.applied + st.skipped === 0) st.firstTs = t;
-  st.lastTs = t;
-  const foreign = isForeignToken(row.token, ctx.numeraire.address);
-  const reason = applyKind(st, row, ctx, t, foreign);
+/** Applies row i of `t`; returns false (and counts it) when the row is corrupt and was skipped. */
+export function applyRow(st: PositionState, t: EventTable, i: number, ctx: PositionContext, foreign = foreignTokens(t, ctx)): boolean {
+  const ts = t.ts[i]!;
+  if (st.applied + st.skipped === 0) st.firstTs = ts;
+  st.lastTs = ts;
+  const reason = applyKind(st, t, i, ctx, ts, foreign(t.token[i]!));
   if (reason === null) {
     st.applied++;
     return true;
   }
   st.skipped++;
-  if (st.firstSkip === null) st.firstSkip = { row: rowId(row), reason };
+  if (st.firstSkip === null) st.firstSkip = { row: eventRowId(t, i), reason };
   return false;
 }
 
-function applyKind(st: PositionState, row: EventRow, ctx: PositionContext, t: number, foreign: boolean): SkipReason | null {
-  const s = row.shares;
+function applyKind(st: PositionState, ev: EventTable, i: number, ctx: PositionContext, t: number, foreign: boolean): SkipReason | null {
+  const s = ev.shares.get(i);
   const decimals = st.decimals;
-  switch (row.kind) {
-    case 'deposit': {
+  const request = ev.request[i]!;
+  switch (ev.kind[i]) {
+    case KIND.deposit: {
       if (s <= 0n) return 'non_positive_amount';
-      if (row.request_hash === null) {
+      if (request === NONE) {
         // sync: S += s; C += a (a foreign token is booked at units × unit_price(t))
-        if (row.assets <= 0n) return 'non_positive_amount';
-        const a = foreign ? marketValue(ctx.series, decimals, s, t) : row.assets;
+        const assets = ev.assets.get(i);
+        if (assets <= 0n) return 'non_positive_amount';
+        const a = foreign ? marketValue(ctx.series, decimals, s, t) : assets;
         const u = rowUsd(st, t);
         acquire(st, ctx, t, s, a, u, u);
         return null;
       }
       // async settlement: Pd −= a; S += s; C += a, the USD cost priced at the request time
-      const req = st.openDeposits?.get(row.request_hash);
+      const req = st.openDeposits?.get(request);
       if (req === undefined) return 'no_matching_request';
-      st.openDeposits!.delete(row.request_hash);
+      st.openDeposits!.delete(request);
       const a = req.foreign ? marketValue(ctx.series, decimals, s, t) : req.assets;
       const u = rowUsd(st, t); // the settlement row must be priced too (DESIGN §4.4: "any row")
       st.pendingDepositAssets -= req.assets;
       acquire(st, ctx, t, s, a, req.usd, u);
       return null;
     }
-    case 'deposit_pending': {
-      const hash = row.request_hash;
-      if (hash === null) return 'missing_request_hash';
-      if (row.assets <= 0n) return 'non_positive_amount';
+    case KIND.deposit_pending: {
+      if (request === NONE) return 'missing_request_hash';
+      const assets = ev.assets.get(i);
+      if (assets <= 0n) return 'non_positive_amount';
       const open = (st.openDeposits ??= new Map());
-      if (open.has(hash)) return 'duplicate_request';
-      const assets = foreign ? 0n : row.assets;
-      open.set(hash, { assets, foreign, usd: rowUsd(st, t) });
-      st.pendingDepositAssets += assets;
+      if (open.has(request)) return 'duplicate_request';
+      const booked = foreign ? 0n : assets;
+      open.set(request, { assets: booked, foreign, usd: rowUsd(st, t) });
+      st.pendingDepositAssets += booked;
       return null;
     }
-    case 'deposit_refunded': {
-      const hash = row.request_hash;
-      if (hash === null) return 'missing_request_hash';
-      const req = st.openDeposits?.get(hash);
+    case KIND.deposit_refunded: {
+      if (request === NONE) return 'missing_request_hash';
+      const req = st.openDeposits?.get(request);
       if (req === undefined) return 'no_matching_request';
-      st.openDeposits!.delete(hash);
+      st.openDeposits!.delete(request);
       rowUsd(st, t);
       st.pendingDepositAssets -= req.assets;
       return null;
     }
-    case 'withdraw': {
-      if (row.assets < 0n) return 'non_positive_amount';
-      if (row.request_hash === null) {
+    case KIND.withdraw: {
+      const assets = ev.assets.get(i);
+      if (assets < 0n) return 'non_positive_amount';
+      if (request === NONE) {
         // sync: b = C·s/(S+Pr); C −= b; R += a − b; S −= s
         if (s <= 0n) return 'non_positive_amount';
         if (s > st.shares) return 'insufficient_shares';
-        const a = foreign ? marketValue(ctx.series, decimals, s, t) : row.assets;
+        const a = foreign ? marketValue(ctx.series, decimals, s, t) : assets;
         const u = rowUsd(st, t);
         dispose(st, ctx, t, s, a, u, false);
         return null;
       }
       // async settlement: b = C·s/(S+Pr) with S and Pr before Pr −= s; C −= b; R += a − b
-      const escrowed = st.openRedeems?.get(row.request_hash);
+      const escrowed = st.openRedeems?.get(request);
       if (escrowed === undefined) return 'no_matching_request';
-      st.openRedeems!.delete(row.request_hash);
-      const a = foreign ? marketValue(ctx.series, decimals, escrowed, t) : row.assets;
+      st.openRedeems!.delete(request);
+      const a = foreign ? marketValue(ctx.series, decimals, escrowed, t) : assets;
       const u = rowUsd(st, t);
       dispose(st, ctx, t, escrowed, a, u, true);
       return null;
     }
-    case 'withdraw_pending': {
+    case KIND.withdraw_pending: {
       // S −= s; Pr += s (the escrowed shares keep their basis in C)
-      const hash = row.request_hash;
-      if (hash === null) return 'missing_request_hash';
+      if (request === NONE) return 'missing_request_hash';
       if (s <= 0n) return 'non_positive_amount';
       if (s > st.shares) return 'insufficient_shares';
       const open = (st.openRedeems ??= new Map());
-      if (open.has(hash)) return 'duplicate_request';
+      if (open.has(request)) return 'duplicate_request';
       rowUsd(st, t);
-      open.set(hash, s);
+      open.set(request, s);
       st.shares -= s;
       st.pendingRedeemShares += s;
       return null;
     }
-    case 'withdraw_refunded': {
+    case KIND.withdraw_refunded: {
       // Pr −= s; S += s
-      const hash = row.request_hash;
-      if (hash === null) return 'missing_request_hash';
-      const escrowed = st.openRedeems?.get(hash);
+      if (request === NONE) return 'missing_request_hash';
+      const escrowed = st.openRedeems?.get(request);
       if (escrowed === undefined) return 'no_matching_request';
-      st.openRedeems!.delete(hash);
+      st.openRedeems!.delete(request);
       rowUsd(st, t);
       st.pendingRedeemShares -= escrowed;
       st.shares += escrowed;
       return null;
     }
-    case 'transfer_in': {
+    case KIND.transfer_in: {
       if (s <= 0n) return 'non_positive_amount';
       const u = rowUsd(st, t);
       acquire(st, ctx, t, s, marketValue(ctx.series, decimals, s, t), u, u);
       return null;
     }
-    case 'transfer_out': {
+    case KIND.transfer_out: {
       if (s <= 0n) return 'non_positive_amount';
       if (s > st.shares) return 'insufficient_shares';
       const u = rowUsd(st, t);

@@ -2,13 +2,14 @@
 // server/ reads of the engine — published shapes, the window and as-of helpers its routes
 // slice snapshots with, and the wallet views (replayed positions) — comes through here,
 // so the boundary test can hold server/ to engine/publish.
-export { type ActivityRow, toActivityRow } from '../activity/activityRows.js';
+export { type ActivityRow, activityRowAt, toActivityRow } from '../activity/activityRows.js';
 export { type FeaturedCard, type StrategyCard } from '../aggregates/cards.js';
 export { type Granularity, type PositionPoint, defaultPositionStart, positionPoints } from '../positions/positionTimeseries.js';
 export { type PartialError, type TvlBreakdownRow, type TvlData, type TvlRow } from '../aggregates/tvl.js';
 export { type PositionMetrics, positionMetrics, positionNow } from '../positions/positionMetrics.js';
 export { type PositionState, isPositionOpen } from '../positions/replayPosition.js';
-export { type WalletPositionView, walletPositions } from './walletViews.js';
+export { type WalletPosition, type WalletPositionView, walletPositionList, walletPositions } from './walletViews.js';
+export { walletOf } from './walletIndex.js';
 export { type VaultDetail, numeraireToken } from '../metrics/vaultDetail.js';
 export { type VaultMetrics, type VaultTimeseriesPoint, vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
 export { asOfIndex } from '../series/asOf.js';

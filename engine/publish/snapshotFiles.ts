@@ -14,13 +14,13 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isoSeconds } from '../../model/format/numbers.js';
-import type { EventKind, EventRow, Registry } from '../../model/rows.js';
+import type { Registry } from '../../model/rows.js';
+import { createEventTable, Dictionary, HASH_WORDS, type EventTable } from '../../model/events.js';
 import type { AllocationItem, PriceSeries, TvlSourceState, VaultSeries, World } from '../../model/world.js';
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
-import { groupByWallet } from '../load/loadWorld.js';
 import { buildWalletIndex } from './walletIndex.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/1';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/2';
 export const MANIFEST = 'manifest.json';
 
 /** What a reader needs besides the world: the cursor secret and the active key digests. */
@@ -131,41 +131,90 @@ function encodePrices(prices: PriceSeries[]): Buffer {
   return out;
 }
 
-const EVENT_F64 = ['chain_id', 'block_number', 'log_index', 'sub_index', 'ts'] as const;
-const EVENT_STR = ['block_hash', 'tx_hash', 'vault_id', 'kind', 'wallet', 'counterparty', 'token', 'request_hash'] as const;
-/** doubles, then assets and shares as (lo, hi) words, then string references */
-const eventBytes = (n: number) => n * (EVENT_F64.length * 8 + 2 * 16) + pad8(n * EVENT_STR.length * 4);
+/** Event columns in file order: name and bytes per row (amounts 16, hashes HASH_WORDS × 8). */
+const EVENT_COLUMNS = [
+  ['chain_id', 8],
+  ['block_number', 8],
+  ['ts', 8],
+  ['log_index', 4],
+  ['sub_index', 4],
+  ['vault', 4],
+  ['wallet', 4],
+  ['counterparty', 4],
+  ['token', 4],
+  ['request', 4],
+  ['kind', 1],
+] as const;
 const pad8 = (n: number) => Math.ceil(n / 8) * 8;
-const MASK64 = (1n << 64n) - 1n;
+/** the columns (each padded to 8 bytes), then assets and shares as (lo, hi) words, then the hash words */
+const eventBytes = (n: number) => EVENT_COLUMNS.reduce((sum, [, w]) => sum + pad8(n * w), 0) + n * (32 + HASH_WORDS * 8);
 
-function encodeEvents(events: readonly EventRow[]): { body: Buffer; strings: string[] } {
-  const n = events.length;
-  const out = Buffer.alloc(eventBytes(n));
-  const f64 = new Float64Array(out.buffer, out.byteOffset, EVENT_F64.length * n);
-  const words = new BigUint64Array(out.buffer, out.byteOffset + EVENT_F64.length * 8 * n, 4 * n);
-  const refs = new Uint32Array(out.buffer, out.byteOffset + EVENT_F64.length * 8 * n + 32 * n, EVENT_STR.length * n);
-  const strings: string[] = [];
-  const index = new Map<string, number>();
-  const ref = (s: string | null): number => {
-    if (s === null) return NULL_REF;
-    let k = index.get(s);
-    if (k === undefined) {
-      index.set(s, (k = strings.length));
-      strings.push(s);
-    }
-    return k;
-  };
-  for (let r = 0; r < n; r++) {
-    const e = events[r]!;
-    EVENT_F64.forEach((k, c) => (f64[c * n + r] = e[k]));
-    words[2 * r] = e.assets & MASK64;
-    words[2 * r + 1] = BigInt.asUintN(64, e.assets >> 64n);
-    words[2 * n + 2 * r] = e.shares & MASK64;
-    words[2 * n + 2 * r + 1] = BigInt.asUintN(64, e.shares >> 64n);
-    EVENT_STR.forEach((k, c) => (refs[c * n + r] = ref(e[k])));
-  }
-  return { body: out, strings };
+interface EventStrings {
+  vaults: string[];
+  wallets: string[];
+  tokens: string[];
+  kinds: string[];
+  requests: string[];
+  /** rows whose hashes are not canonical: [row, block_hash, tx_hash] */
+  odd: [number, string, string][];
 }
+
+const viewBytes = (a: ArrayBufferView, bytes: number) => new Uint8Array(a.buffer, a.byteOffset, bytes);
+
+function encodeEvents(t: EventTable): { body: Buffer; strings: EventStrings } {
+  if (!t.hasHashes) throw new Error('a world loaded without event hashes cannot be published to files');
+  const n = t.length;
+  const out = Buffer.alloc(eventBytes(n));
+  let at = 0;
+  for (const [k, w] of EVENT_COLUMNS) {
+    out.set(viewBytes(t[k], n * w), at);
+    at += pad8(n * w);
+  }
+  out.set(viewBytes(t.assets.words, n * 16), at);
+  out.set(viewBytes(t.shares.words, n * 16), at + n * 16);
+  out.set(viewBytes(t.hashes, n * HASH_WORDS * 8), at + n * 32);
+  const d = t.dict;
+  const odd: EventStrings['odd'] = [];
+  for (const [i, h] of t.oddHashes) if (i < n) odd.push([i, h.block_hash, h.tx_hash]);
+  odd.sort((a, b) => a[0] - b[0]);
+  return { body: out, strings: { vaults: d.vaults.values, wallets: d.wallets.values, tokens: d.tokens.values, kinds: d.kinds.values, requests: d.requests.values, odd } };
+}
+
+function decodeEvents(buf: Buffer, n: number, strings: EventStrings, need: (ok: boolean, what: string) => void): EventTable {
+  need(buf.length === eventBytes(n), 'events of another length');
+  const t = createEventTable(n + EVENT_SPARE, {
+    vaults: Dictionary.of(strings.vaults),
+    wallets: Dictionary.of(strings.wallets),
+    tokens: Dictionary.of(strings.tokens),
+    kinds: Dictionary.of(strings.kinds),
+    requests: Dictionary.of(strings.requests),
+  });
+  let at = 0;
+  for (const [k, w] of EVENT_COLUMNS) {
+    viewBytes(t[k], n * w).set(buf.subarray(at, at + n * w));
+    at += pad8(n * w);
+  }
+  viewBytes(t.assets.words, n * 16).set(buf.subarray(at, at + n * 16));
+  viewBytes(t.shares.words, n * 16).set(buf.subarray(at + n * 16, at + n * 32));
+  viewBytes(t.hashes, n * HASH_WORDS * 8).set(buf.subarray(at + n * 32, at + n * (32 + HASH_WORDS * 8)));
+  for (const [i, block_hash, tx_hash] of strings.odd) t.oddHashes.set(i, { block_hash, tx_hash });
+  t.length = n;
+  // every index must name an entry of its dictionary
+  const within = (col: Int32Array, size: number, nullable: boolean) => {
+    for (let i = 0; i < n; i++) {
+      const v = col[i]!;
+      if (v >= size || v < (nullable ? -1 : 0)) return false;
+    }
+    return true;
+  };
+  need(within(t.vault, strings.vaults.length, false) && within(t.wallet, strings.wallets.length, false) && within(t.counterparty, strings.wallets.length, true), 'an event names a missing string');
+  need(within(t.token, strings.tokens.length, false) && within(t.request, strings.requests.length, true), 'an event names a missing string');
+  for (let i = 0; i < n; i++) need(t.kind[i]! < strings.kinds.length, 'an event names a missing kind');
+  return t;
+}
+
+/** Room for appended events in a table read back from its files. */
+const EVENT_SPARE = 65_536;
 
 export type EncodedWorld = Record<string, { ext: 'json' | 'bin'; body: Buffer }>;
 export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
@@ -295,7 +344,7 @@ export async function readSnapshotDir(dir: string, manifest?: SnapshotManifest):
   ]);
   try {
     const meta = JSON.parse(worldBuf.toString('utf8')) as WorldFile;
-    const world = decodeWorld(meta, seriesBuf, pricesBuf, eventsBuf, JSON.parse(stringsBuf.toString('utf8')) as string[]);
+    const world = decodeWorld(meta, seriesBuf, pricesBuf, eventsBuf, JSON.parse(stringsBuf.toString('utf8')) as EventStrings);
     return { manifest: m, world, auth: authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null };
   } catch (err) {
     // the checksums matched: a file of another format version, or a writer's bug
@@ -322,7 +371,7 @@ function u64At(buf: Buffer, offset: number, len: number): BigUint64Array {
   return new BigUint64Array(new Uint8Array(buf.subarray(offset, offset + len * 8)).buffer);
 }
 
-function decodeWorld(meta: WorldFile, seriesBuf: Buffer, pricesBuf: Buffer, eventsBuf: Buffer, strings: string[]): World {
+function decodeWorld(meta: WorldFile, seriesBuf: Buffer, pricesBuf: Buffer, eventsBuf: Buffer, strings: EventStrings): World {
   const need = (ok: boolean, what: string) => {
     if (!ok) throw new CorruptSnapshotError(`snapshot files disagree: ${what}`);
   };
@@ -359,54 +408,14 @@ function decodeWorld(meta: WorldFile, seriesBuf: Buffer, pricesBuf: Buffer, even
   }
   need(at === pricesBuf.length, 'prices longer than their index');
 
-  const n = meta.events;
-  need(eventsBuf.length === eventBytes(n), 'events of another length');
-  const f64 = f64At(eventsBuf, 0, EVENT_F64.length * n);
-  const words = u64At(eventsBuf, EVENT_F64.length * 8 * n, 4 * n);
-  const refOff = EVENT_F64.length * 8 * n + 32 * n;
-  const refs = new Uint32Array(new Uint8Array(eventsBuf.subarray(refOff, refOff + EVENT_STR.length * 4 * n)).buffer);
-  const str = (c: number, r: number): string | null => {
-    const k = refs[c * n + r]!;
-    if (k === NULL_REF) return null;
-    const s = strings[k];
-    need(s !== undefined, 'an event names a missing string');
-    return s!;
-  };
-  const i128 = (w: number): bigint => {
-    const lo = words[w]!;
-    const hi = words[w + 1]!;
-    return hi === 0n ? lo : (BigInt.asIntN(64, hi) << 64n) | lo;
-  };
-  const events: EventRow[] = new Array(n);
-  for (let r = 0; r < n; r++) {
-    // the field order of engine/load's rows (one hidden class for both)
-    events[r] = {
-      chain_id: f64[r]!,
-      block_number: f64[n + r]!,
-      log_index: f64[2 * n + r]!,
-      sub_index: f64[3 * n + r]!,
-      block_hash: str(0, r)!,
-      tx_hash: str(1, r)!,
-      ts: f64[4 * n + r]!,
-      vault_id: str(2, r)!,
-      kind: str(3, r) as EventKind,
-      wallet: str(4, r)!,
-      counterparty: str(5, r),
-      token: str(6, r)!,
-      assets: i128(2 * r),
-      shares: i128(2 * n + 2 * r),
-      request_hash: str(7, r),
-    };
-  }
-  const walletRows = groupByWallet(events);
+  const events = decodeEvents(eventsBuf, meta.events, strings, need);
   return {
     registry: meta.registry,
     vaults: new Map(meta.registry.vaults.map((v) => [v.vault_id, v])),
     series,
     prices,
     events,
-    walletRows,
-    walletIndex: buildWalletIndex({ events, walletRows }),
+    walletIndex: buildWalletIndex(events),
     allocations: new Map(meta.allocations),
     tvlSources: meta.tvlSources,
     priceProviderErrors: meta.priceProviderErrors,

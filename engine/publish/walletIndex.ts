@@ -1,54 +1,128 @@
-// Per-wallet views of the raw rows: positions with stable ids (the positions-list cursor
-// runs over them, DESIGN §5.2) and the wallet-wide activity order (DESIGN §4.6).
+// Per-wallet views of the event table: positions with stable ids (the positions-list cursor
+// runs over them, DESIGN §5.2) and the wallet-wide activity order (DESIGN §4.6), as index
+// arrays (no per-row objects). Rebuilt whole for every generation in a few counting passes, so
+// a published snapshot's index never changes; position ids are the order of first appearance
+// in the append-only event stream, so a rebuild gives every old position its old id.
 import { priceKey, type WalletIndex, type World } from '../../model/world.js';
+import { frozenEvents, type EventTable, type RowSlice } from '../../model/events.js';
 import type { PositionContext } from '../positions/replayPosition.js';
-import type { EventRow } from '../../model/rows.js';
 
-export type { WalletIndex, WalletPosition } from '../../model/world.js';
+export type { WalletIndex } from '../../model/world.js';
 
-export function buildWalletIndex(world: Pick<World, 'events' | 'walletRows'>): WalletIndex {
-  const index: WalletIndex = { positions: new Map(), activity: new Map(), nextId: 1 };
-  extendWalletIndex(index, world.events, world.walletRows);
-  return index;
+/** The index of the first `t.length` rows of `t`. */
+export function buildWalletIndex(t: EventTable): WalletIndex {
+  const n = t.length;
+  const wallets = t.dict.wallets.size;
+  const wallet = t.wallet;
+
+  // activity: rows grouped by wallet, world order within (a stable counting sort)
+  const activityStart = new Int32Array(wallets + 1);
+  for (let i = 0; i < n; i++) activityStart[wallet[i]! + 1]!++;
+  for (let w = 0; w < wallets; w++) activityStart[w + 1]! += activityStart[w]!;
+  const activity = new Int32Array(n);
+  const fill = activityStart.slice(0, wallets);
+  for (let i = 0; i < n; i++) activity[fill[wallet[i]!]!++] = i;
+
+  // positions: per wallet, one per vault it touched; `first` = the row where it first appears
+  const rowPos = new Int32Array(n);
+  const provFirst: number[] = [];
+  const provVault: number[] = [];
+  const provWallet: number[] = [];
+  const local: number[] = [];
+  for (let w = 0; w < wallets; w++) {
+    local.length = 0;
+    for (let k = activityStart[w]!; k < activityStart[w + 1]!; k++) {
+      const i = activity[k]!;
+      const v = t.vault[i]!;
+      let p = -1;
+      for (let j = 0; j < local.length; j++) {
+        if (provVault[local[j]!] === v) {
+          p = local[j]!;
+          break;
+        }
+      }
+      if (p < 0) {
+        p = provFirst.length;
+        provFirst.push(i);
+        provVault.push(v);
+        provWallet.push(w);
+        local.push(p);
+      }
+      rowPos[i] = p;
+    }
+  }
+  // position ids in order of first appearance: provisional positions sorted by their first row
+  const positions = provFirst.length;
+  const byFirst = new Int32Array(n).fill(-1);
+  for (let p = 0; p < positions; p++) byFirst[provFirst[p]!] = p;
+  const rank = new Int32Array(positions);
+  const posWallet = new Int32Array(positions);
+  const posVault = new Int32Array(positions);
+  for (let i = 0, next = 0; i < n; i++) {
+    const p = byFirst[i]!;
+    if (p < 0) continue;
+    rank[p] = next;
+    posWallet[next] = provWallet[p]!;
+    posVault[next] = provVault[p]!;
+    next++;
+  }
+
+  // each position's rows, then put in chain order where world order differs from it
+  const rowStart = new Int32Array(positions + 1);
+  for (let i = 0; i < n; i++) rowStart[rank[rowPos[i]!]! + 1]!++;
+  for (let p = 0; p < positions; p++) rowStart[p + 1]! += rowStart[p]!;
+  const rows = new Int32Array(n);
+  const at = rowStart.slice(0, positions);
+  for (let i = 0; i < n; i++) rows[at[rank[rowPos[i]!]!]!++] = i;
+  for (let p = 0; p < positions; p++) sortChainOrder(t, rows, rowStart[p]!, rowStart[p + 1]!);
+
+  // each wallet's positions in id order
+  const walletPosStart = new Int32Array(wallets + 1);
+  for (let p = 0; p < positions; p++) walletPosStart[posWallet[p]! + 1]!++;
+  for (let w = 0; w < wallets; w++) walletPosStart[w + 1]! += walletPosStart[w]!;
+  const walletPos = new Int32Array(positions);
+  const wfill = walletPosStart.slice(0, wallets);
+  for (let p = 0; p < positions; p++) walletPos[wfill[posWallet[p]!]!++] = p;
+
+  return { wallets, activityStart, activity, positions, posWallet, posVault, rowStart, rows, walletPosStart, walletPos };
 }
 
-/**
- * Add `events` (newer than everything indexed, in wallet-wide order) to the index. Positions
- * keep their ids: a new (wallet, vault) pair gets the next one, in order of first appearance.
- * Copy-on-write: a wallet touched here gets new activity and position arrays (its positions
- * re-pointed at its current row arrays), so a published snapshot's copy of the index keeps
- * reading exactly what it was published with.
- */
-export function extendWalletIndex(index: WalletIndex, events: readonly EventRow[], walletRows: World['walletRows']): void {
-  const copied = new Set<string>();
-  for (const e of events) {
-    if (!copied.has(e.wallet)) {
-      copied.add(e.wallet);
-      const rows = walletRows.get(e.wallet)!;
-      index.activity.set(e.wallet, [...(index.activity.get(e.wallet) ?? [])]);
-      index.positions.set(e.wallet, (index.positions.get(e.wallet) ?? []).map((p) => ({ ...p, rows: rows.get(p.vault_id)! })));
-    }
-    index.activity.get(e.wallet)!.push(e);
-    const list = index.positions.get(e.wallet)!;
-    if (list.some((p) => p.vault_id === e.vault_id)) continue;
-    list.push({ position_id: index.nextId++, wallet: e.wallet, vault_id: e.vault_id, rows: walletRows.get(e.wallet)!.get(e.vault_id)! });
-  }
+const chainBefore = (t: EventTable, i: number, j: number) =>
+  t.block_number[i]! - t.block_number[j]! || t.log_index[i]! - t.log_index[j]! || t.sub_index[i]! - t.sub_index[j]!;
+
+/** Sort rows[from..to) by (block_number, log_index, sub_index) — a no-op scan when already so (the usual case). */
+function sortChainOrder(t: EventTable, rows: Int32Array, from: number, to: number): void {
+  let sorted = true;
+  for (let k = from + 1; k < to && sorted; k++) if (chainBefore(t, rows[k - 1]!, rows[k]!) > 0) sorted = false;
+  if (sorted) return;
+  const part = Array.from(rows.subarray(from, to)).sort((a, b) => chainBefore(t, a, b) || a - b);
+  rows.set(part, from);
+}
+
+/** Position p's rows, in the order they apply. */
+export function positionRows(world: Pick<World, 'events' | 'walletIndex'>, p: number): RowSlice {
+  const x = world.walletIndex;
+  return { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: x.rowStart[p + 1]! };
+}
+
+/** The wallet's index in the event dictionaries, or −1 when it has no rows in this index. */
+export function walletOf(world: Pick<World, 'events' | 'walletIndex'>, wallet: string): number {
+  const w = world.events.dict.wallets.find(wallet);
+  return w >= 0 && w < world.walletIndex.wallets ? w : -1;
 }
 
 /**
  * What one published snapshot reads of a world that refreshes keep growing: the containers
- * copied (series objects with their lengths, the price, wallet-row and index maps), the rows
- * they hold shared. Refreshes only append past a copied length, replace price series, and
- * replace (never push into) a touched wallet's arrays, so nothing a snapshot can reach
- * changes after it is published.
+ * copied (series objects with their lengths, the price map, the event table's header), the
+ * rows they hold shared. Refreshes only append past a copied length, replace price series and
+ * build a new wallet index, so nothing a snapshot can reach changes after it is published.
  */
 export function frozenView(w: World): World {
   return {
     ...w,
     series: new Map([...w.series].map(([id, s]) => [id, { ...s }])),
     prices: new Map(w.prices),
-    walletRows: new Map(w.walletRows),
-    walletIndex: { ...w.walletIndex, positions: new Map(w.walletIndex.positions), activity: new Map(w.walletIndex.activity) },
+    events: frozenEvents(w.events),
   };
 }
 

@@ -8,7 +8,18 @@ import type { PositionState } from '../positions/replayPosition.js';
 import { replayPosition } from '../positions/replayPosition.js';
 import { positionNow } from '../positions/positionMetrics.js';
 import type { Snapshot } from './buildSnapshot.js';
-import { positionContext, type WalletPosition } from './walletIndex.js';
+import { positionContext, positionRows, walletOf } from './walletIndex.js';
+import type { RowSlice } from '../../model/events.js';
+
+/** One position of a wallet. */
+export interface WalletPosition {
+  /** stable: assigned in the order positions first appear in the event stream */
+  position_id: number;
+  wallet: string;
+  vault_id: string;
+  /** the wallet's rows in this vault, chain order */
+  rows: RowSlice;
+}
 
 export interface WalletPositionView {
   position: WalletPosition;
@@ -51,14 +62,26 @@ export function walletPositions(snapshot: Snapshot, wallet: string): WalletPosit
   if (!cache) views.set(snapshot, (cache = new LruCache(WALLET_VIEWS_CAPACITY)));
   const hit = cache.get(wallet);
   if (hit) return hit;
-  const { world, wallets } = snapshot;
   const out: WalletPositionView[] = [];
-  for (const position of wallets.positions.get(wallet) ?? []) {
-    const v = world.vaults.get(position.vault_id);
+  for (const position of walletPositionList(snapshot.world, wallet)) {
+    const v = snapshot.world.vaults.get(position.vault_id);
     if (!v || v.visibility === 'disabled') continue;
-    const ctx = positionContext(world, position.vault_id);
+    const ctx = positionContext(snapshot.world, position.vault_id);
     out.push({ position, state: ctx && positionNow(ctx) !== null ? replayPosition(position.rows, ctx) : null });
   }
   cache.set(wallet, out);
+  return out;
+}
+
+/** Every position of the wallet (in any vault), in position_id order. */
+export function walletPositionList(world: Snapshot['world'], wallet: string): WalletPosition[] {
+  const w = walletOf(world, wallet);
+  if (w < 0) return [];
+  const x = world.walletIndex;
+  const out: WalletPosition[] = [];
+  for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
+    const p = x.walletPos[k]!;
+    out.push({ position_id: p + 1, wallet, vault_id: world.events.dict.vaults.values[x.posVault[p]!]!, rows: positionRows(world, p) });
+  }
   return out;
 }

@@ -1,13 +1,13 @@
 // /v1/users/{wallet}/positions, /positions/{vault_id}, /positions/{vault_id}/timeseries and
 // /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Positions come replayed from the engine's
 // wallet views (engine/publish/walletViews.ts); this module only filters, pages and formats.
-import { toActivityRow, type ActivityRow } from '../../engine/publish/door.js';
-import { numeraireToken } from '../../engine/publish/door.js';
-import { positionContext, type WalletPosition } from '../../engine/publish/walletIndex.js';
+import { activityRowAt, type ActivityRow } from '../../engine/publish/door.js';
+import { numeraireToken, walletOf } from '../../engine/publish/door.js';
+import { positionContext } from '../../engine/publish/walletIndex.js';
 import { positionMetrics, positionNow, type PositionMetrics } from '../../engine/publish/door.js';
 import { isPositionOpen, walletPositions, type WalletPositionView } from '../../engine/publish/door.js';
 import type { PartialError } from '../../engine/publish/door.js';
-import type { EventRow } from '../../model/rows.js';
+import { vaultIdOf, type EventTable } from '../../model/events.js';
 import { parseQuery, parseVaultId, parseWallet } from '../params.js';
 import type { Body } from '../reply.js';
 import type { Served } from '../handle.js';
@@ -103,7 +103,7 @@ export function positionGet(ctx: RouteContext): Body {
 }
 
 type ActivityKey = [number, number, number, number, number];
-const keyOf = (e: EventRow): ActivityKey => [e.ts, e.chain_id, e.block_number, e.log_index, e.sub_index];
+const keyOf = (t: EventTable, i: number): ActivityKey => [t.ts[i]!, t.chain_id[i]!, t.block_number[i]!, t.log_index[i]!, t.sub_index[i]!];
 function cmpKey(a: ActivityKey, b: ActivityKey): number {
   for (let i = 0; i < 5; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
@@ -118,30 +118,34 @@ export function activity(ctx: RouteContext): Body {
   const filters = { vault_id: vaultFilter ?? '', include_hidden: q.include_hidden };
   const after = q.next === undefined ? null : (ctx.cursors.decode(q.next, route, filters, q.order) as ActivityKey);
   const { world } = served.snapshot;
-  const rows = served.snapshot.wallets.activity.get(wallet) ?? [];
+  const t = world.events;
+  const x = world.walletIndex;
+  const w = walletOf(world, wallet);
+  const lo = w < 0 ? 0 : x.activityStart[w]!;
+  const n = w < 0 ? 0 : x.activityStart[w + 1]! - lo;
   const out: ActivityRow[] = [];
-  let last: EventRow | null = null;
+  let last = -1;
   let more = false;
-  const n = rows.length;
   for (let k = 0; k < n; k++) {
-    const e = rows[q.order === 'asc' ? k : n - 1 - k]!;
-    if (vaultFilter !== null && e.vault_id !== vaultFilter) continue;
-    const v = world.vaults.get(e.vault_id);
+    const i = x.activity[lo + (q.order === 'asc' ? k : n - 1 - k)]!;
+    const vaultId = vaultIdOf(t, i);
+    if (vaultFilter !== null && vaultId !== vaultFilter) continue;
+    const v = world.vaults.get(vaultId);
     // A named vault's rows come whatever include_hidden says: the real client's history and
     // settlement helpers cannot send it (DESIGN §5.2). Disabled vaults never show.
     if (!v || v.visibility === 'disabled' || (v.visibility === 'hidden' && !q.include_hidden && vaultFilter === null)) continue;
     if (after !== null) {
-      const c = cmpKey(keyOf(e), after);
+      const c = cmpKey(keyOf(t, i), after);
       if (q.order === 'asc' ? c <= 0 : c >= 0) continue;
     }
     if (out.length === q.limit) {
       more = true;
       break;
     }
-    const pctx = positionContext(world, e.vault_id);
+    const pctx = positionContext(world, vaultId);
     if (!pctx) continue;
-    out.push(toActivityRow(e, pctx));
-    last = e;
+    out.push(activityRowAt(t, i, pctx));
+    last = i;
   }
   return {
     kind: 'json',
@@ -149,7 +153,7 @@ export function activity(ctx: RouteContext): Body {
     meta: {
       count: out.length,
       limit: q.limit,
-      next_cursor: more && last ? ctx.cursors.encode(route, filters, q.order, keyOf(last)) : null,
+      next_cursor: more && last >= 0 ? ctx.cursors.encode(route, filters, q.order, keyOf(t, last)) : null,
       partial_errors: null,
       start: null,
       end: null,

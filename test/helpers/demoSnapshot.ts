@@ -8,7 +8,8 @@ import { seriesFromSnapshots, priceSeriesFromRows } from './positionFixtures.js'
 import { buildSnapshot, type Snapshot } from '../../engine/publish/buildSnapshot.js';
 import type { TvlSourceState, VaultSeries, World } from '../../model/world.js';
 import { createArraySink } from '../../store/rawSink.js';
-import type { EventRow, SnapshotRow } from '../../model/rows.js';
+import type { SnapshotRow } from '../../model/rows.js';
+import { eventTableOf } from '../../model/events.js';
 import { buildDemoRegistry, simulateDemo, type DemoParams } from '../../jobs/demo/index.js';
 
 export const SMALL_DEMO: DemoParams = { seed: 7, now: Date.UTC(2026, 0, 15) / 1000, vaults: null, wallets: 40, days: 20 };
@@ -37,13 +38,7 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     series.set(v.vault_id, s);
     if (s.length > 0) end = Math.max(end, s.ts[s.length - 1]!);
   }
-  const events = [...rows.events].sort(compareActivity);
-  const walletRows = new Map<string, Map<string, EventRow[]>>();
-  for (const [wallet, own] of groupBy(events, (e) => e.wallet)) {
-    const byVault = groupBy(own, (e) => e.vault_id);
-    for (const list of byVault.values()) list.sort((a, b) => a.block_number - b.block_number || a.log_index - b.log_index || a.sub_index - b.sub_index);
-    walletRows.set(wallet, byVault);
-  }
+  const events = eventTableOf([...rows.events].sort(compareActivity));
   const allocations: World['allocations'] = new Map();
   for (const [vaultId, list] of groupBy(rows.allocations, (a) => a.vault_id)) {
     const asOf = Math.max(...list.map((a) => a.as_of));
@@ -70,13 +65,12 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     series,
     prices: priceSeriesFromRows(rows.prices.map((p) => ({ ...p, usd: trimZeros(p.usd) }))),
     events,
-    walletRows,
     allocations,
     tvlSources,
     priceProviderErrors: [],
     end,
     chainHeads: new Map(),
-    walletIndex: buildWalletIndex({ events, walletRows }),
+    walletIndex: buildWalletIndex(events),
   };
 }
 
