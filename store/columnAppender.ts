@@ -5,20 +5,22 @@
 // COLUMN_CHUNK_ROWS rows through the views and marks NULLs; exact 128-bit values never pass
 // through a float or a string. Used to stage numeric columns that DuckDB then formats and
 // inserts itself (engine/persist/metricsWriter.ts).
-import { DOUBLE, DuckDBDataChunk, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, HUGEINT, INTEGER, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, DuckDBBigIntVector, DuckDBDataChunk, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, HUGEINT, INTEGER, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
 import { endianness } from 'node:os';
 import { VaultdError } from '../common/errors.js';
 import type { Store } from './store.js';
 
-export type NumericKind = 'integer' | 'double' | 'hugeint';
+export type NumericKind = 'integer' | 'bigint' | 'double' | 'hugeint';
 
-const TYPES: Record<NumericKind, DuckDBType> = { integer: INTEGER, double: DOUBLE, hugeint: HUGEINT };
+const TYPES: Record<NumericKind, DuckDBType> = { integer: INTEGER, bigint: BIGINT, double: DOUBLE, hugeint: HUGEINT };
 
 export const COLUMN_CHUNK_ROWS = 2048;
 
 /** The writable views of one batch, by column index. */
 export interface ColumnBatch {
   int32(col: number): Int32Array;
+  /** BIGINT as (lo, hi) 32-bit halves, 2 per row: setInt64(view, row, x) writes an integer-valued double */
+  int64Halves(col: number): Int32Array;
   float64(col: number): Float64Array;
   /** 16 bytes per row: (lo u64, hi i64) little-endian */
   hugeint(col: number): Uint8Array;
@@ -59,6 +61,12 @@ export async function createColumnAppender(store: Store, table: string, kinds: r
           if (!(v instanceof DuckDBIntegerVector)) throw new VaultdError('INTERNAL', `column ${c} is not INTEGER`);
           return field(v, 'items', (x): x is Int32Array => x instanceof Int32Array);
         },
+        int64Halves: (c) => {
+          const v = vectors[c]!;
+          if (!(v instanceof DuckDBBigIntVector)) throw new VaultdError('INTERNAL', `column ${c} is not BIGINT`);
+          const items = field(v, 'items', (x): x is BigInt64Array => x instanceof BigInt64Array);
+          return new Int32Array(items.buffer, items.byteOffset, 2 * COLUMN_CHUNK_ROWS);
+        },
         float64: (c) => {
           const v = vectors[c]!;
           if (!(v instanceof DuckDBDoubleVector)) throw new VaultdError('INTERNAL', `column ${c} is not DOUBLE`);
@@ -86,4 +94,11 @@ export async function createColumnAppender(store: Store, table: string, kinds: r
       return total;
     },
   };
+}
+
+/** Row `row` of an int64Halves view = `x` (an integer-valued double of magnitude < 2^53), with no BigInt. */
+export function setInt64(view: Int32Array, row: number, x: number): void {
+  const hi = Math.floor(x / 4294967296);
+  view[2 * row] = x - hi * 4294967296;
+  view[2 * row + 1] = hi;
 }

@@ -247,4 +247,41 @@ CREATE TABLE price_feeds (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'activity: a view over vault_events and the computed deltas',
+    sql: `
+-- A recompute writes only what it computes of an activity row — the signed deltas (DESIGN §4.6)
+-- as base units — and the view joins the rest from vault_events, formatting the deltas as the
+-- API's decimal strings when read (vaultd_units = model/format/numbers.ts formatUnits; a test
+-- holds them equal). The table it replaces repeated every raw column (2 M rows of hashes and
+-- addresses) at each recompute.
+DROP TABLE activity;
+CREATE TABLE activity_deltas (
+  chain_id BIGINT NOT NULL,
+  block_number BIGINT NOT NULL,
+  log_index INTEGER NOT NULL,
+  sub_index INTEGER NOT NULL,
+  decimals INTEGER NOT NULL,
+  -- NULL only for a delta outside HUGEINT (absurd raw values): never a wrapped number
+  shares_delta HUGEINT,
+  assets_delta HUGEINT
+);
+CREATE MACRO vaultd_units_digits(x, d) AS lpad(abs(x)::VARCHAR, greatest(length(abs(x)::VARCHAR), d + 1)::INTEGER, '0');
+CREATE MACRO vaultd_units_frac(x, d) AS rtrim(right(vaultd_units_digits(x, d), d::INTEGER), '0');
+CREATE MACRO vaultd_units(x, d) AS CASE WHEN x IS NULL THEN NULL ELSE
+  (CASE WHEN x < 0 THEN '-' ELSE '' END)
+  || left(vaultd_units_digits(x, d), (length(vaultd_units_digits(x, d)) - d)::INTEGER)
+  || CASE WHEN vaultd_units_frac(x, d) = '' THEN '' ELSE '.' || vaultd_units_frac(x, d) END END;
+CREATE VIEW activity AS
+SELECT e.wallet, e.vault_id,
+       e.chain_id::VARCHAR || ':' || e.block_number::VARCHAR || ':' || e.log_index::VARCHAR || ':' || e.sub_index::VARCHAR AS row_id,
+       e.kind AS type, epoch(e.ts)::BIGINT AS block_timestamp, e.chain_id, e.block_number, e.log_index, e.sub_index,
+       e.block_hash, e.tx_hash,
+       CASE WHEN e.kind IN ('transfer_in', 'transfer_out') THEN NULL ELSE e.request_hash END AS request_hash,
+       vaultd_units(d.shares_delta, 18) AS shares_delta, vaultd_units(d.assets_delta, d.decimals) AS assets_delta
+  FROM activity_deltas d
+  JOIN vault_events e USING (chain_id, block_number, log_index, sub_index);
+`,
+  },
 ];
