@@ -93,7 +93,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true });
   let served: Served | null = null;
   engine.subscribe((snapshot) => {
-    served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };
+    served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs };
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.

@@ -1,6 +1,7 @@
 // /v1/vaults/{vault_id}/timeseries and /v1/users/{wallet}/positions/{vault_id}/timeseries
 // (DESIGN §4.3, §4.8): windows sliced by binary search from the serialized series the engine
-// keeps per snapshot (engine/publish/seriesBuffers.ts, DESIGN §5.7).
+// keeps per snapshot (engine/publish/seriesBuffers.ts, DESIGN §5.7), identity or as prepared
+// deflate chunks when the client takes gzip (a window of any length costs a copy, not a build).
 import { isoSeconds } from '../../model/format/numbers.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
 import { defaultPositionStart, positionPoints } from '../../engine/publish/door.js';
@@ -41,6 +42,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
     kind: 'json',
     data: null,
     dataItems: slice?.body ?? [],
+    ...(slice && slice.count > 0 ? { deflated: slice.deflate } : {}),
     meta: {
       count: slice?.count ?? 0,
       limit: q.limit,
