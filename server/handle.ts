@@ -145,9 +145,13 @@ const PAGE_PATHS = 100_000;
 export function createHandler(deps: HandlerDeps) {
   let sampled = 0;
   const { config } = deps.common;
+  // One clock read per request: the rate limiter and the Cache-Control second use the request's
+  // start (Date.now() is a system call on some VMs, ~0.3 µs here; performance.now() is not).
+  let clock = 0;
   const limiter = createRateLimiter({
     anonymousPerMinute: config.rate_limits.anonymous_per_minute,
     keyedPerMinute: config.rate_limits.keyed_per_minute,
+    now: () => clock,
   });
   const metrics = createRequestMetrics(deps.common.metrics, {
     counter: 'vaultd_http_requests_total',
@@ -185,6 +189,7 @@ export function createHandler(deps: HandlerDeps) {
   let pathsOf: Served | null = null;
   const pagesByPath = new Map<string, Page>();
   const choose = createEncodingChooser();
+  const assetsUnderV1 = deps.assets?.servesUnder('/v1') ?? false;
   let maxAgeAt = -1;
   let maxAgePublic = headerLines([]);
   let maxAgePrivate = maxAgePublic;
@@ -227,8 +232,9 @@ export function createHandler(deps: HandlerDeps) {
         details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
       });
     },
-    // static files: the client SDK, the explorer and its pages
+    // static files: the client SDK, the explorer and its pages (none under /v1)
     (x) => {
+      if (x.isV1 && !assetsUnderV1) return;
       const asset = deps.assets?.answer(x.req);
       return asset ? reply(x, asset.status, headerLines([...CORS, ...asset.headers]), null, null, asset.parts) : undefined;
     },
@@ -398,7 +404,7 @@ export function createHandler(deps: HandlerDeps) {
   /** The Cache-Control line: public on snapshot routes, private on wallet routes (DESIGN §5.6). */
   function maxAge(x: Exchange): Buffer {
     // Rebuilt at most once a second: the value only changes with the clock.
-    const nowS = Math.floor(Date.now() / 1000);
+    const nowS = Math.floor(clock / 1000);
     if (nowS !== maxAgeAt) {
       const s = deps.secondsToNextPublish();
       const age = s === null ? 60 : Math.max(0, Math.ceil(s));
@@ -417,9 +423,11 @@ export function createHandler(deps: HandlerDeps) {
     }
     // request id and CORS headers, on every answer
     const requestId = requestIdFrom(req.requestId || undefined);
+    const t0 = performance.now();
+    clock = TIME_ORIGIN + t0;
     const x: Exchange = {
       req,
-      t0: performance.now(),
+      t0,
       requestId,
       isV1: req.path === '/v1' || req.path.startsWith('/v1/'),
       preflight: req.method === 'OPTIONS',
@@ -472,6 +480,8 @@ function templateOf(wire: PageWire, encoding: Encoding): BodyTemplate {
 }
 
 const OPEN_CRC = crc32Range(OPEN_ARRAY, 0, OPEN_ARRAY.length, 0);
+/** performance.now() + this = milliseconds since the epoch (monotonic: a clock step does not move it). */
+const TIME_ORIGIN = performance.timeOrigin;
 
 /** If-None-Match: a list of entity tags or `*`; weak comparison (RFC 9110 §13.1.2). */
 export function matchesEtag(header: string, etag: string): boolean {

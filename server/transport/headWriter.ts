@@ -38,7 +38,10 @@ export function statusLine(status: number): string {
   return STATUS_TEXT[status] ?? `${status} Status`;
 }
 
+/** `200 OK\r\nX-Request-Id: ` per status: every reply starts so. */
 const STATUS_BYTES = new Map<number, Buffer>();
+/** Per limit value: `\r\nRateLimit-Limit: L\r\nRateLimit-Remaining: ` and its X- twin. */
+const LIMIT_BYTES = new Map<number, [Buffer, Buffer]>();
 
 /**
  * `(reply, contentLength)` → the bytes to pass to uWS's writeStatus: `200 OK` and every header
@@ -63,32 +66,37 @@ export function createHeadWriter(): HeadWriter {
     for (let i = at + digits - 1, v = n; i >= at; i--, v = Math.floor(v / 10)) out[i] = 48 + (v % 10);
     at += digits;
   };
+  /** The RateLimit-* lines and their X- twins: the limit's labels are prebuilt with its digits. */
+  const rateLines = (limit: number, remaining: number, reset: number) => {
+    let labels = LIMIT_BYTES.get(limit);
+    if (labels === undefined) {
+      const l = String(limit);
+      const text = (b: Buffer) => b.toString('latin1');
+      labels = [Buffer.from(text(LIMIT) + l + text(REMAINING), 'latin1'), Buffer.from(text(X_LIMIT) + l + text(X_REMAINING), 'latin1')];
+      if (LIMIT_BYTES.size >= 64) LIMIT_BYTES.clear();
+      LIMIT_BYTES.set(limit, labels);
+    }
+    put(labels[0]);
+    uint(remaining);
+    put(RESET);
+    uint(reset);
+    put(labels[1]);
+    uint(remaining);
+    put(X_RESET);
+    uint(reset);
+  };
   return (reply, contentLength) => {
     let status = STATUS_BYTES.get(reply.status);
-    if (status === undefined) STATUS_BYTES.set(reply.status, (status = Buffer.from(statusLine(reply.status), 'latin1')));
+    if (status === undefined) STATUS_BYTES.set(reply.status, (status = Buffer.concat([Buffer.from(statusLine(reply.status), 'latin1'), REQUEST_ID])));
     // rate-limit lines: 6 labels and numbers of at most 16 digits; the id at most 128 chars
     const most = status.length + REQUEST_ID.length + reply.requestId.length + 400 + (reply.cacheControl?.length ?? 0) + reply.fixed.length;
     out = most <= HEAD_BYTES ? buf : new Uint8Array(most);
     at = 0;
     put(status);
-    put(REQUEST_ID);
     const id = reply.requestId;
     for (let i = 0; i < id.length; i++) out[at + i] = id.charCodeAt(i);
     at += id.length;
-    if (reply.rateLimit > 0) {
-      put(LIMIT);
-      uint(reply.rateLimit);
-      put(REMAINING);
-      uint(reply.rateRemaining);
-      put(RESET);
-      uint(reply.rateReset);
-      put(X_LIMIT);
-      uint(reply.rateLimit);
-      put(X_REMAINING);
-      uint(reply.rateRemaining);
-      put(X_RESET);
-      uint(reply.rateReset);
-    }
+    if (reply.rateLimit > 0) rateLines(reply.rateLimit, reply.rateRemaining, reply.rateReset);
     if (reply.retryAfter > 0) {
       put(RETRY_AFTER);
       uint(reply.retryAfter);
