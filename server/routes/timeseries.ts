@@ -15,6 +15,17 @@ import { findPosition } from './users.js';
 
 type SeriesQuery = QueryOf<'vaults.timeseries'>;
 
+/** isoSeconds remembered: window bounds repeat across pages and clients (bounded, cleared when full). */
+const isoMemo = new Map<number, string>();
+function iso(seconds: number): string {
+  let text = isoMemo.get(seconds);
+  if (text === undefined) {
+    if (isoMemo.size >= 4096) isoMemo.clear();
+    isoMemo.set(seconds, (text = isoSeconds(seconds)));
+  }
+  return text;
+}
+
 /** Window bounds and cursor handling shared by both timeseries routes. */
 function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { start: number; end: number }) {
   if (q.start !== undefined && q.end !== undefined && q.start > q.end) {
@@ -48,8 +59,8 @@ export function vaultTimeseries(ctx: RouteContext): Body {
       limit: q.limit,
       next_cursor: slice?.hasMore && slice.lastInstant !== null ? ctx.cursors.encode(route, w.filters, q.order, slice.lastInstant) : null,
       partial_errors: null,
-      start: q.start !== undefined || first !== null ? isoSeconds(w.start) : null,
-      end: q.end !== undefined || last !== null ? isoSeconds(w.end) : null,
+      start: q.start !== undefined || first !== null ? iso(w.start) : null,
+      end: q.end !== undefined || last !== null ? iso(w.end) : null,
     },
     etagKey: `${route}|${w.start}|${w.end}|${q.granularity}|${q.order}|${w.after}|${q.limit}`,
   };
