@@ -128,11 +128,22 @@ function contextHash(route: string, query: CursorQuery): string {
       else add(name, value as QueryValue);
     }
   }
-  const canonical = [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return Buffer.from(hash('sha256', JSON.stringify([route, canonical]), 'buffer') as unknown as Buffer)
-    .subarray(0, HASH_BYTES)
-    .toString('base64url');
+  const canonical = JSON.stringify([route, [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+  // every page of a walk (and every client of a popular window) hashes the same context
+  let h = contextHashes.get(canonical);
+  if (h === undefined) {
+    h = Buffer.from(hash('sha256', canonical, 'buffer') as unknown as Buffer)
+      .subarray(0, HASH_BYTES)
+      .toString('base64url');
+    if (contextHashes.size >= CONTEXT_HASHES) contextHashes.clear();
+    contextHashes.set(canonical, h);
+  }
+  return h;
 }
+
+/** Context hashes remembered by their canonical text (a pure function; bounded, cleared when full). */
+const CONTEXT_HASHES = 4096;
+const contextHashes = new Map<string, string>();
 
 function invalid(message: string): VaultdError {
   return new VaultdError('INVALID_CURSOR', message, { details: { parameter: 'next' } });

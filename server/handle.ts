@@ -2,24 +2,28 @@
 // keys → request id + CORS → auth → rate limit → target length → preflight → method → static
 // files → route (snapshot, handler, then ETag/304, encoding, Cache-Control, Vary).
 // Synchronous and free of uWS: server/httpServer.ts copies the request in and writes the Reply.
+// The common path only looks things up (issue #11): a page's header lines and bodies are built
+// once per snapshot and encoding (PageWire), the Cache-Control line once a second, rate-limit
+// values travel as numbers; counters are plain numbers turned into Prometheus series at scrape.
 import { createHash } from 'node:crypto';
+import { crc32Combine, crc32Range } from '../common/crc32.js';
 import { Counter } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
-import { createRateLimiter, rateLimitHeaders } from './rateLimit.js';
-import { errorBody, JSON_TYPE, jsonPage, pageParts, variantsFor, type Body, type Reply } from './reply.js';
+import { createRateLimiter } from './rateLimit.js';
+import { errorBody, headerLines, JSON_TYPE, jsonPage, OPEN_ARRAY, variantsFor, type Body, type JsonBody, type Reply } from './reply.js';
 import { requestIdFrom } from './requestId.js';
 import { cursorsFor, servedFor } from './generations.js';
 import { createRequestMetrics } from './requestMetrics.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
-import { chooseEncoding } from './transport/negotiate.js';
-import type { Variants } from './transport/splice.js';
-import type { Page } from '../engine/publish/page.js';
+import { createEncodingChooser, type Encoding } from './transport/negotiate.js';
+import { brTemplate, gzipItemsBody, gzipTemplate, identityTemplate, PRECOMPRESS_MIN_BYTES, type BodyTemplate, type Variants } from './transport/splice.js';
+import { PAGE_SUFFIX, type Page } from '../engine/publish/page.js';
 import type { ChainStatus } from './routes/health.js';
 
 export interface IncomingRequest {
@@ -42,7 +46,20 @@ export interface Served {
   chainStatus?: ChainStatus[];
   /** content identity of the snapshot (ETag seed of per-request bodies) */
   id: string;
-  variants: WeakMap<Page, Variants | null>;
+  /** each page's wire form (header lines, body templates), made on its first request */
+  wire: WeakMap<Page, PageWire>;
+}
+
+/**
+ * A page ready for the wire: precompressed variants (pages over 1 KiB), one body template per
+ * encoding and the header lines after the per-request ones, per encoding and /v1-ness.
+ */
+export interface PageWire {
+  page: Page;
+  variants: Variants | null;
+  templates: Partial<Record<Encoding, BodyTemplate>>;
+  /** [encoding 0–2 for a 200, 3 for a 304] × [not /v1, /v1] */
+  lines: (Buffer | undefined)[];
 }
 
 export interface HandlerDeps {
@@ -77,6 +94,11 @@ const PREFLIGHT: [string, string][] = [
   ['Access-Control-Allow-Headers', 'Authorization, X-API-Key, If-None-Match, X-Request-Id, Accept-Encoding, Content-Type'],
   ['Access-Control-Max-Age', '86400'],
 ];
+const JSON_CONTENT: [string, string] = ['Content-Type', JSON_TYPE];
+const PREFLIGHT_LINES = headerLines([...CORS, ...PREFLIGHT]);
+const ERROR_LINES = headerLines([...CORS, JSON_CONTENT]);
+const ENCODINGS: readonly Encoding[] = ['identity', 'gzip', 'br'];
+const NO_PARTS: Buffer[] = [];
 
 const ANONYMOUS = { kind: 'anonymous' } as const;
 
@@ -85,11 +107,15 @@ interface Exchange {
   req: IncomingRequest;
   t0: number;
   requestId: string;
-  headers: [string, string][];
   isV1: boolean;
   preflight: boolean;
   who: ReturnType<AuthTable['authenticate']>;
   route: RouteMatch | null;
+  /** the RateLimit-* values once the limit step ran (0: no such headers) and Retry-After */
+  rateLimit: number;
+  rateRemaining: number;
+  rateReset: number;
+  retryAfter: number;
 }
 /** A step passes (undefined) or answers. */
 type Step = (x: Exchange) => Reply | Promise<Reply> | void;
@@ -101,7 +127,7 @@ type Step = (x: Exchange) => Reply | Promise<Reply> | void;
 export const POSITION_SERIES_COST = 10;
 const POSITION_SERIES = /^\/v1\/users\/[^/]+\/positions\/[^/]+\/timeseries$/;
 function costOf(path: string): number {
-  return POSITION_SERIES.test(path) ? POSITION_SERIES_COST : 1;
+  return path.endsWith('timeseries') && POSITION_SERIES.test(path) ? POSITION_SERIES_COST : 1;
 }
 
 /** Longest request target (path and query) served; cursors are at most 1 KiB. */
@@ -113,13 +139,19 @@ const VARY_V1 = 'Accept-Encoding, Authorization, X-API-Key';
 
 /** One access-log line per this many requests (errors are always logged). */
 const LOG_SAMPLE = 1000;
+/** Queryless page answers remembered per path for the newest snapshot (cleared when full). */
+const PAGE_PATHS = 100_000;
 
 export function createHandler(deps: HandlerDeps) {
   let sampled = 0;
   const { config } = deps.common;
+  // One clock read per request: the rate limiter and the Cache-Control second use the request's
+  // start (Date.now() is a system call on some VMs, ~0.3 µs here; performance.now() is not).
+  let clock = 0;
   const limiter = createRateLimiter({
     anonymousPerMinute: config.rate_limits.anonymous_per_minute,
     keyedPerMinute: config.rate_limits.keyed_per_minute,
+    now: () => clock,
   });
   const metrics = createRequestMetrics(deps.common.metrics, {
     counter: 'vaultd_http_requests_total',
@@ -152,9 +184,16 @@ export function createHandler(deps: HandlerDeps) {
     routeBytes += path.length;
     return m;
   };
-  let maxAgeAt = 0;
-  let maxAgePublic = '';
-  let maxAgePrivate = '';
+  // Queryless requests for a page of the newest snapshot: the handler's answer is a function of
+  // the path alone, so it is remembered per path (errors are thrown, never remembered).
+  let pathsOf: Served | null = null;
+  const pagesByPath = new Map<string, Page>();
+  const choose = createEncodingChooser();
+  const assetsUnderV1 = deps.assets?.servesUnder('/v1') ?? false;
+  let maxAgeAt = -1;
+  let maxAgePublic = headerLines([]);
+  let maxAgePrivate = maxAgePublic;
+  const noStore = headerLines([['Cache-Control', 'no-store']]);
 
   /**
    * The middleware chain, in order. Each step reads and adds to the exchange and either passes
@@ -165,7 +204,7 @@ export function createHandler(deps: HandlerDeps) {
     // auth: a browser's preflight carries no credential, so it is never authenticated
     (x) => {
       if (!x.isV1) return;
-      x.who = x.preflight ? ANONYMOUS : deps.auth().authenticate({ authorization: x.req.authorization, apiKey: x.req.apiKey });
+      x.who = x.preflight || (!x.req.authorization && !x.req.apiKey) ? ANONYMOUS : deps.auth().authenticate({ authorization: x.req.authorization, apiKey: x.req.apiKey });
       if (x.who.kind === 'invalid') throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
       if (x.who.kind === 'anonymous' && !config.auth.anonymous && !x.preflight) {
         throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
@@ -174,15 +213,9 @@ export function createHandler(deps: HandlerDeps) {
     // limit: a token bucket per key, or per IP for anonymous callers and preflights (weighted)
     (x) => {
       if (!x.isV1) return;
+      // the tiers keep separate buckets: an IP and a key id never share one
       const tier = x.who.kind === 'key' ? 'keyed' : 'anonymous';
-      const limit = limiter.take(x.who.kind === 'key' ? `key:${x.who.id}` : `ip:${x.req.ip}`, tier, x.preflight ? 1 : costOf(x.req.path));
-      x.headers.push(...rateLimitHeaders(limit));
-      if (!limit.allowed) {
-        rejected.inc({ tier });
-        throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
-          details: { retry_after_seconds: limit.retryAfterSeconds },
-        });
-      }
+      spend(x, x.who.kind === 'key' ? x.who.id : x.req.ip, tier, x.preflight ? 1 : costOf(x.req.path));
     },
     // target length: 414 past MAX_TARGET
     (x) => {
@@ -191,7 +224,7 @@ export function createHandler(deps: HandlerDeps) {
       throw new VaultdError('URI_TOO_LONG', `the request target is ${x.req.path.length + x.req.query.length} bytes; the limit is ${MAX_TARGET}`);
     },
     // preflight: 204 with the allowed methods and headers
-    (x) => (x.preflight ? reply(x, 204, [], PREFLIGHT) : undefined),
+    (x) => (x.preflight ? reply(x, 204, PREFLIGHT_LINES, null) : undefined),
     // method: this API is read-only
     (x) => {
       if (x.req.method === 'GET' || x.req.method === 'HEAD') return;
@@ -199,10 +232,11 @@ export function createHandler(deps: HandlerDeps) {
         details: { allowed: ['GET', 'HEAD', 'OPTIONS'] },
       });
     },
-    // static files: the client SDK, the explorer and its pages
+    // static files: the client SDK, the explorer and its pages (none under /v1)
     (x) => {
+      if (x.isV1 && !assetsUnderV1) return;
       const asset = deps.assets?.answer(x.req);
-      return asset ? reply(x, asset.status, asset.parts, asset.headers) : undefined;
+      return asset ? reply(x, asset.status, headerLines([...CORS, ...asset.headers]), null, null, asset.parts) : undefined;
     },
     // route: the route table, the snapshot (of the cursor's generation), the handler, cache headers
     (x) => {
@@ -211,13 +245,29 @@ export function createHandler(deps: HandlerDeps) {
         if (!x.isV1) chargeJunk(x);
         throw new VaultdError('NOT_FOUND', `no route for "${x.req.path.slice(0, 200)}"; see /openapi.json`);
       }
-      const served = servedFor(deps.current(), deps.generation, x.req.query);
+      const current = deps.current();
+      if (x.req.query === '' && current !== null) {
+        if (pathsOf !== current) {
+          pagesByPath.clear();
+          pathsOf = current;
+        }
+        const page = pagesByPath.get(x.req.path);
+        if (page !== undefined) return writePage(x, page, current);
+      }
+      const served = servedFor(current, deps.generation, x.req.query);
       if (served instanceof Promise) return served.then((s) => answer(x, route, s));
       return answer(x, route, served);
     },
   ];
 
-  const reply = (x: Exchange, status: number, parts: Buffer[], extra: [string, string][] = []): Reply => {
+  const reply = (
+    x: Exchange,
+    status: number,
+    fixed: Buffer,
+    cacheControl: Buffer | null,
+    template: BodyTemplate | null = null,
+    parts: Buffer[] = NO_PARTS,
+  ): Reply => {
     const name = x.route?.name ?? 'unmatched';
     const seconds = (performance.now() - x.t0) / 1000;
     metrics.record(name, status, seconds);
@@ -225,8 +275,22 @@ export function createHandler(deps: HandlerDeps) {
     if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
       deps.common.logger.info({ request_id: x.requestId, method: x.req.method, path: x.req.path, route: name, status, ms: seconds * 1000 }, 'request');
     }
-    for (const h of extra) x.headers.push(h);
-    return { status, headers: x.headers, parts };
+    let length = 0;
+    if (template !== null) length = template.length(x.requestId);
+    else for (let i = 0; i < parts.length; i++) length += parts[i]!.length;
+    return {
+      status,
+      requestId: x.requestId,
+      rateLimit: x.rateLimit,
+      rateRemaining: x.rateRemaining,
+      rateReset: x.rateReset,
+      retryAfter: x.retryAfter,
+      cacheControl,
+      fixed,
+      template,
+      parts,
+      length,
+    };
   };
   const fail = (x: Exchange, original: VaultdError): Reply => {
     let err = original;
@@ -235,21 +299,33 @@ export function createHandler(deps: HandlerDeps) {
       // Program errors (a store or source failure) never reach a client under their own code.
       if (err.code !== 'INTERNAL') err = new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`);
     }
-    return reply(x, err.status, [errorBody(err)], [['Content-Type', JSON_TYPE]]);
+    return reply(x, err.status, ERROR_LINES, null, null, [errorBody(err)]);
   };
   const caught = (x: Exchange, err: unknown): Reply =>
     fail(x, err instanceof VaultdError ? err : new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`, { cause: err }));
 
-  /** Unknown paths outside /v1 count against the caller's anonymous budget (no free junk). */
-  function chargeJunk(x: Exchange): void {
-    const limit = limiter.take(`ip:${x.req.ip}`, 'anonymous');
+  /**
+   * Spend from a bucket. Under /v1 every answer carries the values (DESIGN §5.5); elsewhere
+   * (unknown paths outside /v1 count against the anonymous budget: no free junk) only a 429.
+   */
+  function spend(x: Exchange, bucket: string, tier: 'anonymous' | 'keyed', cost: number): void {
+    const limit = limiter.take(bucket, tier, cost);
+    if (x.isV1 || !limit.allowed) {
+      x.rateLimit = limit.limit;
+      x.rateRemaining = limit.remaining;
+      x.rateReset = limit.resetSeconds;
+    }
     if (!limit.allowed) {
-      rejected.inc({ tier: 'anonymous' });
-      x.headers.push(...rateLimitHeaders(limit));
+      x.retryAfter = limit.retryAfterSeconds;
+      rejected.inc({ tier });
       throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
         details: { retry_after_seconds: limit.retryAfterSeconds },
       });
     }
+  }
+
+  function chargeJunk(x: Exchange): void {
+    spend(x, x.req.ip, 'anonymous', 1);
   }
 
   function answer(x: Exchange, match: RouteMatch, served: Served | null): Reply | Promise<Reply> {
@@ -262,14 +338,18 @@ export function createHandler(deps: HandlerDeps) {
         common: deps.common,
         started: deps.started,
       };
-      return write(x, routeHandler(match.name)(ctx), served);
+      const body = routeHandler(match.name)(ctx);
+      if (body.kind === 'page' && x.req.query === '' && served === pathsOf) {
+        if (pagesByPath.size >= PAGE_PATHS) pagesByPath.clear();
+        pagesByPath.set(x.req.path, body.page);
+      }
+      return write(x, body, served);
     } catch (err) {
       return caught(x, err);
     }
   }
 
   function write(x: Exchange, body: Body, served: Served | null): Reply | Promise<Reply> {
-    const extra: [string, string][] = [];
     if (body.kind === 'deferred') {
       return body.load().then(
         (loaded) => write(x, loaded, served),
@@ -277,47 +357,62 @@ export function createHandler(deps: HandlerDeps) {
       );
     }
     if (body.kind === 'raw') {
-      extra.push(['Cache-Control', body.cache === 'no-store' ? 'no-store' : maxAge(x)]);
-      if (x.isV1) extra.push(['Vary', 'Authorization, X-API-Key']);
+      const cache = body.cache === 'no-store' ? noStore : maxAge(x);
+      const lines: [string, string][] = [...CORS];
+      if (x.isV1) lines.push(['Vary', 'Authorization, X-API-Key']);
       if (body.cache === 'public') {
         // ETag on every cacheable 200 (DESIGN §5.6): raw bodies (price series, the document) hash their bytes.
         const etag = rawEtag(body.body);
-        extra.push(['ETag', etag]);
-        if (matchesEtag(x.req.ifNoneMatch, etag)) return reply(x, 304, [], extra);
+        lines.push(['ETag', etag]);
+        if (matchesEtag(x.req.ifNoneMatch, etag)) return reply(x, 304, headerLines(lines), cache);
       }
-      extra.push(['Content-Type', body.contentType]);
-      return reply(x, 200, [body.body], extra);
+      lines.push(['Content-Type', body.contentType]);
+      return reply(x, 200, headerLines(lines), cache, null, [body.body]);
     }
-    const snapshot = served!.snapshot;
-    const built = body.kind === 'page' ? { page: body.page, head: [] as Buffer[] } : jsonPage(body, snapshot.refreshed_at, served!.id);
-    const page = built.page;
-    if (body.kind === 'json' && body.headers) extra.push(...body.headers);
-    extra.push(['ETag', page.etag], ['Cache-Control', maxAge(x)], ['Vary', x.isV1 ? VARY_V1 : 'Accept-Encoding']);
-    if (matchesEtag(x.req.ifNoneMatch, page.etag)) return reply(x, 304, [], extra);
-    let variants: Variants | undefined;
-    if (body.kind === 'page') {
-      let v = served!.variants.get(page);
-      if (v === undefined) served!.variants.set(page, (v = variantsFor(page) ?? null));
-      variants = v ?? undefined;
-    }
-    const { parts, encoding } = pageParts(page, variants, built.head.length > 0 ? 'identity' : chooseEncoding(x.req.acceptEncoding), x.requestId);
-    if (built.head.length > 0) parts.unshift(...built.head);
-    extra.push(['Content-Type', JSON_TYPE]);
-    if (encoding !== 'identity') extra.push(['Content-Encoding', encoding]);
-    return reply(x, 200, parts, extra);
+    if (body.kind === 'page') return writePage(x, body.page, served!);
+    return writeJson(x, body, served!);
   }
 
-  function maxAge(x: Exchange): string {
-    // Recomputed at most once a second: the value only changes with the clock.
-    const nowS = Math.floor(Date.now() / 1000);
+  /** A page of the snapshot: its wire form's header lines and the template of the chosen encoding. */
+  function writePage(x: Exchange, page: Page, served: Served): Reply {
+    let wire = served.wire.get(page);
+    if (wire === undefined) served.wire.set(page, (wire = { page, variants: variantsFor(page) ?? null, templates: {}, lines: [] }));
+    if (matchesEtag(x.req.ifNoneMatch, page.etag)) return reply(x, 304, pageLines(wire, 3, x.isV1), maxAge(x));
+    const encoding = wire.variants === null ? 'identity' : choose(x.req.acceptEncoding, true);
+    const e = encoding === 'identity' ? 0 : encoding === 'gzip' ? 1 : 2;
+    return reply(x, 200, pageLines(wire, e, x.isV1), maxAge(x), wire.templates[encoding] ?? templateOf(wire, encoding));
+  }
+
+  /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
+  function writeJson(x: Exchange, body: JsonBody, served: Served): Reply {
+    const built = jsonPage(body, served.snapshot.refreshed_at, served.id);
+    const lines: [string, string][] = [...CORS];
+    if (body.headers) lines.push(...body.headers);
+    lines.push(['ETag', built.page.etag], ['Vary', x.isV1 ? VARY_V1 : 'Accept-Encoding']);
+    if (matchesEtag(x.req.ifNoneMatch, built.page.etag)) return reply(x, 304, headerLines(lines), maxAge(x));
+    lines.push(JSON_CONTENT);
+    const compressible = body.deflated !== undefined && built.prefixLength + x.requestId.length + PAGE_SUFFIX.length > PRECOMPRESS_MIN_BYTES;
+    if (compressible && choose(x.req.acceptEncoding, false) === 'gzip') {
+      lines.push(['Content-Encoding', 'gzip']);
+      const parts = gzipItemsBody(OPEN_ARRAY, OPEN_CRC, body.deflated!(), built.page.prefix, x.requestId);
+      return reply(x, 200, headerLines(lines), maxAge(x), null, parts);
+    }
+    const parts = [...built.head, built.page.prefix, Buffer.from(x.requestId, 'latin1'), PAGE_SUFFIX];
+    return reply(x, 200, headerLines(lines), maxAge(x), null, parts);
+  }
+
+  /** The Cache-Control line: public on snapshot routes, private on wallet routes (DESIGN §5.6). */
+  function maxAge(x: Exchange): Buffer {
+    // Rebuilt at most once a second: the value only changes with the clock.
+    const nowS = Math.floor(clock / 1000);
     if (nowS !== maxAgeAt) {
       const s = deps.secondsToNextPublish();
       const age = s === null ? 60 : Math.max(0, Math.ceil(s));
       maxAgeAt = nowS;
-      maxAgePublic = `public, max-age=${age}`;
-      maxAgePrivate = `private, max-age=${age}`;
+      maxAgePublic = headerLines([['Cache-Control', `public, max-age=${age}`]]);
+      maxAgePrivate = headerLines([['Cache-Control', `private, max-age=${age}`]]);
     }
-    return x.route?.name.startsWith('users.') ? maxAgePrivate : maxAgePublic;
+    return x.route !== null && x.route.name.startsWith('users.') ? maxAgePrivate : maxAgePublic;
   }
 
   return function handle(req: IncomingRequest, keysChecked = false): Reply | Promise<Reply> {
@@ -328,15 +423,20 @@ export function createHandler(deps: HandlerDeps) {
     }
     // request id and CORS headers, on every answer
     const requestId = requestIdFrom(req.requestId || undefined);
+    const t0 = performance.now();
+    clock = TIME_ORIGIN + t0;
     const x: Exchange = {
       req,
-      t0: performance.now(),
+      t0,
       requestId,
-      headers: [['X-Request-Id', requestId], ...CORS],
       isV1: req.path === '/v1' || req.path.startsWith('/v1/'),
       preflight: req.method === 'OPTIONS',
       who: ANONYMOUS,
       route: null,
+      rateLimit: 0,
+      rateRemaining: 0,
+      rateReset: 0,
+      retryAfter: 0,
     };
     try {
       for (const step of PIPELINE) {
@@ -360,9 +460,33 @@ function rawEtag(body: Buffer): string {
   return etag;
 }
 
+/** The header lines of a page answer: [identity, gzip, br, 304] × [not /v1, /v1], made once. */
+function pageLines(wire: PageWire, kind: number, v1: boolean): Buffer {
+  const i = kind * 2 + (v1 ? 1 : 0);
+  let lines = wire.lines[i];
+  if (lines === undefined) {
+    const list: [string, string][] = [...CORS, ['ETag', wire.page.etag], ['Vary', v1 ? VARY_V1 : 'Accept-Encoding']];
+    if (kind < 3) list.push(JSON_CONTENT);
+    if (kind === 1 || kind === 2) list.push(['Content-Encoding', ENCODINGS[kind]!]);
+    wire.lines[i] = lines = headerLines(list);
+  }
+  return lines;
+}
+
+function templateOf(wire: PageWire, encoding: Encoding): BodyTemplate {
+  const t = encoding === 'gzip' ? gzipTemplate(wire.variants!.gzip) : encoding === 'br' ? brTemplate(wire.variants!.br) : identityTemplate(wire.page);
+  wire.templates[encoding] = t;
+  return t;
+}
+
+const OPEN_CRC = crc32Range(OPEN_ARRAY, 0, OPEN_ARRAY.length, 0);
+/** performance.now() + this = milliseconds since the epoch (monotonic: a clock step does not move it). */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** If-None-Match: a list of entity tags or `*`; weak comparison (RFC 9110 §13.1.2). */
 export function matchesEtag(header: string, etag: string): boolean {
   if (!header) return false;
+  if (header === etag) return true; // what a client sends back: one tag, as it came
   if (header.trim() === '*') return true;
   const bare = etag.replace(/^W\//, '');
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);

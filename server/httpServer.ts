@@ -1,7 +1,11 @@
 // The uWebSockets.js listener: the only module that touches uWS request/response objects
 // (DESIGN §5.8). It copies what the pipeline needs out of the request first, answers inside
-// the handler when it can, attaches onAborted before any async work, writes in one cork,
-// and streams large bodies with tryEnd/onWritable.
+// the handler when it can (uWS corks the handler's writes itself), attaches onAborted before
+// any async work, corks writes made later, and streams large bodies with tryEnd/onWritable.
+// Native crossings per request are few (issue #11): a handler per method (no getMethod),
+// header names as prebuilt bytes, the peer address as 4 bytes mapped to a kept string, and
+// the answer as one writeStatus of the whole head (server/transport/headWriter.ts) plus one
+// end/tryEnd of the body.
 import net from 'node:net';
 import { Gauge } from 'prom-client';
 import uWS from 'uWebSockets.js';
@@ -10,8 +14,8 @@ import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
 import { createClientIp } from './clientIp.js';
 import type { IncomingRequest } from './handle.js';
-import { statusLine, type Reply } from './reply.js';
-import { joinedHeaderValue } from './transport/headerBlock.js';
+import type { Reply } from './reply.js';
+import { createHeadWriter, type HeadWriter } from './transport/headWriter.js';
 import { startNodeHttpServer } from './transport/nodeHttpServer.js';
 
 export interface HttpServer {
@@ -44,6 +48,17 @@ export function listenError(host: string, port: number, code: string | undefined
 /** uWS reports methods in lower case: the usual ones without a toUpperCase per request. */
 const METHODS: Readonly<Record<string, string>> = { get: 'GET', head: 'HEAD', options: 'OPTIONS', post: 'POST', put: 'PUT', delete: 'DELETE', patch: 'PATCH' };
 
+// Header names as bytes: uWS reads a string argument through a UTF-8 copy on every call.
+const AUTHORIZATION = Buffer.from('authorization');
+const API_KEY = Buffer.from('x-api-key');
+const ACCEPT_ENCODING = Buffer.from('accept-encoding');
+const IF_NONE_MATCH = Buffer.from('if-none-match');
+const REQUEST_ID = Buffer.from('x-request-id');
+const FORWARDED_FOR = Buffer.from('x-forwarded-for');
+
+/** Peer addresses kept as strings (IPv4: keyed by the 32-bit address; cleared when full). */
+const PEERS_KEPT = 65_536;
+
 /** Bodies above this go out through tryEnd/onWritable instead of one end(). */
 const STREAM_THRESHOLD = 16 * 1024;
 
@@ -63,24 +78,43 @@ export async function startHttpServer(common: Common, opts: { host: string; port
 
   // X-Forwarded-For is read only when some proxy is trusted (else it is ignored anyway)
   const proxies = common.config.server.trusted_proxies.length > 0;
-  app.any('/*', (res, req) => {
-    const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-    const method = req.getMethod();
+  const writeHead = createHeadWriter();
+  const body = createBodyScratch();
+  const peers = new Map<number, string>();
+  /** The peer's address as text: for IPv4 one lookup of the 4 bytes, else uWS's text. */
+  const peerOf = (res: uWS.HttpResponse): string => {
+    const address = res.getRemoteAddress();
+    if (address.byteLength === 4) {
+      const b = new Uint8Array(address);
+      const key = (b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!;
+      let text = peers.get(key);
+      if (text === undefined) {
+        if (peers.size >= PEERS_KEPT) peers.clear();
+        peers.set(key, (text = `${b[0]}.${b[1]}.${b[2]}.${b[3]}`));
+      }
+      return text;
+    }
+    return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  };
+
+  const serve = (res: uWS.HttpResponse, req: uWS.HttpRequest, method: string): void => {
+    const peer = peerOf(res);
     const request: IncomingRequest = {
-      method: METHODS[method] ?? method.toUpperCase(),
+      method,
       path: req.getUrl(),
       query: req.getQuery() ?? '',
-      ip: proxies ? clientIp(peer, req.getHeader('x-forwarded-for')) : peer,
-      authorization: req.getHeader('authorization'),
-      apiKey: req.getHeader('x-api-key'),
-      acceptEncoding: req.getHeader('accept-encoding'),
-      ifNoneMatch: req.getHeader('if-none-match'),
-      requestId: req.getHeader('x-request-id'),
+      ip: proxies ? clientIp(peer, req.getHeader(FORWARDED_FOR)) : peer,
+      authorization: req.getHeader(AUTHORIZATION),
+      apiKey: req.getHeader(API_KEY),
+      acceptEncoding: req.getHeader(ACCEPT_ENCODING),
+      ifNoneMatch: req.getHeader(IF_NONE_MATCH),
+      requestId: req.getHeader(REQUEST_ID),
     };
-    const head = request.method === 'HEAD';
+    const head = method === 'HEAD';
     const out = opts.handle(request);
     if (!(out instanceof Promise)) {
-      write(res, out, head);
+      // inside the handler uWS has corked the socket already
+      write(res, out, head, writeHead, body);
       return;
     }
     let aborted = false;
@@ -90,11 +124,19 @@ export async function startHttpServer(common: Common, opts: { host: string; port
     inFlight++;
     void out
       .then((reply) => {
-        if (!aborted) write(res, reply, head);
+        if (!aborted) res.cork(() => write(res, reply, head, writeHead, body));
       })
       .finally(() => {
         if (--inFlight === 0) drained?.();
       });
+  };
+  // one handler per usual method: uWS dispatches on the method, so none is read per request
+  app.get('/*', (res, req) => serve(res, req, 'GET'));
+  app.head('/*', (res, req) => serve(res, req, 'HEAD'));
+  app.options('/*', (res, req) => serve(res, req, 'OPTIONS'));
+  app.any('/*', (res, req) => {
+    const method = req.getMethod();
+    serve(res, req, METHODS[method] ?? method.toUpperCase());
   });
 
   // uWS listens with SO_REUSEPORT, so a second server on a taken port would "listen" and share
@@ -167,64 +209,70 @@ function fdWatch(): { limit: number; pauseAt: number; resumeAt: number; open: ()
   return fds && { limit: fds.limit, pauseAt: fds.limit - fds.reserve, resumeAt: fds.limit - 2 * fds.reserve, open: fds.open };
 }
 
-function write(res: uWS.HttpResponse, reply: Reply, head: boolean): void {
-  let total = 0;
-  for (const p of reply.parts) total += p.length;
-  if (!head && total > STREAM_THRESHOLD) {
-    streamParts(res, reply, total);
+/** A buffer reused for bodies of several parts, so each goes out in one call (uWS copies what it keeps). */
+interface BodyScratch {
+  /** `parts` copied into the scratch; valid until the next call */
+  join(parts: Buffer[], total: number): Uint8Array;
+}
+
+/** Bodies of several parts up to this size are joined in the reused buffer; larger ones get their own. */
+const SCRATCH_MAX = 1024 * 1024;
+
+function createBodyScratch(): BodyScratch {
+  let buf = new Uint8Array(64 * 1024);
+  return {
+    join(parts, total) {
+      if (total > SCRATCH_MAX) return Buffer.concat(parts, total);
+      if (total > buf.length) buf = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(total, buf.length * 2)));
+      let at = 0;
+      for (const p of parts) {
+        buf.set(p, at);
+        at += p.length;
+      }
+      return buf.subarray(0, total);
+    },
+  };
+}
+
+function write(res: uWS.HttpResponse, reply: Reply, head: boolean, writeHead: HeadWriter, scratch: BodyScratch): void {
+  const bodiless = reply.status === 304 || reply.status === 204;
+  if (head || bodiless) {
+    // This uWS build aborts the process on endWithoutBody(n) for any n > 0 and on an explicit
+    // undefined ("returning from a request handler without responding"): a HEAD reply states
+    // the GET body's length itself, and every bodiless reply ends with no argument.
+    res.writeStatus(writeHead(reply, head && !bodiless ? reply.length : null));
+    res.endWithoutBody();
     return;
   }
-  res.cork(() => {
-    res.writeStatus(statusLine(reply.status));
-    if (reply.headers.length > 0) res.writeHeader(reply.headers[0]![0], joinedHeaderValue(reply.headers));
-    if (head || reply.status === 304 || reply.status === 204) {
-      // This uWS build aborts the process on endWithoutBody(n) for any n > 0 and on an explicit
-      // undefined ("returning from a request handler without responding"): a HEAD reply states
-      // the GET body's length itself, and every bodiless reply ends with no argument.
-      if (head && reply.status !== 304 && reply.status !== 204) res.writeHeader('Content-Length', String(total));
-      res.endWithoutBody();
-      return;
-    }
-    // One end() with the whole body: a Content-Length response, not chunked.
-    res.end(reply.parts.length === 1 ? reply.parts[0] : Buffer.concat(reply.parts, total));
-  });
+  res.writeStatus(writeHead(reply, null));
+  const total = reply.length;
+  // a template's view and the joined parts are reused buffers: uWS copies or sends them before
+  // end/tryEnd returns, and an unsent rest is copied before waiting (streamBody)
+  const body = reply.template !== null ? reply.template.fill(reply.requestId) : reply.parts.length === 1 ? reply.parts[0]! : scratch.join(reply.parts, total);
+  // One end() with the whole body: a Content-Length response, not chunked.
+  if (total <= STREAM_THRESHOLD) res.end(body);
+  else streamBody(res, body, total);
 }
 
 /**
- * A large body written part by part with tryEnd (one Content-Length, no copy into one buffer: a
- * 1,000-point timeseries window is a slice of the series buffer between two small parts). On
- * backpressure the rest waits for onWritable, which resumes at the socket's write offset.
+ * A large body sent with tryEnd (one Content-Length): in one call when the socket takes it,
+ * which it does unless the client is slow; then the unsent rest is copied (the body may be a
+ * reused buffer) and sent as the socket drains, resuming at the socket's write offset.
  */
-function streamParts(res: uWS.HttpResponse, reply: Reply, total: number): void {
+function streamBody(res: uWS.HttpResponse, body: Uint8Array, total: number): void {
+  const start = res.getWriteOffset();
+  const [, finished] = res.tryEnd(body, total);
+  if (finished) return;
+  const from = res.getWriteOffset() - start;
+  const rest = Buffer.from(body.subarray(from));
   let done = false;
-  const parts = reply.parts;
   res.onAborted(() => {
     done = true;
   });
-  let start = 0;
-  /** Send the body from byte `from`: false on backpressure. */
-  const send = (from: number): boolean => {
-    let base = 0;
-    for (const p of parts) {
-      const end = base + p.length;
-      if (end > from && p.length > 0) {
-        const [ok, finished] = res.tryEnd(from > base ? p.subarray(from - base) : p, total);
-        if (finished) {
-          done = true;
-          return true;
-        }
-        if (!ok) return false;
-        from = end;
-      }
-      base = end;
-    }
-    return true;
-  };
-  res.cork(() => {
-    res.writeStatus(statusLine(reply.status));
-    if (reply.headers.length > 0) res.writeHeader(reply.headers[0]![0], joinedHeaderValue(reply.headers));
-    start = res.getWriteOffset();
-    if (send(0) || done) return;
-    res.onWritable((offset) => (done ? true : send(offset - start)));
+  res.onWritable((offset) => {
+    if (done) return true;
+    const [ok, end] = res.tryEnd(rest.subarray(offset - start - from), total);
+    if (end) done = true;
+    return ok;
   });
 }

@@ -27,8 +27,12 @@ export interface RateLimiterOptions {
 }
 
 export interface RateLimiter {
-  /** Spend `cost` tokens (default 1; capped at the tier's limit so every request can pass once the bucket is full). */
-  take(bucketKey: string, tier: RateTier, cost?: number): RateLimitResult;
+  /**
+   * Spend `cost` tokens (default 1; capped at the tier's limit so every request can pass once
+   * the bucket is full). The result is one object per limiter, overwritten by the next take:
+   * read it before taking again (the request path copies nothing it does not need).
+   */
+  take(bucketKey: string, tier: RateTier, cost?: number): Readonly<RateLimitResult>;
   /** buckets held, both tiers */
   readonly size: number;
 }
@@ -39,7 +43,19 @@ interface Bucket {
   at: number;
 }
 
+interface Tier {
+  limit: number;
+  /** in least-recently-used order (Map order: a take moves its bucket to the end) */
+  buckets: Map<string, Bucket>;
+  /** the key of the last take: its bucket is already the most recent, no move needed */
+  last: string | null;
+  /** `at` of the oldest bucket when last looked at: no bucket is idle before oldestAt + IDLE_MS */
+  oldestAt: number;
+}
+
 const TICKS_PER_TOKEN = 60_000;
+/** A bucket untouched this long is full again, as good as absent. */
+const IDLE_MS = 60_000;
 // Dropping at most this many idle buckets per take keeps cleanup O(1) per request.
 const SWEEP_PER_TAKE = 2;
 
@@ -53,6 +69,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     anonymous: tierOf(options.anonymousPerMinute),
     keyed: tierOf(options.keyedPerMinute),
   };
+  const result: RateLimitResult = { allowed: true, limit: 0, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0 };
 
   return {
     take(bucketKey, tier, cost = 1) {
@@ -63,45 +80,66 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       let bucket = t.buckets.get(bucketKey);
       if (bucket === undefined) {
         bucket = { ticks: capacity, at: time };
+        t.buckets.set(bucketKey, bucket);
+        if (t.buckets.size === 1) t.oldestAt = time;
       } else {
-        t.buckets.delete(bucketKey); // re-inserted below: Map order is the LRU order
+        if (bucketKey !== t.last) {
+          // re-inserted: Map order is the LRU order
+          t.buckets.delete(bucketKey);
+          t.buckets.set(bucketKey, bucket);
+        }
         const elapsed = Math.max(0, time - bucket.at); // a clock stepping back refills nothing
         bucket.ticks = Math.min(capacity, bucket.ticks + elapsed * limit);
         bucket.at = time;
       }
+      t.last = bucketKey;
       const need = Math.min(limit, Math.max(1, Math.floor(cost))) * TICKS_PER_TOKEN;
       const allowed = bucket.ticks >= need;
       if (allowed) bucket.ticks -= need;
-      t.buckets.set(bucketKey, bucket);
-      sweep(t.buckets, time);
+      sweep(t, time);
 
       const ticksPerSecond = limit * 1000;
-      return {
-        allowed,
-        limit,
-        remaining: Math.floor(bucket.ticks / TICKS_PER_TOKEN),
-        resetSeconds: Math.ceil((capacity - bucket.ticks) / ticksPerSecond),
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((need - bucket.ticks) / ticksPerSecond)),
-      };
+      result.allowed = allowed;
+      result.limit = limit;
+      result.remaining = Math.floor(bucket.ticks / TICKS_PER_TOKEN);
+      result.resetSeconds = Math.ceil((capacity - bucket.ticks) / ticksPerSecond);
+      result.retryAfterSeconds = allowed ? 0 : Math.max(1, Math.ceil((need - bucket.ticks) / ticksPerSecond));
+      return result;
     },
     get size() {
       return tiers.anonymous.buckets.size + tiers.keyed.buckets.size;
     },
   };
 
-  function sweep(buckets: Map<string, Bucket>, time: number): void {
-    while (buckets.size > maxBuckets) buckets.delete(buckets.keys().next().value!);
-    // Any bucket untouched for a minute is full again, as good as absent: drop it.
+  function sweep(t: Tier, time: number): void {
+    const buckets = t.buckets;
+    if (buckets.size > maxBuckets) {
+      while (buckets.size > maxBuckets) dropOldest(t);
+    }
+    // Any bucket untouched for a minute is full again, as good as absent: drop it. Buckets are
+    // in LRU order, so the first is the oldest: nothing to look at before oldestAt + IDLE_MS.
+    if (time - t.oldestAt < IDLE_MS) return;
     let n = 0;
     for (const [key, bucket] of buckets) {
-      if (n++ === SWEEP_PER_TAKE || time - bucket.at < 60_000) break;
+      if (n++ === SWEEP_PER_TAKE || time - bucket.at < IDLE_MS) {
+        t.oldestAt = bucket.at;
+        return;
+      }
       buckets.delete(key);
+      if (key === t.last) t.last = null;
     }
+    t.oldestAt = time;
+  }
+
+  function dropOldest(t: Tier): void {
+    const key = t.buckets.keys().next().value!;
+    t.buckets.delete(key);
+    if (key === t.last) t.last = null;
   }
 }
 
-function tierOf(limit: number): { limit: number; buckets: Map<string, Bucket> } {
-  return { limit, buckets: new Map() };
+function tierOf(limit: number): Tier {
+  return { limit, buckets: new Map(), last: null, oldestAt: 0 };
 }
 
 function checkPositiveInteger(name: string, value: number): void {
@@ -114,7 +152,7 @@ function checkPositiveInteger(name: string, value: number): void {
  * Headers for a /v1 response (DESIGN §5.5): the IETF draft names, their X- twins, and
  * Retry-After when the request was refused.
  */
-export function rateLimitHeaders(result: RateLimitResult): [string, string][] {
+export function rateLimitHeaders(result: Readonly<RateLimitResult>): [string, string][] {
   const limit = String(result.limit);
   const remaining = String(result.remaining);
   const reset = String(result.resetSeconds);

@@ -2,9 +2,9 @@
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
 import { hash } from 'node:crypto';
 import { VaultdError } from '../common/errors.js';
-import { PAGE_SUFFIX, type ListMeta, type Page } from '../engine/publish/page.js';
-import { brBody, buildVariants, gzipBody, PRECOMPRESS_MIN_BYTES, type Variants } from './transport/splice.js';
-import type { Encoding } from './transport/negotiate.js';
+import type { ListMeta, Page } from '../engine/publish/page.js';
+import type { DeflatedItems } from '../engine/publish/seriesBuffers.js';
+import { buildVariants, PRECOMPRESS_MIN_BYTES, type BodyTemplate, type Variants } from './transport/splice.js';
 
 /** A prebuilt page of the snapshot (variants are added once, lazily, per snapshot). */
 export interface PageBody {
@@ -17,9 +17,10 @@ export interface PageBody {
 export interface JsonBody {
   kind: 'json';
   data: unknown;
-  /** `data` already serialized as the inside of a JSON array (a slice of a series buffer) */
   /** the items of `data`, already serialized and joined by commas (zero-copy parts) */
   dataItems?: Buffer[];
+  /** the same items as a byte-aligned, non-final deflate stream (the gzip answer), when prepared */
+  deflated?: () => DeflatedItems;
   meta: Partial<ListMeta> | null;
   /** a cheap, deterministic ETag seed (route + canonical query); hashed with the snapshot id */
   etagKey: string;
@@ -44,31 +45,70 @@ export interface DeferredBody {
 
 export type Body = PageBody | JsonBody | RawBody | DeferredBody;
 
+/**
+ * What the transport writes (DESIGN §5.7: a lookup and a write of prebuilt bytes). Headers go
+ * out in this order: X-Request-Id, the RateLimit-* set (and Retry-After), Cache-Control, then
+ * `fixed` — prebuilt `\r\nName: value` lines, made once per page and encoding for pages. The
+ * per-request values are plain fields, so the transport writes digits and the id into its own
+ * buffer without building strings; Date comes from the transport (uWS caches it per second).
+ */
 export interface Reply {
   status: number;
-  headers: [string, string][];
-  /** body parts in write order (a HEAD reply keeps them for Content-Length); empty for 304 and preflight */
+  requestId: string;
+  /** RateLimit-Limit (and its X- twin); 0 = no rate-limit headers */
+  rateLimit: number;
+  rateRemaining: number;
+  rateReset: number;
+  /** Retry-After seconds; 0 = none */
+  retryAfter: number;
+  /** a prebuilt `\r\nCache-Control: …` line, or null */
+  cacheControl: Buffer | null;
+  /** prebuilt header lines after the per-request ones */
+  fixed: Buffer;
+  /** the body as a template filled with the request id (pages), or null: then `parts` */
+  template: BodyTemplate | null;
+  /** body parts in write order when there is no template; empty for 304 and preflight */
   parts: Buffer[];
+  /** body length in bytes (a HEAD reply states it) */
+  length: number;
+}
+
+/** Header lines as the wire has them after the status line: `\r\nName: value` each (Latin-1). */
+export function headerLines(headers: readonly (readonly [string, string])[]): Buffer {
+  let text = '';
+  for (const [name, value] of headers) text += `\r\n${name}: ${value}`;
+  return Buffer.from(text, 'latin1');
+}
+
+/** The reply's headers as name/value pairs, in wire order (the node transport, tests). */
+export function replyHeaders(reply: Reply): [string, string][] {
+  const out: [string, string][] = [['X-Request-Id', reply.requestId]];
+  if (reply.rateLimit > 0) {
+    const limit = String(reply.rateLimit);
+    const remaining = String(reply.rateRemaining);
+    const reset = String(reply.rateReset);
+    out.push(['RateLimit-Limit', limit], ['RateLimit-Remaining', remaining], ['RateLimit-Reset', reset]);
+    out.push(['X-RateLimit-Limit', limit], ['X-RateLimit-Remaining', remaining], ['X-RateLimit-Reset', reset]);
+  }
+  if (reply.retryAfter > 0) out.push(['Retry-After', String(reply.retryAfter)]);
+  for (const lines of [reply.cacheControl, reply.fixed]) {
+    if (lines === null || lines.length === 0) continue;
+    for (const line of lines.toString('latin1').split('\r\n').slice(1)) {
+      const colon = line.indexOf(': ');
+      out.push([line.slice(0, colon), line.slice(colon + 2)]);
+    }
+  }
+  return out;
+}
+
+/** The reply's body as durable parts (the node transport, tests). */
+export function replyParts(reply: Reply): Buffer[] {
+  return reply.template ? reply.template.parts(reply.requestId) : reply.parts;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK',
-  204: '204 No Content',
-  304: '304 Not Modified',
-  401: '401 Unauthorized',
-  404: '404 Not Found',
-  405: '405 Method Not Allowed',
-  422: '422 Unprocessable Entity',
-  429: '429 Too Many Requests',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-};
-
-export function statusLine(status: number): string {
-  return STATUS_TEXT[status] ?? `${status} Status`;
-}
+export { statusLine } from './transport/headWriter.js';
 
 /** The error envelope of DESIGN §5.3. */
 export function errorBody(err: VaultdError): Buffer {
@@ -83,25 +123,24 @@ export function jsonEtag(body: JsonBody, snapshotId: string): string {
   return `"${hash('sha1', `${snapshotId}\0${body.etagKey}`, 'base64url')}"`;
 }
 
-/** A per-request envelope as a page (request-id slot at the end); `dataItems` bodies stay uncopied. */
-export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): { page: Page; head: Buffer[] } {
+/**
+ * A per-request envelope as a page (request-id slot at the end) with the parts before it:
+ * `dataItems` bodies stay uncopied. `prefixLength` is the identity body's length before the id.
+ */
+export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): { page: Page; head: Buffer[]; prefixLength: number } {
   const etag = jsonEtag(body, snapshotId);
   const metaJson = JSON.stringify({ ...(body.meta ?? {}), refreshed_at: refreshedAt }).slice(0, -1);
   if (body.dataItems) {
     const tail = Buffer.from(`],"meta":${metaJson},"request_id":"`);
-    return { page: { prefix: tail, etag }, head: [OPEN_ARRAY, ...body.dataItems] };
+    let n = OPEN_ARRAY.length + tail.length;
+    for (const p of body.dataItems) n += p.length;
+    return { page: { prefix: tail, etag }, head: [OPEN_ARRAY, ...body.dataItems], prefixLength: n };
   }
-  return { page: { prefix: Buffer.from(`{"data":${JSON.stringify(body.data)},"meta":${metaJson},"request_id":"`), etag }, head: [] };
+  const prefix = Buffer.from(`{"data":${JSON.stringify(body.data)},"meta":${metaJson},"request_id":"`);
+  return { page: { prefix, etag }, head: [], prefixLength: prefix.length };
 }
 
-const OPEN_ARRAY = Buffer.from('{"data":[');
-
-/** Body parts of a page for one request in the chosen encoding. */
-export function pageParts(page: Page, variants: Variants | undefined, encoding: Encoding, requestId: string): { parts: Buffer[]; encoding: Encoding } {
-  if (variants && encoding === 'br') return { parts: brBody(variants.br, requestId), encoding };
-  if (variants && encoding === 'gzip') return { parts: gzipBody(variants.gzip, requestId), encoding };
-  return { parts: [page.prefix, Buffer.from(requestId), PAGE_SUFFIX], encoding: 'identity' };
-}
+export const OPEN_ARRAY = Buffer.from('{"data":[');
 
 /** Precompressed variants for pages over 1 KiB (DESIGN §5.6), else undefined. */
 export function variantsFor(page: Page, quality = 5): Variants | undefined {

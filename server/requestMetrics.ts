@@ -9,7 +9,8 @@ export interface RequestMetrics {
 }
 
 interface RouteStats {
-  statuses: Map<number, number>;
+  /** requests by status code (100–599 at index status − 100): an add, not a Map update */
+  statuses: Float64Array;
   /** non-cumulative bucket counts; the last slot is +Inf */
   buckets: Float64Array;
   sum: number;
@@ -28,7 +29,13 @@ export function createRequestMetrics(registry: Registry, opts: { counter: string
       help: opts.counterHelp,
       type: 'counter',
       aggregator: 'sum',
-      values: [...routes].flatMap(([route, r]) => [...r.statuses].map(([status, value]) => ({ labels: { route, status: String(status) }, value }))),
+      values: [...routes].flatMap(([route, r]) => {
+        const out: { labels: { route: string; status: string }; value: number }[] = [];
+        r.statuses.forEach((value, i) => {
+          if (value > 0) out.push({ labels: { route, status: String(i + 100) }, value });
+        });
+        return out;
+      }),
     }),
     reset: () => routes.clear(),
   } as never);
@@ -58,8 +65,8 @@ export function createRequestMetrics(registry: Registry, opts: { counter: string
   return {
     record(route, status, seconds) {
       let r = routes.get(route);
-      if (r === undefined) routes.set(route, (r = { statuses: new Map(), buckets: new Float64Array(bounds.length + 1), sum: 0, count: 0 }));
-      r.statuses.set(status, (r.statuses.get(status) ?? 0) + 1);
+      if (r === undefined) routes.set(route, (r = { statuses: new Float64Array(500), buckets: new Float64Array(bounds.length + 1), sum: 0, count: 0 }));
+      r.statuses[status - 100]!++;
       let i = 0;
       while (i < bounds.length && seconds > bounds[i]!) i++;
       r.buckets[i]!++;

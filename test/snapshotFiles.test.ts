@@ -14,6 +14,7 @@ import { createStore } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';
 import { createHandler, type Served } from '../server/handle.js';
+import { replyHeaders, replyParts } from '../server/reply.js';
 import { createCursorCodec } from '../server/cursor.js';
 import { createAuthTable } from '../server/auth.js';
 import { tempDir, testCommon } from './helpers/common.js';
@@ -42,7 +43,7 @@ beforeAll(async () => {
 afterAll(() => {});
 
 function served(snapshot: Snapshot): Served {
-  return { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs: false };
+  return { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false };
 }
 
 function handlerFor(snapshot: Snapshot) {
@@ -61,8 +62,8 @@ const get = (h: ReturnType<typeof handlerFor>, target: string) => {
   const [path, query = ''] = target.split('?');
   const r = h({ method: 'GET', path: path!, query, ip: '127.0.0.1', authorization: '', apiKey: '', acceptEncoding: '', ifNoneMatch: '', requestId: 'fixed-id' });
   if (r instanceof Promise) throw new Error('unexpected async reply');
-  const headers = Object.fromEntries(r.headers.filter(([k]) => k === 'ETag' || k === 'Content-Type'));
-  return { status: r.status, etag: headers.ETag, body: Buffer.concat(r.parts).toString('utf8') };
+  const headers = Object.fromEntries(replyHeaders(r).filter(([k]) => k === 'ETag' || k === 'Content-Type'));
+  return { status: r.status, etag: headers.ETag, body: Buffer.concat(replyParts(r)).toString('utf8') };
 };
 
 describe('snapshot directory', () => {

@@ -14,7 +14,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { BenchOutput } from '../run.js';
 import type { BaselineSpec } from './baselineServer.js';
 import { loadAverage, rssMiB } from './procStat.js';
@@ -51,6 +51,8 @@ export const settings = {
   /** a wider world whose /v1/vaults?include_hidden=true page is ~150 KB */
   wide: ['--seed', '7', '--now', '2026-06-01T00:00:00Z', '--vaults', '170', '--days', '30', '--wallets', '200'],
   timeseriesStart: '2026-03-01T00:00:00Z',
+  /** what a browser sends: the window answer is gzip (windows have no brotli variant) */
+  browserAcceptEncoding: 'gzip, deflate, br, zstd',
 };
 
 /** Response headers a server adds itself; the rest are copied to the baselines. */
@@ -138,7 +140,7 @@ async function measure(): Promise<BenchOutput> {
       page_1kb: { path: onePath, bytes: one.body.length, headers: one.rawHeaders.length },
       page_br: { path: brPath, bytes: brRaw.length, br_bytes: br.body.length, vaults: (JSON.parse(brRaw.toString()) as { meta: { count: number } }).meta.count },
       not_modified: { path: onePath, if_none_match: etag },
-      timeseries: { path: ts.path, bytes: ts.bytes, points: 1000 },
+      timeseries: { path: ts.path, bytes: ts.bytes, gzip_bytes: ts.gzipBytes, accept_encoding: settings.browserAcceptEncoding, points: 1000 },
     };
 
     // Baselines serve the bytes vaultd sent, with its header list.
@@ -189,7 +191,8 @@ async function measure(): Promise<BenchOutput> {
       { id: 'vaultd.not_modified_304', server: demo, path: onePath, headers: { ...identity, 'If-None-Match': etag }, group: '1kb' },
       { id: 'vaultd.page_br', server: wide, path: brPath, headers: { 'Accept-Encoding': 'br' }, group: 'br' },
       ...baselines.filter((b) => b.br).map((b): Case => ({ id: `${b.name}.page_br`, server: b.server, path: '/br', headers: { 'Accept-Encoding': 'br' }, group: 'br' })),
-      { id: 'vaultd.timeseries_1000h', server: demo, path: ts.path, headers: identity, group: null },
+      { id: 'vaultd.timeseries_1000h', server: demo, path: ts.path, headers: { 'Accept-Encoding': settings.browserAcceptEncoding }, group: null },
+      { id: 'vaultd.timeseries_1000h_identity', server: demo, path: ts.path, headers: identity, group: null },
     ];
     const wrkOpts = (c: Case) => ({ url: `http://127.0.0.1:${c.server.port}${c.path}`, headers: c.headers, connections: settings.connections, core: core(settings.clientCore), serverPids: c.server.pids });
 
@@ -290,14 +293,22 @@ async function findPageNear1KB(port: number): Promise<{ path: string; res: Fetch
   return best;
 }
 
-/** An hourly window of exactly 1,000 points (hour points are serialized per request, not cached). */
-async function findTimeseries(port: number, vaultId: string): Promise<{ path: string; bytes: number }> {
+/**
+ * An hourly window of exactly 1,000 points (answered from the series slices per request, never
+ * a cached response); its gzip answer to a browser's Accept-Encoding must decode to the identity one.
+ */
+async function findTimeseries(port: number, vaultId: string): Promise<{ path: string; bytes: number; gzipBytes: number }> {
   const path = `/v1/vaults/${vaultId}/timeseries?granularity=hour&limit=1000&start=${settings.timeseriesStart}`;
-  const res = await get(port, path, { 'Accept-Encoding': 'identity' });
+  const id = { 'X-Request-Id': 'bench-check' };
+  const res = await get(port, path, { 'Accept-Encoding': 'identity', ...id });
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.body.toString().slice(0, 200)}`);
   const count = (JSON.parse(res.body.toString()) as { meta: { count: number } }).meta.count;
   if (count !== 1000) throw new Error(`${path} returned ${count} points, not 1000`);
-  return { path, bytes: res.body.length };
+  const gz = await get(port, path, { 'Accept-Encoding': settings.browserAcceptEncoding, ...id });
+  if (gz.status !== 200 || gz.headers['content-encoding'] !== 'gzip' || !gunzipSync(gz.body).equals(res.body)) {
+    throw new Error(`${path} with Accept-Encoding: ${settings.browserAcceptEncoding} answered ${gz.status} ${gz.headers['content-encoding'] ?? 'identity'}, not the identity body gzipped`);
+  }
+  return { path, bytes: res.body.length, gzipBytes: gz.body.length };
 }
 
 /**

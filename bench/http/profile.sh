@@ -7,6 +7,7 @@
 #   npm run build && bash bench/http/profile.sh '/v1/vaults/<id>' [rate|sat] [seconds]
 #
 # DB: $VAULTD_HTTP_BENCH_DIR/demo.duckdb as left by the bench (default /tmp/vaultd-http-bench),
+# ACCEPT: the Accept-Encoding sent (default identity; e.g. 'gzip, deflate, br' for a browser's),
 # or $DB. Output: $OUT (default /tmp/vaultd-http-profile).
 set -euo pipefail
 ROUTE=${1:?usage: profile.sh ROUTE [rate|sat] [seconds]}
@@ -16,6 +17,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BENCH_DIR=${VAULTD_HTTP_BENCH_DIR:-/tmp/vaultd-http-bench}
 DB=${DB:-$BENCH_DIR/demo.duckdb}
 OUT=${OUT:-/tmp/vaultd-http-profile}
+ACCEPT=${ACCEPT:-identity}
 PORT=${PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
 [ -f "$DB" ] || { echo "no database at $DB: run the HTTP bench first, or set DB" >&2; exit 2; }
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -34,7 +36,7 @@ if [ "$MODE" != sat ]; then
   node -e "import('$ROOT/dist/bench/http/wrk.js').then((w) => console.log(w.paceScript('$OUT', $MODE)))" > "$OUT/pace"
   SCRIPT=(-s "$(cat "$OUT/pace")")
 fi
-taskset -c 1 wrk -t1 -c64 -d"${SECONDS_}s" --latency -H 'Accept-Encoding: identity' "${SCRIPT[@]}" "http://127.0.0.1:$PORT$ROUTE" | tee "$OUT/wrk.txt"
+taskset -c 1 wrk -t1 -c64 -d"${SECONDS_}s" --latency -H "Accept-Encoding: $ACCEPT" "${SCRIPT[@]}" "http://127.0.0.1:$PORT$ROUTE" | tee "$OUT/wrk.txt"
 kill -TERM $PID
 wait $PID || true
 trap - EXIT

@@ -16,9 +16,7 @@ import { activeKeyDigests } from '../../store/apiKeys.js';
 import { getSetting, setSetting } from '../../store/settings.js';
 import { hasSnapshots } from '../../store/queries.js';
 import { withStore } from '../../store/storeHandle.js';
-import { createDemoWorld, databaseHasData } from '../../jobs/demo/createDemoWorld.js';
-import { extendDemoWorld } from '../../jobs/demo/extendDemoWorld.js';
-import { createPriceJob, hasPriceWork, syncTvlSources } from '../../jobs/prices/priceJob.js';
+import { databaseHasData } from '../../jobs/demo/createDemoWorld.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
@@ -26,7 +24,6 @@ import { startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { intFlag, parseFlags } from '../args.js';
-import { demoParams } from './demo.js';
 import { createSnapshotWriter, defaultSnapshotDir, restoreSnapshot } from './snapshotDir.js';
 import { serveSnapshotDir } from './serveSnapshot.js';
 
@@ -72,6 +69,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
 
   if (!chains && !(await databaseHasData(common, config.db))) {
     common.logger.info({ db: config.db }, 'empty database: creating the demo world');
+    const [{ createDemoWorld }, { demoParams }] = await Promise.all([import('../../jobs/demo/createDemoWorld.js'), import('./demo.js')]);
     const summary = await createDemoWorld(common, { path: config.db, params: demoParams({}), force: false, progress: createProgress(common.logger, 'demo') });
     common.logger.info(summary, 'demo world created');
   }
@@ -79,7 +77,11 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   // the chain toolkit (viem) costs ~0.35 s to load: only when chains are configured
   const ingest = chains ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
-  const prices = hasPriceWork(config) ? createPriceJob({ common, config, access }) : null;
+  // The price job's module loads the chain toolkit too (~0.4 s of a cold start): imported only
+  // when there is price work or a TVL source to sync — hasPriceWork's condition, asked before.
+  const priceJobs =
+    config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0 ? await import('../../jobs/prices/priceJob.js') : null;
+  const prices = priceJobs?.hasPriceWork(config) ? priceJobs.createPriceJob({ common, config, access }) : null;
   // With history already stored, serve it at once and catch up in the background (an RPC that
   // is down must not keep a restart from serving); an empty database is filled first.
   const warm = (ingest || prices) !== null && (await access(hasSnapshots));
@@ -88,12 +90,13 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
   }
   // the config's external TVL sources are part of the registry the first publish is built from
-  if (await access((store) => syncTvlSources(store, config))) common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
+  // (with no TVL sources configured there is nothing to sync: no store opened for it)
+  if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config)))) common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true });
   let served: Served | null = null;
   engine.subscribe((snapshot) => {
-    served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs };
+    served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs };
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.
@@ -175,6 +178,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
       if (fileIdentity(config.db) !== identity) await refresh();
       if (ingest) await ingest.runOnce();
       else {
+        const { extendDemoWorld } = await import('../../jobs/demo/extendDemoWorld.js');
         const ext = await access((store) => extendDemoWorld(store, Date.now()));
         if (ext) common.logger.info(ext, 'demo world extended');
       }

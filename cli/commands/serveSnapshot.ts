@@ -57,7 +57,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
       try {
         const loaded = await readSnapshotDir(dir, m);
         const snapshot = buildSnapshot(loaded.world, { generation: m.generation, now: m.refreshed_at_s });
-        const served: Served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, variants: new WeakMap(), jobs: false };
+        const served: Served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false };
         generations.publish(served);
         common.logger.info({ dir, generation: m.generation, ms: Math.round(performance.now() - t0) }, 'serving a published snapshot');
       } catch (err) {

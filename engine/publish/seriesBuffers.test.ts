@@ -1,10 +1,12 @@
 // Windows sliced from lazily serialized blocks equal the naive answer — every point of the
 // window serialized and joined — for any window, order, limit and cursor (fast-check), across
-// block boundaries, on a real demo world.
+// block boundaries, on a real demo world; their deflate streams inflate to the same bytes with
+// the CRC-32 and length they state.
 import fc from 'fast-check';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { demoSnapshot, SMALL_DEMO } from '../../test/helpers/demoSnapshot.js';
-import { buildSeriesBuffer, SERIES_BLOCK, sliceSeries } from './seriesBuffers.js';
+import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, sliceSeries, type SeriesSlice } from './seriesBuffers.js';
 
 const snapshot = demoSnapshot({ ...SMALL_DEMO, days: 40, wallets: 10 });
 const vaults = [...snapshot.world.series.keys()].filter((id) => snapshot.world.series.get(id)!.length > SERIES_BLOCK * 2);
@@ -38,9 +40,43 @@ describe('sliceSeries over lazily serialized blocks', () => {
           expect(got.count).toBe(ks.length);
           expect(got.hasMore).toBe(more);
           expect(got.lastInstant).toBe(ks.length > 0 ? sb.instants[ks.at(-1)!]! : null);
+          expectInflatesToBody(got);
         },
       ),
       { numRuns: 300 },
     );
   });
+
+  it('deflated windows: every start offset within a large chunk and lengths around chunk sizes', () => {
+    const id = vaults[0]!;
+    const sb = buildSeriesBuffer(snapshot.world, id, 'hour')!;
+    for (const order of ['asc', 'desc'] as const) {
+      for (let from = 0; from < CHUNK_LARGE + 2; from++) {
+        for (const limit of [1, 2, 7, 8, 9, 63, 64, 65, 72, 129, 300, 600]) {
+          const start = order === 'asc' ? sb.instants[from]! : sb.instants[0]!;
+          const end = order === 'asc' ? sb.instants.at(-1)! : sb.instants[sb.instants.length - 1 - from]!;
+          expectInflatesToBody(sliceSeries(sb, start, end, order, limit));
+        }
+      }
+    }
+  });
+
+  it('deflated windows are mostly compressed: a 600-point window is under a quarter of its bytes', () => {
+    const sb = buildSeriesBuffer(snapshot.world, vaults[0]!, 'hour')!;
+    const slice = sliceSeries(sb, sb.instants[3]!, sb.instants.at(-1)!, 'asc', 600);
+    const d = slice.deflate();
+    expect(d.length).toBe(Buffer.concat(slice.body).length);
+    expect(Buffer.concat(d.parts).length).toBeLessThan(d.length / 4);
+  });
 });
+
+/** The slice's deflate stream, closed with an empty final block, inflates to its identity bytes. */
+function expectInflatesToBody(slice: SeriesSlice): void {
+  const identity = Buffer.concat(slice.body);
+  const d = slice.deflate();
+  expect(d.length).toBe(identity.length);
+  expect(d.crc).toBe(zlib.crc32(identity) >>> 0);
+  // BFINAL=1 stored block of length 0 ends the stream
+  const inflated = zlib.inflateRawSync(Buffer.concat([...d.parts, Buffer.from([1, 0, 0, 0xff, 0xff])]));
+  expect(inflated.equals(identity)).toBe(true);
+}

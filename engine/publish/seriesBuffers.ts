@@ -4,6 +4,16 @@
 // search, and a cold window serializes only the blocks it touches, not the whole history. Built
 // by the engine the first time a snapshot is asked for that vault and granularity and kept with the
 // snapshot (a snapshot never changes, so neither do its buffers); the server only slices.
+//
+// Compressed windows (issue #11): a block's points are also deflated in chunks of CHUNK_SMALL
+// and CHUNK_LARGE points, each an independent raw deflate stream ended by a sync flush (byte
+// aligned, not final), so any run of whole chunks concatenates into a valid deflate stream.
+// A window is: its ragged ends as stored (uncompressed) blocks of at most 7 points, small chunks
+// up to a large-chunk boundary, large chunks in the middle — a copy of prepared bytes, ~1.05×
+// the size of compressing the window whole. Its CRC-32 comes from prefix CRCs kept per block
+// (common/crc32.ts: crc(range) = P(end) ^ shift(P(start), length)), never from a pass over it.
+import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
+import { crc32Range, crc32Shift } from '../../common/crc32.js';
 import { lowerBound } from '../../common/search.js';
 import { priceKey, type World } from '../../model/world.js';
 import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
@@ -17,7 +27,16 @@ interface Block {
   /** the block's points joined by commas; point k spans [offsets[k], offsets[k + 1] - 1) */
   buf: Buffer;
   offsets: Uint32Array;
+  /** CRC-32 of buf[0, offsets[k]) for every k (made on the first compressed window) */
+  crc?: Uint32Array;
+  /** deflated chunks of CHUNK_SMALL / CHUNK_LARGE points, each made on first use */
+  small?: (Buffer | undefined)[];
+  large?: (Buffer | undefined)[];
 }
+
+/** Points per chunk: small chunks reach the large-chunk boundary, large ones fill the middle. */
+export const CHUNK_SMALL = 8;
+export const CHUNK_LARGE = 64;
 
 export interface SeriesBuffer {
   /** point instants, ascending */
@@ -93,7 +112,27 @@ export interface SeriesSlice {
   count: number;
   lastInstant: number | null;
   hasMore: boolean;
+  /** the same points as a deflate stream (made on request: only gzip answers need it) */
+  deflate(): DeflatedItems;
 }
+
+/** A window's points as a byte-aligned, non-final raw deflate stream (RFC 1951). */
+export interface DeflatedItems {
+  parts: Buffer[];
+  /** CRC-32 and length of the points' bytes (what the stream inflates to) */
+  crc: number;
+  length: number;
+}
+
+/** One block's share of a window: its local points [l0, l1), the window's last point in the last one. */
+interface Segment {
+  block: Block;
+  l0: number;
+  l1: number;
+  last: boolean;
+}
+
+const EMPTY_DEFLATE: DeflatedItems = { parts: [], crc: 0, length: 0 };
 
 /** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
 export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
@@ -104,11 +143,12 @@ export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order:
     if (order === 'asc') lo = Math.max(lo, lowerBound(sb.instants, n, after + 0.5));
     else hi = Math.min(hi, lowerBound(sb.instants, n, after));
   }
-  if (hi <= lo) return { body: [], count: 0, lastInstant: null, hasMore: false };
+  if (hi <= lo) return { body: [], count: 0, lastInstant: null, hasMore: false, deflate: () => EMPTY_DEFLATE };
   const count = Math.min(limit, hi - lo);
   // the ascending positions served: [x, y)
   const [x, y] = order === 'asc' ? [lo, lo + count] : [hi - count, hi];
   const body: Buffer[] = [];
+  const segments: Segment[] = [];
   const firstBlock = Math.floor(x / SERIES_BLOCK);
   const lastBlock = Math.floor((y - 1) / SERIES_BLOCK);
   for (let i = 0; i <= lastBlock - firstBlock; i++) {
@@ -123,11 +163,89 @@ export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order:
     // every point is stored with its comma: a part that more parts follow keeps it (no 1-byte parts)
     const last = order === 'asc' ? b === lastBlock : b === firstBlock;
     body.push(block.buf.subarray(block.offsets[l0]!, block.offsets[l1]! - (last ? 1 : 0)));
+    segments.push({ block, l0, l1, last });
   }
   return {
     body,
     count,
     lastInstant: order === 'asc' ? sb.instants[y - 1]! : sb.instants[x]!,
     hasMore: order === 'asc' ? y < hi : x > lo,
+    deflate: () => deflateSegments(segments),
   };
+}
+
+/** The window's points as stored blocks and prepared chunks, with their CRC-32 and length. */
+function deflateSegments(segments: Segment[]): DeflatedItems {
+  const parts: Buffer[] = [];
+  let crc = 0;
+  let length = 0;
+  for (const { block, l0, l1, last } of segments) {
+    const { buf, offsets } = block;
+    const P = (block.crc ??= prefixCrcs(block));
+    // points [l0, end) go with their commas; the window's last point without its comma
+    const end = last ? l1 - 1 : l1;
+    const bytes = offsets[end]! - offsets[l0]!;
+    crc = (crc32Shift(crc ^ P[l0]!, bytes) ^ P[end]!) >>> 0;
+    length += bytes;
+    let rawFrom = offsets[l0]!; // start of the uncompressed run not yet emitted
+    let p = l0;
+    const chunk = (k: number, size: number) => {
+      if (rawFrom < offsets[p]!) stored(parts, buf, rawFrom, offsets[p]!);
+      parts.push(chunkOf(block, k, size));
+      p += size;
+      rawFrom = offsets[p]!;
+    };
+    p = Math.min(end, Math.ceil(l0 / CHUNK_SMALL) * CHUNK_SMALL); // ragged start: stored
+    while (p % CHUNK_LARGE !== 0 && p + CHUNK_SMALL <= end) chunk(p / CHUNK_SMALL, CHUNK_SMALL);
+    while (p % CHUNK_LARGE === 0 && p + CHUNK_LARGE <= end) chunk(p / CHUNK_LARGE, CHUNK_LARGE);
+    while (p + CHUNK_SMALL <= end && p % CHUNK_SMALL === 0) chunk(p / CHUNK_SMALL, CHUNK_SMALL);
+    if (last) {
+      const stop = offsets[l1]! - 1;
+      crc = crc32Range(buf, offsets[end]!, stop, crc);
+      length += stop - offsets[end]!;
+      if (rawFrom < stop) stored(parts, buf, rawFrom, stop);
+    } else if (rawFrom < offsets[end]!) stored(parts, buf, rawFrom, offsets[end]!);
+  }
+  return { parts, crc, length };
+}
+
+/** Largest LEN of a stored deflate block. */
+const STORED_MAX = 65_535;
+
+/** buf[from, to) as non-final stored blocks (BFINAL=0, BTYPE=00, LEN, NLEN; byte-aligned). */
+function stored(parts: Buffer[], buf: Buffer, from: number, to: number): void {
+  for (let at = from; at < to; at += STORED_MAX) {
+    const n = Math.min(STORED_MAX, to - at);
+    const header = Buffer.allocUnsafe(5);
+    header[0] = 0;
+    header.writeUInt16LE(n, 1);
+    header.writeUInt16LE(n ^ 0xffff, 3);
+    parts.push(header, buf.subarray(at, at + n));
+  }
+}
+
+function prefixCrcs(block: Block): Uint32Array {
+  const { buf, offsets } = block;
+  const P = new Uint32Array(offsets.length);
+  for (let k = 1; k < offsets.length; k++) P[k] = crc32Range(buf, offsets[k - 1]!, offsets[k]!, P[k - 1]!);
+  return P;
+}
+
+/** Chunk k of `size` points: an independent raw deflate stream ended by a sync flush. */
+function chunkOf(block: Block, k: number, size: number): Buffer {
+  const cache = size === CHUNK_SMALL ? (block.small ??= []) : (block.large ??= []);
+  let c = cache[k];
+  if (c === undefined) {
+    const from = block.offsets[k * size]!;
+    const to = block.offsets[(k + 1) * size]!;
+    const out = deflateRawSync(block.buf.subarray(from, to), {
+      level: 6,
+      // a small chunk is ~2 KB: a 4 KB window loses nothing and allocates less state
+      ...(size === CHUNK_SMALL ? { windowBits: 12, memLevel: 4 } : {}),
+      finishFlush: zlibConstants.Z_SYNC_FLUSH,
+    });
+    // a copy: the sync API returns a view into a larger chunk we must not retain
+    cache[k] = c = Buffer.from(out);
+  }
+  return c;
 }

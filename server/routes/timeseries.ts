@@ -1,6 +1,7 @@
 // /v1/vaults/{vault_id}/timeseries and /v1/users/{wallet}/positions/{vault_id}/timeseries
 // (DESIGN §4.3, §4.8): windows sliced by binary search from the serialized series the engine
-// keeps per snapshot (engine/publish/seriesBuffers.ts, DESIGN §5.7).
+// keeps per snapshot (engine/publish/seriesBuffers.ts, DESIGN §5.7), identity or as prepared
+// deflate chunks when the client takes gzip (a window of any length costs a copy, not a build).
 import { isoSeconds } from '../../model/format/numbers.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
 import { defaultPositionStart, positionPoints } from '../../engine/publish/door.js';
@@ -13,6 +14,17 @@ import { enabledVault } from './vaults.js';
 import { findPosition } from './users.js';
 
 type SeriesQuery = QueryOf<'vaults.timeseries'>;
+
+/** isoSeconds remembered: window bounds repeat across pages and clients (bounded, cleared when full). */
+const isoMemo = new Map<number, string>();
+function iso(seconds: number): string {
+  let text = isoMemo.get(seconds);
+  if (text === undefined) {
+    if (isoMemo.size >= 4096) isoMemo.clear();
+    isoMemo.set(seconds, (text = isoSeconds(seconds)));
+  }
+  return text;
+}
 
 /** Window bounds and cursor handling shared by both timeseries routes. */
 function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { start: number; end: number }) {
@@ -41,13 +53,14 @@ export function vaultTimeseries(ctx: RouteContext): Body {
     kind: 'json',
     data: null,
     dataItems: slice?.body ?? [],
+    ...(slice && slice.count > 0 ? { deflated: slice.deflate } : {}),
     meta: {
       count: slice?.count ?? 0,
       limit: q.limit,
       next_cursor: slice?.hasMore && slice.lastInstant !== null ? ctx.cursors.encode(route, w.filters, q.order, slice.lastInstant) : null,
       partial_errors: null,
-      start: q.start !== undefined || first !== null ? isoSeconds(w.start) : null,
-      end: q.end !== undefined || last !== null ? isoSeconds(w.end) : null,
+      start: q.start !== undefined || first !== null ? iso(w.start) : null,
+      end: q.end !== undefined || last !== null ? iso(w.end) : null,
     },
     etagKey: `${route}|${w.start}|${w.end}|${q.granularity}|${q.order}|${w.after}|${q.limit}`,
   };

@@ -52,6 +52,8 @@ export interface StaticAssets {
   get(path: string): StaticAsset | undefined;
   /** the answer for `req`, or null when no asset has its path */
   answer(req: AssetRequest): AssetAnswer | null;
+  /** whether a path under `prefix` (e.g. `/v1/`) can be an asset or a page route (else the request path skips them) */
+  servesUnder(prefix: string): boolean;
 }
 
 export interface StaticMount {
@@ -97,6 +99,14 @@ export function loadStaticAssets(mounts: readonly StaticMount[], pages: PageRout
     answer(req) {
       const asset = assets.get(req.path) ?? assets.get(pageAsset(req.path, pages) ?? '');
       return asset === undefined ? null : answerAsset(asset, req);
+    },
+    servesUnder(prefix) {
+      const exact = Object.keys(pages.exact ?? {});
+      return (
+        paths.some((p) => p.startsWith(prefix)) ||
+        exact.some((p) => p.startsWith(prefix)) ||
+        (pages.segment ?? []).some(([s]) => s.startsWith(prefix) || prefix.startsWith(s))
+      );
     },
   };
 }

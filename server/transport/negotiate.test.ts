@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { chooseEncoding, type Encoding } from './negotiate.js';
+import { chooseEncoding, createEncodingChooser, type Encoding } from './negotiate.js';
 
 const cases: [string | undefined, Encoding, string][] = [
   [undefined, 'identity', 'no header'],
@@ -54,6 +54,29 @@ describe('chooseEncoding', () => {
         expect(['br', 'gzip', 'identity']).toContain(chooseEncoding(header));
       }),
     );
+  });
+
+  it('without a brotli variant: the best of gzip and identity', () => {
+    const table: [string, Encoding][] = [
+      ['gzip, deflate, br, zstd', 'gzip'],
+      ['br', 'identity'],
+      ['br, gzip;q=0.1', 'gzip'],
+      ['*', 'gzip'],
+      ['*, gzip;q=0', 'identity'],
+      ['br;q=1, identity;q=0.5, gzip;q=0.4', 'identity'],
+      ['', 'identity'],
+    ];
+    for (const [header, want] of table) expect(chooseEncoding(header, false), header).toBe(want);
+  });
+
+  it('the remembering chooser answers as chooseEncoding, with and without brotli, past its capacity', () => {
+    const choose = createEncodingChooser();
+    fc.assert(
+      fc.property(fc.constantFrom(...cases.map((c) => c[0] ?? ''), 'gzip, deflate, br'), fc.boolean(), (header, br) => {
+        expect(choose(header, br)).toBe(chooseEncoding(header, br));
+      }),
+    );
+    for (let i = 0; i < 2000; i++) expect(choose(`gzip;q=0.${i % 10}, br;q=${i}`, true)).toBe(chooseEncoding(`gzip;q=0.${i % 10}, br;q=${i}`, true));
   });
 
   it('cost (printed, not asserted)', () => {

@@ -15,7 +15,7 @@ const NOT_LISTED = -1;
  * Identity is acceptable unless refused (`identity;q=0`, or `*;q=0` without an identity
  * entry); when everything is refused we still answer identity rather than 406 (RFC allows).
  */
-export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
+export function chooseEncoding(acceptEncoding: string | undefined, brOffered = true): Encoding {
   if (!acceptEncoding) return 'identity';
   let br = NOT_LISTED;
   let gzip = NOT_LISTED;
@@ -33,7 +33,8 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
     else if (coding === 'identity') identity = lower(identity, q);
     else if (coding === '*') star = lower(star, q);
   }
-  const qBr = br !== NOT_LISTED ? br : star !== NOT_LISTED ? star : 0;
+  // a body with no brotli variant (a timeseries window) is chosen among gzip and identity
+  const qBr = !brOffered ? 0 : br !== NOT_LISTED ? br : star !== NOT_LISTED ? star : 0;
   const qGzip = gzip !== NOT_LISTED ? gzip : star !== NOT_LISTED ? star : 0;
   const qIdentity = identity !== NOT_LISTED ? identity : star !== NOT_LISTED ? star : IMPLICIT_IDENTITY;
   if (qBr > 0 && qBr >= qGzip && qBr >= qIdentity) return 'br';
@@ -57,4 +58,30 @@ function qOf(params: string): number {
     return Q_VALUE.test(value) ? Number(value) : NOT_LISTED;
   }
   return 1;
+}
+
+/** Distinct Accept-Encoding values remembered by a chooser (cleared when full). */
+const CHOOSER_ENTRIES = 512;
+
+export type EncodingChooser = (acceptEncoding: string, brOffered: boolean) => Encoding;
+
+/**
+ * chooseEncoding with its answers remembered per header value: clients send a handful of
+ * distinct values, so the request path is a map lookup instead of a parse. Junk values cannot
+ * buy memory: the map is cleared when full.
+ */
+export function createEncodingChooser(): EncodingChooser {
+  const withBr = new Map<string, Encoding>();
+  const withoutBr = new Map<string, Encoding>();
+  return (acceptEncoding, brOffered) => {
+    if (acceptEncoding === '') return 'identity';
+    const memo = brOffered ? withBr : withoutBr;
+    let e = memo.get(acceptEncoding);
+    if (e === undefined) {
+      e = chooseEncoding(acceptEncoding, brOffered);
+      if (memo.size >= CHOOSER_ENTRIES) memo.clear();
+      memo.set(acceptEncoding, e);
+    }
+    return e;
+  };
 }

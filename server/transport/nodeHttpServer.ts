@@ -10,7 +10,7 @@ import type { Common } from '../../common/common.js';
 import { createClientIp } from '../clientIp.js';
 import type { IncomingRequest } from '../handle.js';
 import type { Handle, HttpServer } from '../httpServer.js';
-import { statusLine, type Reply } from '../reply.js';
+import { replyHeaders, replyParts, statusLine, type Reply } from '../reply.js';
 
 /** Headers (request line included) past this are a 431; targets up to it reach the pipeline (414 over 8 KiB). */
 const MAX_HEADER_BYTES = 32 * 1024;
@@ -85,10 +85,11 @@ export async function startNodeHttpServer(
 }
 
 function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-  let total = 0;
-  for (const p of reply.parts) total += p.length;
+  const total = reply.length;
+  // node:http keeps written buffers until flushed: durable parts, never a reused template view
+  const parts = replyParts(reply);
   const flat: string[] = [];
-  for (const [k, v] of reply.headers) flat.push(k, v);
+  for (const [k, v] of replyHeaders(reply)) flat.push(k, v);
   const bodiless = reply.status === 304 || reply.status === 204;
   if (!bodiless) flat.push('Content-Length', String(total));
   const text = statusLine(reply.status);
@@ -97,6 +98,6 @@ function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
     res.end();
     return;
   }
-  for (let i = 0; i < reply.parts.length - 1; i++) res.write(reply.parts[i]);
-  res.end(reply.parts.at(-1));
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts.at(-1));
 }

@@ -7,6 +7,8 @@ import zlib from 'node:zlib';
 import { VaultdError } from '../../common/errors.js';
 import { PAGE_SUFFIX, type Page } from '../../engine/publish/page.js';
 import { REQUEST_ID_MAX_LENGTH } from '../requestId.js';
+import { crc32, crc32Combine, crc32Range } from '../../common/crc32.js';
+import type { DeflatedItems } from '../../engine/publish/seriesBuffers.js';
 
 /** Bodies at or below this size are served raw (DESIGN §5.6: "bodies over 1 KiB"). */
 export const PRECOMPRESS_MIN_BYTES = 1024;
@@ -69,32 +71,64 @@ export function buildVariants(page: Pick<Page, 'prefix'>, options: BuildVariants
  * REQUEST_ID_PATTERN (requestIdFrom guarantees it): it is written as Latin-1, one byte a char.
  */
 export function gzipBody(variant: GzipVariant, requestId: string): Buffer[] {
-  const n = checkedLength(requestId) + PAGE_SUFFIX.length;
-  const tail = Buffer.allocUnsafe(5 + n + 8);
-  // Final stored block: BFINAL=1, BTYPE=00, padding (the head ends byte-aligned), LEN, NLEN.
-  tail[0] = 0x01;
-  tail.writeUInt16LE(n, 1);
-  tail.writeUInt16LE(n ^ 0xffff, 3);
-  writeSuffix(tail, 5, requestId);
-  tail.writeUInt32LE(crc32Range(tail, 5, 5 + n, variant.crcAfterPrefix), 5 + n);
-  tail.writeUInt32LE((variant.prefixLength + n) >>> 0, 9 + n); // ISIZE is the length mod 2^32
+  const tail = Buffer.allocUnsafe(GZIP_TAIL + checkedLength(requestId));
+  writeGzipTail(tail, 0, variant, requestId);
   return [variant.head, tail];
 }
 
 /** The brotli body for one request; same precondition on `requestId` as gzipBody. */
 export function brBody(variant: BrotliVariant, requestId: string): Buffer[] {
-  const n = checkedLength(requestId) + PAGE_SUFFIX.length;
-  const tail = Buffer.allocUnsafe(3 + n + 1);
+  const tail = Buffer.allocUnsafe(BR_TAIL + checkedLength(requestId));
+  writeBrTail(tail, 0, requestId);
+  return [variant.head, tail];
+}
+
+/** Bytes of a gzip tail besides the request id: stored-block header, `"}}`, CRC-32, ISIZE. */
+const GZIP_TAIL = 5 + PAGE_SUFFIX.length + 8;
+/** Bytes of a brotli tail besides the request id: meta-block header, `"}}`, last meta-block. */
+const BR_TAIL = 3 + PAGE_SUFFIX.length + 1;
+
+/** Write the gzip tail for `requestId` at `at`; returns the end offset. */
+function writeGzipTail(buf: Uint8Array, at: number, variant: GzipVariant, requestId: string): number {
+  const n = requestId.length + PAGE_SUFFIX.length;
+  // Final stored block: BFINAL=1, BTYPE=00, padding (the head ends byte-aligned), LEN, NLEN.
+  buf[at] = 0x01;
+  buf[at + 1] = n & 0xff;
+  buf[at + 2] = n >>> 8;
+  buf[at + 3] = ~n & 0xff;
+  buf[at + 4] = (~n >>> 8) & 0xff;
+  writeSuffix(buf, at + 5, requestId);
+  const end = at + 5 + n;
+  writeUInt32LE(buf, crc32Range(buf, at + 5, end, variant.crcAfterPrefix), end);
+  writeUInt32LE(buf, (variant.prefixLength + n) >>> 0, end + 4); // ISIZE is the length mod 2^32
+  return end + 8;
+}
+
+/** Write the brotli tail for `requestId` at `at`; returns the end offset. */
+function writeBrTail(buf: Uint8Array, at: number, requestId: string): number {
+  const n = requestId.length + PAGE_SUFFIX.length;
   // Meta-block header, bits LSB-first (RFC 7932 §9.2): ISLAST=0 (bit 0), MNIBBLES=4 coded as 00
   // (bits 1–2), MLEN−1 in 16 bits (bits 3–18), ISUNCOMPRESSED=1 (bit 19), zero padding to bit 24.
   const header = ((n - 1) << 3) | (1 << 19);
-  tail[0] = header & 0xff;
-  tail[1] = (header >>> 8) & 0xff;
-  tail[2] = header >>> 16;
-  writeSuffix(tail, 3, requestId);
+  buf[at] = header & 0xff;
+  buf[at + 1] = (header >>> 8) & 0xff;
+  buf[at + 2] = header >>> 16;
+  writeSuffix(buf, at + 3, requestId);
   // Last meta-block: ISLAST=1, ISLASTEMPTY=1, padding.
-  tail[3 + n] = 0x03;
-  return [variant.head, tail];
+  buf[at + 3 + n] = 0x03;
+  return at + 4 + n;
+}
+
+/** Write the identity tail (the id and `"}}`) at `at`; returns the end offset. */
+function writeIdentityTail(buf: Uint8Array, at: number, requestId: string): number {
+  return writeSuffix(buf, at, requestId);
+}
+
+function writeUInt32LE(buf: Uint8Array, value: number, at: number): void {
+  buf[at] = value & 0xff;
+  buf[at + 1] = (value >>> 8) & 0xff;
+  buf[at + 2] = (value >>> 16) & 0xff;
+  buf[at + 3] = value >>> 24;
 }
 
 function checkedLength(requestId: string): number {
@@ -104,37 +138,107 @@ function checkedLength(requestId: string): number {
   return requestId.length;
 }
 
-function writeSuffix(buf: Buffer, at: number, requestId: string): void {
-  const end = at + buf.write(requestId, at, 'latin1');
+/** The id (ASCII by REQUEST_ID_PATTERN: one byte a char, written without a native call) and `"}}`. */
+function writeSuffix(buf: Uint8Array, at: number, requestId: string): number {
+  for (let i = 0; i < requestId.length; i++) buf[at + i] = requestId.charCodeAt(i);
+  const end = at + requestId.length;
   buf[end] = 0x22; // "
   buf[end + 1] = 0x7d; // }
   buf[end + 2] = 0x7d; // }
+  return end + 3;
 }
-
-const CRC_TABLE = (() => {
-  const t = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c;
-  }
-  return t;
-})();
 
 /**
- * CRC-32 (gzip's, reflected 0xEDB88320) of `data`, continuing from `previous` — the finalized
- * CRC of the bytes before, with the same convention as zlib.crc32(data, value).
+ * One encoding of one page, ready to send: the constant bytes copied once into a private
+ * buffer with room for the longest request-id tail, so a request writes its id and the tail
+ * in place and sends one view (no allocation, no copy of the page). `fill`'s view is valid
+ * until the next fill of the same template: only for a transport that copies or sends the
+ * bytes before it returns (uWS's end/tryEnd; see server/httpServer.ts); `parts` are durable.
  */
-export function crc32(data: Uint8Array, previous = 0): number {
-  return crc32Range(data, 0, data.length, previous);
+export interface BodyTemplate {
+  fill(requestId: string): Uint8Array;
+  parts(requestId: string): Buffer[];
+  /** the body's length for `requestId` */
+  length(requestId: string): number;
 }
 
-// Indices rather than a subarray: making a Buffer view costs more than the CRC of an id.
-function crc32Range(data: Uint8Array, start: number, end: number, previous: number): number {
-  let c = ~previous;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
+function template(head: Buffer, tailBytes: number, writeTail: (buf: Uint8Array, at: number, id: string) => number, parts: (id: string) => Buffer[]): BodyTemplate {
+  const buf = new Uint8Array(head.length + tailBytes + REQUEST_ID_MAX_LENGTH);
+  buf.set(head, 0);
+  let view = buf.subarray(0, 0);
+  return {
+    fill(requestId) {
+      checkedLength(requestId);
+      const end = writeTail(buf, head.length, requestId);
+      // the view of the last length is kept: ids of one process mostly have one length
+      if (view.length !== end) view = buf.subarray(0, end);
+      return view;
+    },
+    parts,
+    length: (requestId) => head.length + tailBytes + requestId.length,
+  };
 }
+
+/** The identity body of `page` (prefix, id, `"}}`). */
+export function identityTemplate(page: Pick<Page, 'prefix'>): BodyTemplate {
+  return template(page.prefix, PAGE_SUFFIX.length, writeIdentityTail, (id) => [page.prefix, Buffer.from(id, 'latin1'), PAGE_SUFFIX]);
+}
+
+export function gzipTemplate(variant: GzipVariant): BodyTemplate {
+  return template(variant.head, GZIP_TAIL, (buf, at, id) => writeGzipTail(buf, at, variant, id), (id) => gzipBody(variant, id));
+}
+
+export function brTemplate(variant: BrotliVariant): BodyTemplate {
+  return template(variant.head, BR_TAIL, writeBrTail, (id) => brBody(variant, id));
+}
+
+/**
+ * A gzip body of `open` ‖ items ‖ `tail` ‖ requestId ‖ `"}}` whose items are already a deflate
+ * stream (a timeseries window: engine/publish/seriesBuffers.ts): the opening and the
+ * per-request end go as stored blocks around the prepared stream, and the CRC-32 is combined
+ * from the parts' CRCs — a copy of prepared bytes, no compression per request.
+ */
+export function gzipItemsBody(open: Buffer, openCrc: number, items: DeflatedItems, tail: Buffer, requestId: string): Buffer[] {
+  const head = Buffer.allocUnsafe(GZIP_HEADER.length + 5 + open.length);
+  GZIP_HEADER.copy(head, 0);
+  storedHeader(head, GZIP_HEADER.length, open.length, false);
+  open.copy(head, GZIP_HEADER.length + 5);
+  const parts = [head, ...items.parts];
+  let crc = crc32Combine(openCrc, items.crc, items.length);
+  // the constant part of the tail in non-final stored blocks while it is longer than one can hold
+  let from = 0;
+  const last = REQUEST_ID_MAX_LENGTH + PAGE_SUFFIX.length;
+  while (tail.length - from > STORED_MAX - last) {
+    const header = Buffer.allocUnsafe(5);
+    storedHeader(header, 0, STORED_MAX - last, false);
+    parts.push(header, tail.subarray(from, from + STORED_MAX - last));
+    crc = crc32Range(tail, from, from + STORED_MAX - last, crc);
+    from += STORED_MAX - last;
+  }
+  const rest = tail.length - from;
+  const n = rest + checkedLength(requestId) + PAGE_SUFFIX.length;
+  const end = Buffer.allocUnsafe(5 + n + 8);
+  storedHeader(end, 0, n, true);
+  tail.copy(end, 5, from);
+  writeSuffix(end, 5 + rest, requestId);
+  writeUInt32LE(end, crc32Range(end, 5, 5 + n, crc), 5 + n);
+  writeUInt32LE(end, (open.length + items.length + tail.length + requestId.length + PAGE_SUFFIX.length) >>> 0, 9 + n);
+  parts.push(end);
+  return parts;
+}
+
+const STORED_MAX = 65_535;
+
+/** A stored block's header (RFC 1951 §3.2.4): BFINAL, BTYPE=00 and padding, LEN, NLEN. */
+function storedHeader(buf: Uint8Array, at: number, n: number, final: boolean): void {
+  buf[at] = final ? 1 : 0;
+  buf[at + 1] = n & 0xff;
+  buf[at + 2] = n >>> 8;
+  buf[at + 3] = ~n & 0xff;
+  buf[at + 4] = (~n >>> 8) & 0xff;
+}
+
+export { crc32 };
 
 // zlib.crc32 exists from Node 20.15; the engines range starts at 20.10, so fall back to ours.
 const crc32Native: (data: Uint8Array) => number =

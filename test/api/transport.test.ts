@@ -129,6 +129,39 @@ describe('encodings and media type', () => {
     expect(header(both, 'content-encoding')).toBe('br');
   });
 
+  it('timeseries windows and their cursor pages: gzip decodes to the identity body byte for byte, same ETag', async () => {
+    const vault = idsOf(ctx.world, 'visible')[0]!;
+    const id = 'window-id.1';
+    const base = `/v1/vaults/${vault}/timeseries?granularity=hour&limit=700`;
+    const first = await rawRequest(ctx.api.base, base, { headers: { 'accept-encoding': 'identity' } });
+    const next = JSON.parse(first.text).meta.next_cursor as string;
+    expect(next).toEqual(expect.any(String));
+    const paths = [base, `${base}&order=desc`, `${base}&next=${encodeURIComponent(next)}`, `/v1/vaults/${vault}/timeseries?granularity=day&limit=37`];
+    for (const path of paths) {
+      const identity = await rawRequest(ctx.api.base, path, { headers: { 'accept-encoding': 'identity', 'x-request-id': id } });
+      expect(identity.status).toBe(200);
+      expect(header(identity, 'content-encoding')).toBeUndefined();
+      for (const accept of ['gzip', 'gzip, deflate, br, zstd', '*']) {
+        const gz = await rawRequest(ctx.api.base, path, { headers: { 'accept-encoding': accept, 'x-request-id': id } });
+        expect(header(gz, 'content-encoding'), `${path} ${accept}`).toBe('gzip');
+        expect(header(gz, 'etag')).toBe(header(identity, 'etag'));
+        expect(header(gz, 'vary')).toBe('Accept-Encoding, Authorization, X-API-Key');
+        expect(header(gz, 'content-length')).toBe(String(gz.body.length));
+        expect(gz.body.length).toBeLessThan(identity.body.length / 2);
+        expect(gunzipSync(gz.body).equals(identity.body), path).toBe(true);
+      }
+      // no brotli variant of a window: a brotli-only client gets identity
+      const brOnly = await rawRequest(ctx.api.base, path, { headers: { 'accept-encoding': 'br', 'x-request-id': id } });
+      expect(header(brOnly, 'content-encoding')).toBeUndefined();
+      expect(brOnly.body.equals(identity.body)).toBe(true);
+      const head = await rawRequest(ctx.api.base, path, { method: 'HEAD', headers: { 'accept-encoding': 'gzip', 'x-request-id': id } });
+      const gz = await rawRequest(ctx.api.base, path, { headers: { 'accept-encoding': 'gzip', 'x-request-id': id } });
+      expect(header(head, 'content-length')).toBe(String(gz.body.length));
+      const notModified = await rawRequest(ctx.api.base, path, { headers: { 'accept-encoding': 'gzip', 'if-none-match': header(identity, 'etag')! } });
+      expect(notModified.status).toBe(304);
+    }
+  });
+
   it('Content-Type application/json; charset=utf-8 on JSON answers, errors included', async () => {
     for (const path of [...routes, '/health', '/health/chains', '/openapi.json', '/v1/nope', '/v1/vaults/abc', '/v1/vaults?limit=0']) {
       expect((await ctx.api.get(path)).headers.get('content-type'), path).toBe(JSON_TYPE);

@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { crc32, crc32Combine, crc32Range, crc32Shift } from './crc32.js';
+
+describe('crc32', () => {
+  it('the standard check value, and zlib.crc32 on random bytes', () => {
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), (bytes) => {
+        expect(crc32(bytes)).toBe(zlib.crc32(bytes) >>> 0);
+      }),
+    );
+  });
+
+  it('continues across a split, by range or by previous value', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 2000 }), fc.nat(), (bytes, cut) => {
+        const at = bytes.length === 0 ? 0 : cut % bytes.length;
+        expect(crc32Range(bytes, at, bytes.length, crc32(bytes.subarray(0, at)))).toBe(crc32(bytes));
+      }),
+    );
+  });
+
+  it('combine: crc(A‖B) from crc(A), crc(B) and |B|, for any split (empty parts included)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 5000 }), fc.uint8Array({ maxLength: 70_000 }), (a, b) => {
+        const whole = zlib.crc32(Buffer.concat([a, b])) >>> 0;
+        expect(crc32Combine(crc32(a), crc32(b), b.length)).toBe(whole);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a middle range from two prefix CRCs: crc(R) = P(z) ^ shift(P(a), |R|)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 4000 }), fc.nat(), fc.nat(), (bytes, i, j) => {
+        const [a, z] = [i % (bytes.length + 1), j % (bytes.length + 1)].sort((x, y) => x - y) as [number, number];
+        const range = (crc32(bytes.subarray(0, z)) ^ crc32Shift(crc32(bytes.subarray(0, a)), z - a)) >>> 0;
+        expect(range).toBe(crc32(bytes.subarray(a, z)));
+      }),
+    );
+  });
+});
