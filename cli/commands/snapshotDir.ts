@@ -7,7 +7,7 @@ import type { Common } from '../../common/common.js';
 import { describeError } from '../../common/errors.js';
 import type { Engine, StoreAccess } from '../../engine/engine.js';
 import type { Snapshot } from '../../engine/publish/buildSnapshot.js';
-import { CorruptSnapshotError, encodeWorld, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
+import { CorruptSnapshotError, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
 import { inputStamp, readPublishIdentity } from '../../store/publishIdentity.js';
 
 /** Where `serve` keeps its published snapshot when no --publish-dir is given: beside the database. */
@@ -36,24 +36,36 @@ export async function restoreSnapshot(
     return null;
   }
   if (!manifest) return null;
-  const [stamp, identity] = await access(async (store) => [await inputStamp(store), await readPublishIdentity(store)] as const);
-  const stampMs = Math.round(performance.now() - t0);
+  // the stamp is computed by DuckDB's threads while this thread reads the files (both take
+  // seconds on a large world); the files are used only if the stamp says they are current
+  let stampMs = 0;
+  const checked = access(async (store) => [await inputStamp(store), await readPublishIdentity(store)] as const).then((r) => {
+    stampMs = Math.round(performance.now() - t0);
+    return r;
+  });
+  checked.catch(() => undefined);
+  let readMs = 0;
+  let loaded: Awaited<ReturnType<typeof readSnapshotDir>> | null = null;
+  let refused: string | null = null;
+  try {
+    const t1 = performance.now();
+    loaded = await readSnapshotDir(dir, manifest);
+    readMs = Math.round(performance.now() - t1);
+  } catch (err) {
+    if (!(err instanceof CorruptSnapshotError)) throw err;
+    refused = err.message;
+  }
+  const [stamp, identity] = await checked;
   if (manifest.stamp !== stamp || !identity || identity.stamp !== stamp || identity.generation !== manifest.generation || identity.refreshed_at_s !== manifest.refreshed_at_s) {
     common.logger.info({ dir, generation: manifest.generation }, 'saved snapshot is of other inputs; recomputing');
     return null;
   }
-  let readMs = 0;
-  try {
-    const t1 = performance.now();
-    const loaded = await readSnapshotDir(dir, manifest);
-    readMs = Math.round(performance.now() - t1);
-    beforePublish?.(manifest);
-    await engine.adopt(loaded.world, manifest);
-  } catch (err) {
-    if (!(err instanceof CorruptSnapshotError)) throw err;
-    common.logger.warn({ dir, reason: err.message }, 'saved snapshot refused; recomputing');
+  if (!loaded) {
+    common.logger.warn({ dir, reason: refused }, 'saved snapshot refused; recomputing');
     return null;
   }
+  beforePublish?.(manifest);
+  await engine.adopt(loaded.world, manifest);
   common.logger.info(
     { dir, generation: manifest.generation, ms: Math.round(performance.now() - t0), stamp_ms: stampMs, read_ms: readMs },
     'serving the saved snapshot (inputs unchanged)',
@@ -79,8 +91,8 @@ export function createSnapshotWriter(
   dir: string,
   opts: {
     access: StoreAccess;
-    /** the engine: a world is encoded under its lock, and only while it is still the current snapshot's */
-    engine: Pick<Engine, 'locked' | 'current'>;
+    /** the engine: a snapshot is written only while it is still the current one */
+    engine: Pick<Engine, 'current'>;
     auth: () => Promise<SnapshotAuth>;
     nextPublishAt?: () => number | null;
   },
@@ -101,11 +113,11 @@ export function createSnapshotWriter(
         let stamp: string | null;
         if (job.snapshot) {
           const s = job.snapshot;
-          // refreshes extend the world in place: encode it while no refresh runs, and only if
-          // it still is this snapshot's (else a newer snapshot is queued and written instead)
-          const encoded = await opts.engine.locked(() => (opts.engine.current() === s ? encodeWorld(s.world) : null));
-          if (!encoded) continue;
-          files = await writeWorldFiles(dir, encoded);
+          // a published snapshot's world never changes (refreshes grow the live world past what
+          // it sees), so it is written as it is — unless a newer snapshot replaced it meanwhile
+          // (that one is queued and written instead)
+          if (opts.engine.current() !== s) continue;
+          files = await writeWorldFiles(dir, s.world);
           // the stamp the engine saved with this publish (a newer publish may have replaced it)
           const id = await opts.access((store) => readPublishIdentity(store));
           stamp = id && id.generation === job.identity.generation && id.refreshed_at_s === job.identity.refreshed_at_s ? id.stamp : null;

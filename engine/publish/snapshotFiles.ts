@@ -5,22 +5,23 @@
 //   DIR/<role>-<sha256 of content>.<ext> immutable; a name is its checksum, so a torn or
 //                                        bit-flipped file is detected and never served
 //
-// The files hold the computed world (series after the kernels, prices, raw events, registry),
-// and `buildSnapshot` over it is deterministic: a reader rebuilds byte-identical pages, ETags
-// and `refreshed_at` from the generation and publish time the manifest carries. Column files
-// are raw little-endian typed arrays (128-bit amounts as two 64-bit words, never a float or a
-// string), laid out in an order derived from `world.json`, so loading is a few copies.
-import { createHash } from 'node:crypto';
+// The files hold the computed world (series after the kernels, prices, raw events, registry,
+// the wallet index), and `buildSnapshot` over it is deterministic: a reader rebuilds
+// byte-identical pages, ETags and `refreshed_at` from the generation and publish time the
+// manifest carries. Column files are raw little-endian typed arrays (128-bit amounts as two
+// 64-bit words, never a float or a string), laid out in an order derived from `world.json`:
+// they are written streaming (engine/publish/fileIo.ts) and read straight into the arrays that
+// keep them, checked by a hashing thread meanwhile.
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { Registry } from '../../model/rows.js';
 import { createEventTable, Dictionary, HASH_WORDS, type EventTable } from '../../model/events.js';
-import type { AllocationItem, PriceSeries, TvlSourceState, VaultSeries, World } from '../../model/world.js';
+import type { AllocationItem, PriceSeries, TvlSourceState, VaultSeries, WalletIndex, World } from '../../model/world.js';
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
-import { buildWalletIndex } from './walletIndex.js';
+import { hashFilesOffThread, openReader, sha256, writeStreamed, type ByteSink, type FileReader } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/2';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/3';
 export const MANIFEST = 'manifest.json';
 
 /** What a reader needs besides the world: the cursor secret and the active key digests. */
@@ -49,14 +50,14 @@ export interface SnapshotManifest extends SnapshotIdentity {
   next_publish_at_s?: number | null;
   /** when this manifest was written (RFC 3339); not part of the snapshot's identity */
   written_at: string;
-  files: { world: FileEntry; series: FileEntry; prices: FileEntry; events: FileEntry; strings: FileEntry; auth?: FileEntry };
+  files: { world: FileEntry; series: FileEntry; prices: FileEntry; events: FileEntry; strings: FileEntry; wallets: FileEntry; auth?: FileEntry };
 }
 
 /** A snapshot file that is missing, torn or altered: never served. */
 export class CorruptSnapshotError extends Error {}
 
-const NAME = /^(world|series|prices|events|strings|auth)-([0-9a-f]{64})\.(json|bin)$/;
-const NULL_REF = 0xffffffff;
+const NAME = /^(world|series|prices|events|strings|wallets|auth)-([0-9a-f]{64})\.(json|bin)$/;
+const ROLES = ['world', 'series', 'prices', 'events', 'strings', 'wallets'] as const;
 
 interface WorldFile {
   registry: Registry;
@@ -68,70 +69,50 @@ interface WorldFile {
   end: number;
   chainHeads: [number, { block: number | null; ts: number | null; stalled: boolean }][];
   events: number;
+  wallets: { wallets: number; positions: number };
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
 
-/** The bytes of each file of `world` (pure; the tests and `publish` share it). */
-export function encodeWorld(world: World): EncodedWorld {
-  const series = [...world.series.values()];
-  const prices = [...world.prices];
-  const meta: WorldFile = {
-    // RPC URLs may carry provider keys, and nothing published reads them
-    registry: { ...world.registry, chains: world.registry.chains.map((c) => ({ ...c, rpc_urls: [] })) },
-    series: series.map((s) => ({ vault_id: s.vault_id, numeraire_decimals: s.numeraire_decimals, publishes_unit_price: s.publishes_unit_price, length: s.length, skipped: s.skipped })),
-    prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, usd: p.usd })),
-    allocations: [...world.allocations],
-    tvlSources: world.tvlSources,
-    priceProviderErrors: world.priceProviderErrors,
-    end: world.end,
-    chainHeads: [...world.chainHeads],
-    events: world.events.length,
-  };
-  const out: EncodedWorld = {
-    world: { ext: 'json', body: Buffer.from(JSON.stringify(meta)) },
-    series: { ext: 'bin', body: encodeSeries(series) },
-    prices: { ext: 'bin', body: encodePrices(prices.map(([, p]) => p)) },
-  };
-  const { body, strings } = encodeEvents(world.events);
-  out.events = { ext: 'bin', body };
-  out.strings = { ext: 'json', body: Buffer.from(JSON.stringify(strings)) };
-  return out;
-}
-
+// ---- series: per vault, its columns of `length` points; the published unit price only where the family publishes one
 const F64 = ['ts', 'unit_price_f', 'apy_7d', 'apy_30d', 'apy_90d'] as const;
-const I128 = ['total_assets', 'total_supply', 'published_price', 'unit_price'] as const;
-const POINT_BYTES = F64.length * 8 + I128.length * 16;
+const seriesI128 = (s: Pick<VaultSeries, 'publishes_unit_price'>) =>
+  s.publishes_unit_price ? (['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) : (['total_assets', 'total_supply', 'unit_price'] as const);
 
-function bytesOf(a: Float64Array | BigUint64Array, n: number): Buffer {
-  return Buffer.from(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT);
-}
+const bytes = (a: ArrayBufferView, n: number) => new Uint8Array(a.buffer, a.byteOffset, n);
 
-function encodeSeries(series: VaultSeries[]): Buffer {
-  let total = 0;
-  for (const s of series) total += s.length * POINT_BYTES;
-  const out = Buffer.allocUnsafe(total);
-  let at = 0;
+async function writeSeries(sink: ByteSink, series: readonly VaultSeries[]): Promise<void> {
   for (const s of series) {
-    for (const k of F64) at += bytesOf(s[k], s.length).copy(out, at);
-    for (const k of I128) at += bytesOf(s[k].words, 2 * s.length).copy(out, at);
+    for (const k of F64) sink.bytes(bytes(s[k], s.length * 8));
+    for (const k of seriesI128(s)) sink.bytes(bytes(s[k].words, s.length * 16));
+    await sink.breathe();
+  }
+}
+
+function readSeries(r: FileReader, meta: WorldFile['series']): Map<string, VaultSeries> {
+  const out = new Map<string, VaultSeries>();
+  for (const m of meta) {
+    const n = m.length;
+    const s = createVaultSeries({ vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' }, n + DEFAULT_SPARE_HOURS);
+    s.publishes_unit_price = m.publishes_unit_price;
+    for (const k of F64) r.into(bytes(s[k], n * 8));
+    for (const k of seriesI128(s)) r.into(bytes(s[k].words, n * 16));
+    s.length = n;
+    s.skipped = m.skipped;
+    out.set(m.vault_id, s);
   }
   return out;
 }
 
-function encodePrices(prices: PriceSeries[]): Buffer {
-  let total = 0;
-  for (const p of prices) total += p.ts.length * 16;
-  const out = Buffer.allocUnsafe(total);
-  let at = 0;
+// ---- prices: per token, its hours and the prices as doubles (the exact strings are in world.json)
+function writePrices(sink: ByteSink, prices: readonly PriceSeries[]): void {
   for (const p of prices) {
-    at += bytesOf(p.ts, p.ts.length).copy(out, at);
-    at += bytesOf(p.usd_f, p.usd_f.length).copy(out, at);
+    sink.bytes(p.ts);
+    sink.bytes(p.usd_f);
   }
-  return out;
 }
 
-/** Event columns in file order: name and bytes per row (amounts 16, hashes HASH_WORDS × 8). */
+// ---- events: the table's columns (each padded to 8 bytes), amounts, hash words
 const EVENT_COLUMNS = [
   ['chain_id', 8],
   ['block_number', 8],
@@ -146,8 +127,7 @@ const EVENT_COLUMNS = [
   ['kind', 1],
 ] as const;
 const pad8 = (n: number) => Math.ceil(n / 8) * 8;
-/** the columns (each padded to 8 bytes), then assets and shares as (lo, hi) words, then the hash words */
-const eventBytes = (n: number) => EVENT_COLUMNS.reduce((sum, [, w]) => sum + pad8(n * w), 0) + n * (32 + HASH_WORDS * 8);
+const PAD = new Uint8Array(8);
 
 interface EventStrings {
   vaults: string[];
@@ -159,29 +139,33 @@ interface EventStrings {
   odd: [number, string, string][];
 }
 
-const viewBytes = (a: ArrayBufferView, bytes: number) => new Uint8Array(a.buffer, a.byteOffset, bytes);
-
-function encodeEvents(t: EventTable): { body: Buffer; strings: EventStrings } {
+async function writeEvents(sink: ByteSink, t: EventTable): Promise<void> {
   if (!t.hasHashes) throw new Error('a world loaded without event hashes cannot be published to files');
   const n = t.length;
-  const out = Buffer.alloc(eventBytes(n));
-  let at = 0;
+  const chunked = async (b: Uint8Array) => {
+    for (let at = 0; at < b.length; at += 4 << 20) {
+      sink.bytes(b.subarray(at, Math.min(b.length, at + (4 << 20))));
+      await sink.breathe();
+    }
+  };
   for (const [k, w] of EVENT_COLUMNS) {
-    out.set(viewBytes(t[k], n * w), at);
-    at += pad8(n * w);
+    await chunked(bytes(t[k], n * w));
+    if (pad8(n * w) > n * w) sink.bytes(PAD.subarray(0, pad8(n * w) - n * w));
   }
-  out.set(viewBytes(t.assets.words, n * 16), at);
-  out.set(viewBytes(t.shares.words, n * 16), at + n * 16);
-  out.set(viewBytes(t.hashes, n * HASH_WORDS * 8), at + n * 32);
-  const d = t.dict;
-  const odd: EventStrings['odd'] = [];
-  for (const [i, h] of t.oddHashes) if (i < n) odd.push([i, h.block_hash, h.tx_hash]);
-  odd.sort((a, b) => a[0] - b[0]);
-  return { body: out, strings: { vaults: d.vaults.values, wallets: d.wallets.values, tokens: d.tokens.values, kinds: d.kinds.values, requests: d.requests.values, odd } };
+  await chunked(bytes(t.assets.words, n * 16));
+  await chunked(bytes(t.shares.words, n * 16));
+  await chunked(bytes(t.hashes, n * HASH_WORDS * 8));
 }
 
-function decodeEvents(buf: Buffer, n: number, strings: EventStrings, need: (ok: boolean, what: string) => void): EventTable {
-  need(buf.length === eventBytes(n), 'events of another length');
+function eventStrings(t: EventTable): EventStrings {
+  const d = t.dict;
+  const odd: EventStrings['odd'] = [];
+  for (const [i, h] of t.oddHashes) if (i < t.length) odd.push([i, h.block_hash, h.tx_hash]);
+  odd.sort((a, b) => a[0] - b[0]);
+  return { vaults: d.vaults.values, wallets: d.wallets.values, tokens: d.tokens.values, kinds: d.kinds.values, requests: d.requests.values, odd };
+}
+
+function readEvents(r: FileReader, n: number, strings: EventStrings, need: (ok: boolean, what: string) => void): EventTable {
   const t = createEventTable(n + EVENT_SPARE, {
     vaults: Dictionary.of(strings.vaults),
     wallets: Dictionary.of(strings.wallets),
@@ -189,14 +173,13 @@ function decodeEvents(buf: Buffer, n: number, strings: EventStrings, need: (ok: 
     kinds: Dictionary.of(strings.kinds),
     requests: Dictionary.of(strings.requests),
   });
-  let at = 0;
   for (const [k, w] of EVENT_COLUMNS) {
-    viewBytes(t[k], n * w).set(buf.subarray(at, at + n * w));
-    at += pad8(n * w);
+    r.into(bytes(t[k], n * w));
+    r.skip(pad8(n * w) - n * w);
   }
-  viewBytes(t.assets.words, n * 16).set(buf.subarray(at, at + n * 16));
-  viewBytes(t.shares.words, n * 16).set(buf.subarray(at + n * 16, at + n * 32));
-  viewBytes(t.hashes, n * HASH_WORDS * 8).set(buf.subarray(at + n * 32, at + n * (32 + HASH_WORDS * 8)));
+  r.into(bytes(t.assets.words, n * 16));
+  r.into(bytes(t.shares.words, n * 16));
+  r.into(bytes(t.hashes, n * HASH_WORDS * 8));
   for (const [i, block_hash, tx_hash] of strings.odd) t.oddHashes.set(i, { block_hash, tx_hash });
   t.length = n;
   // every index must name an entry of its dictionary
@@ -216,15 +199,57 @@ function decodeEvents(buf: Buffer, n: number, strings: EventStrings, need: (ok: 
 /** Room for appended events in a table read back from its files. */
 const EVENT_SPARE = 65_536;
 
-export type EncodedWorld = Record<string, { ext: 'json' | 'bin'; body: Buffer }>;
-export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
+// ---- wallets: the wallet index's arrays (engine/publish/walletIndex.ts), so a start does not rebuild it
+const INDEX_ARRAYS = ['activityStart', 'activity', 'posWallet', 'posVault', 'rowStart', 'rows', 'walletPosStart', 'walletPos'] as const;
+function indexLengths(wallets: number, positions: number, events: number): Record<(typeof INDEX_ARRAYS)[number], number> {
+  return { activityStart: wallets + 1, activity: events, posWallet: positions, posVault: positions, rowStart: positions + 1, rows: events, walletPosStart: wallets + 1, walletPos: positions };
+}
 
-/** Write the files of an encoded world (skipping any already there: same name, same content). */
-export async function writeWorldFiles(dir: string, encoded: EncodedWorld): Promise<WorldFiles> {
+function writeWallets(sink: ByteSink, x: WalletIndex): void {
+  for (const k of INDEX_ARRAYS) sink.bytes(x[k]);
+}
+
+function readWallets(r: FileReader, meta: WorldFile['wallets'], events: number): WalletIndex {
+  const len = indexLengths(meta.wallets, meta.positions, events);
+  const x = { wallets: meta.wallets, positions: meta.positions } as WalletIndex;
+  for (const k of INDEX_ARRAYS) {
+    const a = new Int32Array(len[k]);
+    r.into(a);
+    x[k] = a;
+  }
+  return x;
+}
+
+/**
+ * Write the files of `world` into `dir` (streamed: no file is held in memory whole). The world
+ * must not change while this runs: pass a published snapshot's world (frozen, engine/publish/walletIndex.ts).
+ */
+export async function writeWorldFiles(dir: string, world: World): Promise<WorldFiles> {
   await mkdir(dir, { recursive: true });
-  const files: Record<string, FileEntry> = {};
-  for (const [role, { ext, body }] of Object.entries(encoded)) files[role] = await putFile(dir, role, ext, body);
-  return files as unknown as WorldFiles;
+  const series = [...world.series.values()];
+  const prices = [...world.prices];
+  const meta: WorldFile = {
+    // RPC URLs may carry provider keys, and nothing published reads them
+    registry: { ...world.registry, chains: world.registry.chains.map((c) => ({ ...c, rpc_urls: [] })) },
+    series: series.map((s) => ({ vault_id: s.vault_id, numeraire_decimals: s.numeraire_decimals, publishes_unit_price: s.publishes_unit_price, length: s.length, skipped: s.skipped })),
+    prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, usd: p.usd })),
+    allocations: [...world.allocations],
+    tvlSources: world.tvlSources,
+    priceProviderErrors: world.priceProviderErrors,
+    end: world.end,
+    chainHeads: [...world.chainHeads],
+    events: world.events.length,
+    wallets: { wallets: world.walletIndex.wallets, positions: world.walletIndex.positions },
+  };
+  const json = (v: unknown) => (sink: ByteSink) => sink.bytes(Buffer.from(JSON.stringify(v)));
+  return {
+    world: await writeStreamed(dir, 'world', 'json', json(meta)),
+    series: await writeStreamed(dir, 'series', 'bin', (sink) => writeSeries(sink, series)),
+    prices: await writeStreamed(dir, 'prices', 'bin', (sink) => writePrices(sink, prices.map(([, p]) => p))),
+    events: await writeStreamed(dir, 'events', 'bin', (sink) => writeEvents(sink, world.events)),
+    strings: await writeStreamed(dir, 'strings', 'json', json(eventStrings(world.events))),
+    wallets: await writeStreamed(dir, 'wallets', 'bin', (sink) => writeWallets(sink, world.walletIndex)),
+  };
 }
 
 async function putFile(dir: string, role: string, ext: string, body: Buffer): Promise<FileEntry> {
@@ -277,7 +302,7 @@ export async function writeManifest(
   return manifest;
 }
 
-/** Encode and write `world` under `identity` into `dir` (files, then the manifest). */
+/** Write the files of `world` under `identity` into `dir`, then the manifest. */
 export async function writeSnapshotDir(
   dir: string,
   world: World,
@@ -285,7 +310,7 @@ export async function writeSnapshotDir(
   auth: SnapshotAuth | null,
   nextPublishAt: number | null = null,
 ): Promise<SnapshotManifest> {
-  const files = await writeWorldFiles(dir, encodeWorld(world));
+  const files = await writeWorldFiles(dir, world);
   return writeManifest(dir, files, identity, auth, nextPublishAt);
 }
 
@@ -304,7 +329,7 @@ export async function readManifest(dir: string): Promise<SnapshotManifest | null
   } catch {
     throw new CorruptSnapshotError(`${join(dir, MANIFEST)} is not valid JSON`);
   }
-  const roles = ['world', 'series', 'prices', 'events', 'strings'] as const;
+  const roles = ROLES;
   if (m.format !== SNAPSHOT_FORMAT || !Number.isInteger(m.generation) || !Number.isFinite(m.refreshed_at_s) || !m.files || roles.some((r) => !m.files[r] || !NAME.test(m.files[r].name))) {
     throw new CorruptSnapshotError(`${join(dir, MANIFEST)} is not a ${SNAPSHOT_FORMAT} manifest`);
   }
@@ -330,27 +355,46 @@ export interface LoadedSnapshot {
   auth: SnapshotAuth | null;
 }
 
-/** Read and verify every file a manifest names, and rebuild the world. */
+/**
+ * Read and verify every file a manifest names, and rebuild the world. The big column files are
+ * read straight into the world's arrays while a worker thread hashes them; nothing is returned
+ * (or served) unless every checksum matches.
+ */
 export async function readSnapshotDir(dir: string, manifest?: SnapshotManifest): Promise<LoadedSnapshot> {
   const m = manifest ?? (await readManifest(dir));
   if (!m) throw new CorruptSnapshotError(`${dir} has no ${MANIFEST}`);
-  const [worldBuf, seriesBuf, pricesBuf, eventsBuf, stringsBuf, authBuf] = await Promise.all([
+  const big = [m.files.series, m.files.events, m.files.wallets];
+  // a torn file is refused before anything is read
+  for (const f of big) {
+    const st = await stat(join(dir, f.name)).catch(() => null);
+    if (!st) throw new CorruptSnapshotError(`${join(dir, f.name)} cannot be read (missing)`);
+    if (st.size !== f.bytes) throw new CorruptSnapshotError(`${join(dir, f.name)} does not match its checksum (torn: ${st.size} of ${f.bytes} bytes)`);
+  }
+  const hashed = hashFilesOffThread(big.map((f) => join(dir, f.name)));
+  hashed.catch(() => undefined); // awaited below; a read error first must not leave it unhandled
+  const [worldBuf, pricesBuf, stringsBuf, authBuf] = await Promise.all([
     readChecked(dir, m.files.world),
-    readChecked(dir, m.files.series),
     readChecked(dir, m.files.prices),
-    readChecked(dir, m.files.events),
     readChecked(dir, m.files.strings),
     m.files.auth ? readChecked(dir, m.files.auth) : Promise.resolve(null),
   ]);
+  let world: World;
   try {
     const meta = JSON.parse(worldBuf.toString('utf8')) as WorldFile;
-    const world = decodeWorld(meta, seriesBuf, pricesBuf, eventsBuf, JSON.parse(stringsBuf.toString('utf8')) as EventStrings);
-    return { manifest: m, world, auth: authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null };
+    world = decodeWorld(dir, m, meta, pricesBuf, JSON.parse(stringsBuf.toString('utf8')) as EventStrings);
   } catch (err) {
+    await hashed.catch(() => undefined);
     // the checksums matched: a file of another format version, or a writer's bug
     if (err instanceof CorruptSnapshotError) throw err;
     throw new CorruptSnapshotError(`${dir}: files do not form a snapshot (${(err as Error).message})`);
   }
+  const digests = await hashed.catch((err: Error) => {
+    throw new CorruptSnapshotError(`${dir}: the files could not be checked (${err.message})`);
+  });
+  big.forEach((f, k) => {
+    if (digests[k] !== NAME.exec(f.name)![2]) throw new CorruptSnapshotError(`${join(dir, f.name)} does not match its checksum (torn or altered)`);
+  });
+  return { manifest: m, world, auth: authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null };
 }
 
 /** Only the keys and cursor secret a manifest names (a reader re-reads them without the world). */
@@ -359,63 +403,47 @@ export async function readSnapshotAuth(dir: string, manifest: SnapshotManifest):
   return JSON.parse((await readChecked(dir, manifest.files.auth)).toString('utf8')) as SnapshotAuth;
 }
 
-/** A typed-array view of `len` elements at `offset` of `buf`, copied when misaligned. */
-function f64At(buf: Buffer, offset: number, len: number): Float64Array {
-  const at = buf.byteOffset + offset;
-  if (at % 8 === 0) return new Float64Array(buf.buffer, at, len);
+/** A typed-array view of `len` doubles at `offset` of `buf`, copied (into its own memory). */
+function f64Copy(buf: Buffer, offset: number, len: number): Float64Array {
   return new Float64Array(new Uint8Array(buf.subarray(offset, offset + len * 8)).buffer);
 }
-function u64At(buf: Buffer, offset: number, len: number): BigUint64Array {
-  const at = buf.byteOffset + offset;
-  if (at % 8 === 0) return new BigUint64Array(buf.buffer, at, len);
-  return new BigUint64Array(new Uint8Array(buf.subarray(offset, offset + len * 8)).buffer);
-}
 
-function decodeWorld(meta: WorldFile, seriesBuf: Buffer, pricesBuf: Buffer, eventsBuf: Buffer, strings: EventStrings): World {
+function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBuf: Buffer, strings: EventStrings): World {
   const need = (ok: boolean, what: string) => {
     if (!ok) throw new CorruptSnapshotError(`snapshot files disagree: ${what}`);
   };
-  const series = new Map<string, VaultSeries>();
-  let at = 0;
-  for (const m of meta.series) {
-    const n = m.length;
-    const s = createVaultSeries({ vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' }, n + DEFAULT_SPARE_HOURS);
-    need(at + n * POINT_BYTES <= seriesBuf.length, 'series shorter than its index');
-    for (const k of F64) {
-      s[k].set(f64At(seriesBuf, at, n));
-      at += n * 8;
+  const read = <T>(entry: FileEntry, f: (r: FileReader) => T): T => {
+    const r = openReader(join(dir, entry.name));
+    try {
+      const out = f(r);
+      need(r.remaining() === 0, `${entry.name} is longer than its index`);
+      return out;
+    } finally {
+      r.close();
     }
-    for (const k of I128) {
-      s[k].words.set(u64At(seriesBuf, at, 2 * n));
-      at += n * 16;
-    }
-    s.length = n;
-    s.skipped = m.skipped;
-    s.publishes_unit_price = m.publishes_unit_price;
-    series.set(m.vault_id, s);
-  }
-  need(at === seriesBuf.length, 'series longer than its index');
+  };
+  const series = read(m.files.series, (r) => readSeries(r, meta.series));
 
   const prices = new Map<string, PriceSeries>();
-  at = 0;
+  let at = 0;
   for (const p of meta.prices) {
     const n = p.usd.length;
     need(at + 16 * n <= pricesBuf.length, 'prices shorter than their index');
-    const ts = Float64Array.from(f64At(pricesBuf, at, n));
-    const usdF = Float64Array.from(f64At(pricesBuf, at + 8 * n, n));
+    prices.set(p.key, { chain_id: p.chain_id, address: p.address, ts: f64Copy(pricesBuf, at, n), usd: p.usd, usd_f: f64Copy(pricesBuf, at + 8 * n, n) });
     at += 16 * n;
-    prices.set(p.key, { chain_id: p.chain_id, address: p.address, ts, usd: p.usd, usd_f: usdF });
   }
   need(at === pricesBuf.length, 'prices longer than their index');
 
-  const events = decodeEvents(eventsBuf, meta.events, strings, need);
+  const events = read(m.files.events, (r) => readEvents(r, meta.events, strings, need));
+  const walletIndex = read(m.files.wallets, (r) => readWallets(r, meta.wallets, meta.events));
+  need(walletIndex.wallets <= strings.wallets.length, 'the wallet index names missing wallets');
   return {
     registry: meta.registry,
     vaults: new Map(meta.registry.vaults.map((v) => [v.vault_id, v])),
     series,
     prices,
     events,
-    walletIndex: buildWalletIndex(events),
+    walletIndex,
     allocations: new Map(meta.allocations),
     tvlSources: meta.tvlSources,
     priceProviderErrors: meta.priceProviderErrors,
