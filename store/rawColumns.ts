@@ -3,16 +3,20 @@
 // transferable buffers in the exact memory layout of DuckDB's vectors, so the loader copies
 // bytes instead of converting values: TIMESTAMP/BIGINT as int64 written as two int32 halves
 // (no BigInt per value), HUGEINT as (lo u64, hi i64) words (never a float), validity as
-// DuckDB's 64-bit mask words. Low-cardinality strings (vault ids, tokens, kinds, wallet
-// addresses) travel as indexes into one growing dictionary; DuckDB maps them back when it
-// copies the staged rows into the raw tables (store/stagedRawLoader.ts). Only strings that
+// DuckDB's 64-bit mask words. Repeated strings travel as indexes into growing dictionaries
+// that DuckDB maps back when it copies the staged rows into the raw tables
+// (store/stagedRawLoader.ts): `dict` for the few (vault ids, tokens, kinds: a list lookup),
+// `addr` for wallet addresses (up to millions: a join). Only strings that
 // are unique per row (hashes) travel as strings; decimal prices travel as exact integers.
 import type { EventRow, PriceRow, SnapshotRow } from '../model/rows.js';
 import { VaultdError } from '../common/errors.js';
 import type { RawSink } from './rawSink.js';
 
-/** Staged column kinds: `ts` Unix seconds → TIMESTAMP, `i64` safe integer → BIGINT, `i128` bigint → HUGEINT, `dict` string → dictionary index, `text` string. */
-export type StageKind = 'ts' | 'i64' | 'i32' | 'i128' | 'dict' | 'text';
+/**
+ * Staged column kinds: `ts` Unix seconds → TIMESTAMP, `i64` safe integer → BIGINT, `i128`
+ * bigint → HUGEINT, `dict` / `addr` string → index in the small / the address dictionary, `text` string.
+ */
+export type StageKind = 'ts' | 'i64' | 'i32' | 'i128' | 'dict' | 'addr' | 'text';
 
 export interface StageTable {
   /** the raw table the rows end in (its columns, in order) */
@@ -47,8 +51,8 @@ export const STAGE_TABLES = {
       ['ts', 'ts', false],
       ['vault_id', 'dict', false],
       ['kind', 'dict', false],
-      ['wallet', 'dict', false],
-      ['counterparty', 'dict', true],
+      ['wallet', 'addr', false],
+      ['counterparty', 'addr', true],
       ['token', 'dict', false],
       ['assets', 'i128', false],
       ['shares', 'i128', false],
@@ -77,7 +81,7 @@ export const STAGE_NAMES = Object.keys(STAGE_TABLES) as StageName[];
 export const BATCH_ROWS = 8192;
 
 /** Bytes per row of a staged column's buffer (text columns are string arrays). */
-export const KIND_BYTES: Record<Exclude<StageKind, 'text'>, number> = { ts: 8, i64: 8, i32: 4, i128: 16, dict: 4 };
+export const KIND_BYTES: Record<Exclude<StageKind, 'text'>, number> = { ts: 8, i64: 8, i32: 4, i128: 16, dict: 4, addr: 4 };
 
 /** One batch of one table: column buffers in the table's column order. */
 export interface RawBatch {
@@ -87,8 +91,10 @@ export interface RawBatch {
   columns: (ArrayBuffer | (string | null)[])[];
   /** per column: DuckDB validity words (bit set = valid), or null when the column has no NULL in this batch */
   validity: (ArrayBuffer | null)[];
-  /** dictionary entries first used by this batch: their indexes follow the previous ones */
+  /** entries of the small dictionary first used by this batch: their indexes follow the previous ones */
   dictionary: string[];
+  /** the same for the address dictionary */
+  addresses: string[];
 }
 
 const TWO32 = 2 ** 32;
@@ -175,12 +181,12 @@ class BatchBuilder {
     this.text[col]![this.rows] = s;
   }
 
-  take(dictionary: string[]): { batch: RawBatch; transfer: ArrayBuffer[] } {
+  take(dictionary: string[], addresses: string[]): { batch: RawBatch; transfer: ArrayBuffer[] } {
     const validity = this.valid.map((v) => (v ? (v.buffer as ArrayBuffer) : null));
     const transfer: ArrayBuffer[] = [];
     for (const c of this.data) if (c instanceof ArrayBuffer) transfer.push(c);
     for (const v of validity) if (v) transfer.push(v);
-    const batch: RawBatch = { table: this.name, rows: this.rows, columns: this.data, validity, dictionary };
+    const batch: RawBatch = { table: this.name, rows: this.rows, columns: this.data, validity, dictionary, addresses };
     this.reset();
     return { batch, transfer };
   }
@@ -196,24 +202,16 @@ export function createBatchSink(
   emit: (batch: RawBatch, transfer: ArrayBuffer[]) => void,
   rows: Pick<RawSink, 'allocation' | 'tvlSourceValue'>,
 ): { sink: RawSink; flush(): void } {
-  const dict = new Map<string, number>();
-  let fresh: string[] = [];
-  const id = (s: string): number => {
-    let i = dict.get(s);
-    if (i === undefined) {
-      i = dict.size;
-      dict.set(s, i);
-      fresh.push(s);
-    }
-    return i;
-  };
+  const small = createDictionary();
+  const addrs = createDictionary();
+  const id = small.id;
+  const addr = addrs.id;
   // a vault's rows come together: remember the last vault's index
   let lastVault = '';
   let lastVaultId = -1;
   const builders = { snapshots: new BatchBuilder('snapshots'), events: new BatchBuilder('events'), prices: new BatchBuilder('prices') };
   const send = (b: BatchBuilder) => {
-    const { batch, transfer } = b.take(fresh);
-    fresh = [];
+    const { batch, transfer } = b.take(small.fresh(), addrs.fresh());
     emit(batch, transfer);
   };
   const done = (b: BatchBuilder) => {
@@ -246,9 +244,9 @@ export function createBatchSink(
       b.ts(6, r.ts);
       b.int32(7, id(r.vault_id));
       b.int32(8, id(r.kind));
-      b.int32(9, id(r.wallet));
+      b.int32(9, addr(r.wallet));
       if (r.counterparty === null) b.setNull(10);
-      else b.int32(10, id(r.counterparty));
+      else b.int32(10, addr(r.counterparty));
       b.int32(11, id(r.token));
       b.int128(12, r.assets);
       b.int128(13, r.shares);
@@ -271,6 +269,28 @@ export function createBatchSink(
     sink,
     flush() {
       for (const b of Object.values(builders)) if (b.rows > 0) send(b);
+    },
+  };
+}
+
+function createDictionary() {
+  const index = new Map<string, number>();
+  let fresh: string[] = [];
+  return {
+    id(s: string): number {
+      let i = index.get(s);
+      if (i === undefined) {
+        i = index.size;
+        index.set(s, i);
+        fresh.push(s);
+      }
+      return i;
+    },
+    /** entries added since the last call */
+    fresh(): string[] {
+      const out = fresh;
+      fresh = [];
+      return out;
     },
   };
 }

@@ -18,10 +18,10 @@ import type { Store } from '../../store/store.js';
 import type { DemoParams } from './params.js';
 import { simulateDemo, type SimulationSummary } from './simulate.js';
 
-/** Rows staged between two moves into the raw tables: ~150 MB of stage, ~2 s of DuckDB work. */
-export const PIECE_ROWS = 2_000_000;
-/** Batches (8,192 rows each) posted but not yet staged: the simulation waits beyond this. */
-const IN_FLIGHT_BATCHES = 64;
+/** Rows staged between two moves into the raw tables: ~80 MB of stage, ~1 s of DuckDB work. */
+export const PIECE_ROWS = 1_000_000;
+/** Batches (8,192 rows, ~0.6 MB each) posted but not yet staged: enough for the simulation to run on through a move (~3 M rows), and it waits beyond. */
+const IN_FLIGHT_BATCHES = 384;
 
 export interface SimWorkerData {
   params: DemoParams;
