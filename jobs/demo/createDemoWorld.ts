@@ -6,12 +6,12 @@ import type { Common } from '../../common/common.js';
 import { ensureDir } from '../../common/ensureDir.js';
 import { VaultdError } from '../../common/errors.js';
 import type { Progress } from '../../common/progress.js';
-import { createRawWriter } from '../../store/rawWriter.js';
 import { writeRegistry } from '../../store/registryStore.js';
 import { setSetting } from '../../store/settings.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { createStore } from '../../store/store.js';
-import { buildDemoRegistry, simulateDemo, type DemoParams } from './index.js';
+import { buildDemoRaw, type BuildDemoRawOptions } from './buildDemoRaw.js';
+import { buildDemoRegistry, type DemoParams } from './index.js';
 
 export interface DemoWorldSummary {
   path: string;
@@ -42,7 +42,7 @@ export async function databaseHasData(common: Common, path: string): Promise<boo
 
 export async function createDemoWorld(
   common: Common,
-  opts: { path: string; params: DemoParams; force: boolean; progress?: Progress },
+  opts: { path: string; params: DemoParams; force: boolean; progress?: Progress; mode?: BuildDemoRawOptions['mode'] },
 ): Promise<DemoWorldSummary> {
   const target = resolve(opts.path);
   try {
@@ -67,11 +67,10 @@ export async function createDemoWorld(
     try {
       const registry = buildDemoRegistry(opts.params);
       await writeRegistry(store, registry);
-      const writer = await createRawWriter(store, 'append');
-      const sim = simulateDemo(opts.params, registry, writer.sink, {
+      const { sim, added } = await buildDemoRaw(store, opts.params, registry, {
         onProgress: (done, total) => opts.progress?.update(done, total),
+        mode: opts.mode,
       });
-      const added = await writer.finish();
       opts.progress?.stop();
       await setSetting(store, DEMO_SETTING, JSON.stringify({ ...opts.params, end: sim.end }));
       await store.run('demo.checkpoint', 'CHECKPOINT');
