@@ -17,6 +17,7 @@ import { inputStamp, readPublishIdentity, writePublishIdentity } from '../store/
 import type { Store } from '../store/store.js';
 import type { ComputePool } from './pool/computePool.js';
 import { poolSeriesCompute } from './pool/recomputeSeries.js';
+import { computePositionItems, type PositionsInput, type PositionsOutput } from './positions/positionItems.js';
 
 export type StageTimings = Record<string, number>;
 
@@ -25,9 +26,11 @@ interface PublishPlan {
   now: number;
 }
 
-/** Runs the series kernels (unit price, then APY) from a start index per vault. */
+/** Runs the series kernels (unit price, then APY) from a start index per vault, and the position items. */
 export interface SeriesCompute {
   run(work: { series: VaultSeries; from: number }[]): Promise<void>;
+  /** runs a range of position items on workers; null: in-thread */
+  positions: ((task: PositionsInput) => Promise<PositionsOutput>) | null;
 }
 
 export const inThreadCompute: SeriesCompute = {
@@ -37,6 +40,7 @@ export const inThreadCompute: SeriesCompute = {
       computeApy(series, from);
     }
   },
+  positions: null,
 };
 
 /**
@@ -51,6 +55,7 @@ export function poolCompute(pool: ComputePool, inThreadBelowPoints = 200_000): S
       for (const w of work) points += w.series.length - w.from;
       return points < inThreadBelowPoints ? inThreadCompute.run(work) : onPool.run(work);
     },
+    positions: (task) => pool.positions(task),
   };
 }
 
@@ -84,6 +89,8 @@ export interface EngineOptions {
   persistIdentity?: boolean;
   /** keep events' block and transaction hashes (default true; a batch recompute serves no pages) */
   eventHashes?: boolean;
+  /** also keep the positions table's columns with the position items (a batch recompute writes them) */
+  positionRows?: boolean;
 }
 
 export function createEngine(common: Common, access: StoreAccess, opts: EngineOptions = {}): Engine {
@@ -132,10 +139,15 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     return next;
   }
 
-  function publish(w: World, timings: StageTimings, at: PublishPlan): Promise<void> {
+  /** Publish `w`; its position items are computed first unless `w` already carries them (restored from files). */
+  async function publish(w: World, timings: StageTimings, at: PublishPlan, items: 'compute' | 'keep' = 'compute'): Promise<void> {
+    // the snapshot reads a frozen view: later refreshes grow `w`, never what was published
+    const view = frozenView(w);
+    if (items === 'compute' || !view.positionItems) {
+      view.positionItems = await timed(timings, 'positions', () => computePositionItems(view, compute.positions, opts.positionRows ?? false));
+    }
     return timed(timings, 'publish', () => {
-      // the snapshot reads a frozen view: later refreshes grow `w`, never what was published
-      const next = buildSnapshot(frozenView(w), at);
+      const next = buildSnapshot(view, at);
       generation = next.generation;
       snapshot = next;
       world = w;
@@ -179,7 +191,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
       exclusive(async () => {
         const timings: StageTimings = {};
         digests = await timed(timings, 'load', () => access((store) => loadPriceDigests(store)));
-        await publish(w, timings, { generation: at.generation, now: at.refreshed_at_s });
+        await publish(w, timings, { generation: at.generation, now: at.refreshed_at_s }, 'keep');
         common.logger.info({ timings, generation }, 'published snapshot restored from its files');
         return timings;
       }),

@@ -3,6 +3,15 @@
 // wallet's raw rows. Loaded once from DuckDB, then extended hour by hour.
 import type { Registry, VaultRow } from './rows.js';
 import type { EventTable } from './events.js';
+
+/** engine/positions/positionItems.ts's PositionItems (model/ holds only its shape) */
+export interface PositionItemsRef {
+  positions: number;
+  json: Uint8Array;
+  offsets: Int32Array;
+  flags: Uint8Array;
+  skipped: Map<number, { rows: number; message: string }>;
+}
 import type { I128Array } from './int128.js';
 
 /** Hourly series of one vault. Arrays may be longer than `length` (capacity for appends). */
@@ -65,6 +74,8 @@ export interface World {
   events: EventTable;
   /** positions with stable ids and wallet-wide activity over `events` (rebuilt as rows arrive) */
   walletIndex: WalletIndex;
+  /** every position's API item, computed at publish (engine/positions/positionItems.ts); null before */
+  positionItems: PositionItemsRef | null;
   /** latest allocation set per vault */
   allocations: Map<string, { as_of: number; items: AllocationItem[] }>;
   tvlSources: TvlSourceState[];

@@ -35,7 +35,7 @@ beforeAll(async () => {
     const engine = createEngine(common, (work) => work(store), { clock: () => params.now + 600 });
     await engine.recomputeFull();
     original = engine.current()!;
-    world = engine.world()!;
+    world = original.world;
   } finally {
     await store.close();
   }
@@ -91,6 +91,11 @@ describe('snapshot directory', () => {
     }
     expect(eventRows(loaded.world.events)).toEqual(eventRows(world.events));
     expect(loaded.world.walletIndex).toEqual(world.walletIndex);
+    const items = loaded.world.positionItems!;
+    expect(Buffer.from(items.json).equals(Buffer.from(world.positionItems!.json))).toBe(true);
+    expect(items.offsets).toEqual(world.positionItems!.offsets);
+    expect(items.flags).toEqual(world.positionItems!.flags);
+    expect([...items.skipped]).toEqual([...world.positionItems!.skipped]);
 
     // per-request bodies (built from the world on each request) are identical too
     const a = handlerFor(original);

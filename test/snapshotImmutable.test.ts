@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../engine/engine.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
-import { walletPositionList, walletPositions } from '../engine/publish/walletViews.js';
+import { walletPositionList } from '../engine/publish/walletViews.js';
+import { itemBytes } from '../engine/positions/positionItems.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import { extendDemoWorld } from '../jobs/demo/extendDemoWorld.js';
 import type { Store } from '../store/store.js';
@@ -36,7 +37,7 @@ function view(s: Snapshot) {
   return JSON.stringify({ series, positions, activity, events: s.world.events.length });
 }
 const replayed = (s: Snapshot, wallet: string) =>
-  JSON.stringify(walletPositions(s, wallet).map((p) => [p.position.vault_id, p.position.rows.to - p.position.rows.from, p.state && String(p.state.shares)]));
+  JSON.stringify(walletPositionList(s.world, wallet).map((p) => [p.vault_id, p.rows.to - p.rows.from, s.world.positionItems!.flags[p.position_id - 1], itemBytes(s.world.positionItems!, p.position_id - 1).toString()]));
 
 describe('published snapshots are immutable', () => {
   it('a refresh with new hours and events leaves the previous generation as it was', async () => {
@@ -60,13 +61,13 @@ describe('published snapshots are immutable', () => {
     expect(wallets.slice(0, 5).map((w) => replayed(old, w))).toEqual(early);
     // a wallet the old generation replays only now sees the old rows, as a fresh engine at that time would
     const late = wallets.slice(5);
-    const oldRows = (s: Snapshot, w: string) => JSON.stringify(walletPositions(s, w).map((p) => p.position.rows.to - p.position.rows.from));
+    const oldRows = (s: Snapshot, w: string) => JSON.stringify(walletPositionList(s.world, w).map((p) => p.rows.to - p.rows.from));
     const lateOld = late.map((w) => oldRows(old, w));
     const lateNew = late.map((w) => oldRows(next, w));
     expect(lateNew).not.toEqual(lateOld);
     for (const [i, w] of late.entries()) {
-      for (const p of walletPositions(old, w)) {
-        const { table, idx, from, to } = p.position.rows;
+      for (const p of walletPositionList(old.world, w)) {
+        const { table, idx, from, to } = p.rows;
         for (let k = from; k < to; k++) expect(table.ts[idx[k]!]!).toBeLessThanOrEqual(NOW);
       }
       expect(lateOld[i]).toBe(oldRows(old, w));

@@ -24,7 +24,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   const stages = 100;
   const AFTER = { compute: 27, metrics: 83, positions: 89, activity: 100 } as const;
   try {
-    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })), eventHashes: false });
+    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })), eventHashes: false, positionRows: true });
     progress.update(0, stages);
     const timings = await engine.recomputeFull();
     progress.update(AFTER.compute, stages);
@@ -42,7 +42,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
       t('write_metrics', t0);
       progress.update(AFTER.metrics, stages);
       t0 = performance.now();
-      const positions = await writePositions(store, world, snapshot.wallets);
+      const positions = await writePositions(store, snapshot.world);
       t('write_positions', t0);
       progress.update(AFTER.positions, stages);
       t0 = performance.now();

@@ -38,7 +38,7 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
     { vaults: vaults.size, events: events.length, wallets: events.dict.wallets.size, ms: Math.round(performance.now() - t0) },
     'world loaded',
   );
-  return { registry, vaults, series, prices, events, walletIndex: buildWalletIndex(events), allocations, tvlSources, priceProviderErrors, end, chainHeads };
+  return { registry, vaults, series, prices, events, walletIndex: buildWalletIndex(events), positionItems: null, allocations, tvlSources, priceProviderErrors, end, chainHeads };
 }
 
 /** Which rows of a token to (re)load: those after `after` (unix s), or all when it is null. */

@@ -12,11 +12,14 @@ import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import { BINARY_BUILD } from '../../common/runtime.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
+import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
 
 export interface ComputePool {
   readonly kind: 'piscina' | 'in-thread';
   readonly threads: number;
   run(task: SeriesTask): Promise<SeriesTaskResult>;
+  /** position items of a range of positions (engine/positions/positionItems.ts) */
+  positions(task: PositionsInput): Promise<PositionsOutput>;
   close(): Promise<void>;
 }
 
@@ -45,22 +48,24 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
   if (!existsSync(filename)) {
     throw new VaultdError('INTERNAL', 'the compute worker is not built (dist/engine/pool/worker.js): run `npm run build`');
   }
-  const piscina = new Piscina<SeriesTask, SeriesTaskResult>({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  const piscina = new Piscina<SeriesTask | PositionsInput, SeriesTaskResult | PositionsOutput>({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
   queueGauge(common).set({}, 0);
   let closed = false;
+  const submit = async (task: SeriesTask | PositionsInput) => {
+    if (closed) throw new VaultdError('INTERNAL', 'the compute pool is closed');
+    const gauge = queueGauge(common);
+    gauge.inc();
+    try {
+      return await piscina.run(task);
+    } finally {
+      gauge.dec();
+    }
+  };
   const pool: ComputePool = {
     kind: 'piscina',
     threads,
-    async run(task) {
-      if (closed) throw new VaultdError('INTERNAL', 'the compute pool is closed');
-      const gauge = queueGauge(common);
-      gauge.inc();
-      try {
-        return await piscina.run(task);
-      } finally {
-        gauge.dec();
-      }
-    },
+    run: (task) => submit(task) as Promise<SeriesTaskResult>,
+    positions: (task) => submit(task) as Promise<PositionsOutput>,
     async close() {
       if (closed) return;
       closed = true;
@@ -77,6 +82,7 @@ export function createInThreadPool(): ComputePool {
     kind: 'in-thread',
     threads: 1,
     run: async (task) => runSeriesTask(task),
+    positions: async (task) => computePositions(task),
     close: async () => undefined,
   };
 }

@@ -8,7 +8,8 @@ export { type Granularity, type PositionPoint, defaultPositionStart, positionPoi
 export { type PartialError, type TvlBreakdownRow, type TvlData, type TvlRow } from '../aggregates/tvl.js';
 export { type PositionMetrics, positionMetrics, positionNow } from '../positions/positionMetrics.js';
 export { type PositionState, isPositionOpen } from '../positions/replayPosition.js';
-export { type WalletPosition, type WalletPositionView, walletPositionList, walletPositions } from './walletViews.js';
+export { type WalletPosition, walletPositionList } from './walletViews.js';
+export { ENABLED, HIDDEN, itemBytes, OPEN, SKIPPED, VALUED } from '../positions/positionItems.js';
 export { walletOf } from './walletIndex.js';
 export { type VaultDetail, numeraireToken } from '../metrics/vaultDetail.js';
 export { type VaultMetrics, type VaultTimeseriesPoint, vaultTimeseriesPoint } from '../metrics/vaultPoint.js';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { Registry } from '../../model/rows.js';
 import { createEventTable, Dictionary, HASH_WORDS, type EventTable } from '../../model/events.js';
-import type { AllocationItem, PriceSeries, TvlSourceState, VaultSeries, WalletIndex, World } from '../../model/world.js';
+import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, VaultSeries, WalletIndex, World } from '../../model/world.js';
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
 import { hashFilesOffThread, openReader, sha256, writeStreamed, type ByteSink, type FileReader } from './fileIo.js';
 
@@ -50,14 +50,14 @@ export interface SnapshotManifest extends SnapshotIdentity {
   next_publish_at_s?: number | null;
   /** when this manifest was written (RFC 3339); not part of the snapshot's identity */
   written_at: string;
-  files: { world: FileEntry; series: FileEntry; prices: FileEntry; events: FileEntry; strings: FileEntry; wallets: FileEntry; auth?: FileEntry };
+  files: { world: FileEntry; series: FileEntry; prices: FileEntry; events: FileEntry; strings: FileEntry; wallets: FileEntry; positions: FileEntry; auth?: FileEntry };
 }
 
 /** A snapshot file that is missing, torn or altered: never served. */
 export class CorruptSnapshotError extends Error {}
 
-const NAME = /^(world|series|prices|events|strings|wallets|auth)-([0-9a-f]{64})\.(json|bin)$/;
-const ROLES = ['world', 'series', 'prices', 'events', 'strings', 'wallets'] as const;
+const NAME = /^(world|series|prices|events|strings|wallets|positions|auth)-([0-9a-f]{64})\.(json|bin)$/;
+const ROLES = ['world', 'series', 'prices', 'events', 'strings', 'wallets', 'positions'] as const;
 
 interface WorldFile {
   registry: Registry;
@@ -70,6 +70,8 @@ interface WorldFile {
   chainHeads: [number, { block: number | null; ts: number | null; stalled: boolean }][];
   events: number;
   wallets: { wallets: number; positions: number };
+  /** the position items (engine/positions/positionItems.ts): their JSON's length, and the skipped-rows messages */
+  items: { bytes: number; skipped: [number, { rows: number; message: string }][] };
 }
 
 export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
@@ -213,11 +215,32 @@ function readWallets(r: FileReader, meta: WorldFile['wallets'], events: number):
   const len = indexLengths(meta.wallets, meta.positions, events);
   const x = { wallets: meta.wallets, positions: meta.positions } as WalletIndex;
   for (const k of INDEX_ARRAYS) {
-    const a = new Int32Array(len[k]);
+    // on shared memory: the index crosses to pool workers without copies
+    const a = new Int32Array(new SharedArrayBuffer(Math.max(len[k], 1) * 4), 0, len[k]);
     r.into(a);
     x[k] = a;
   }
   return x;
+}
+
+// ---- positions: each position's item JSON, its offsets and flags
+function writePositionItems(sink: ByteSink, items: PositionItemsRef): void {
+  sink.bytes(items.offsets);
+  sink.bytes(items.flags);
+  const pad = pad8(items.flags.length) - items.flags.length;
+  if (pad > 0) sink.bytes(PAD.subarray(0, pad));
+  sink.bytes(items.json);
+}
+
+function readPositionItems(r: FileReader, positions: number, meta: WorldFile['items']): PositionItemsRef {
+  const offsets = new Int32Array(positions + 1);
+  const flags = new Uint8Array(positions);
+  const json = new Uint8Array(meta.bytes);
+  r.into(offsets);
+  r.into(flags);
+  r.skip(pad8(positions) - positions);
+  r.into(json);
+  return { positions, json, offsets, flags, skipped: new Map(meta.skipped) };
 }
 
 /**
@@ -226,6 +249,8 @@ function readWallets(r: FileReader, meta: WorldFile['wallets'], events: number):
  */
 export async function writeWorldFiles(dir: string, world: World): Promise<WorldFiles> {
   await mkdir(dir, { recursive: true });
+  const items = world.positionItems;
+  if (!items || items.positions !== world.walletIndex.positions) throw new Error('a world is published to files with its position items');
   const series = [...world.series.values()];
   const prices = [...world.prices];
   const meta: WorldFile = {
@@ -240,6 +265,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     chainHeads: [...world.chainHeads],
     events: world.events.length,
     wallets: { wallets: world.walletIndex.wallets, positions: world.walletIndex.positions },
+    items: { bytes: items.json.length, skipped: [...items.skipped] },
   };
   const json = (v: unknown) => (sink: ByteSink) => sink.bytes(Buffer.from(JSON.stringify(v)));
   return {
@@ -249,6 +275,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     events: await writeStreamed(dir, 'events', 'bin', (sink) => writeEvents(sink, world.events)),
     strings: await writeStreamed(dir, 'strings', 'json', json(eventStrings(world.events))),
     wallets: await writeStreamed(dir, 'wallets', 'bin', (sink) => writeWallets(sink, world.walletIndex)),
+    positions: await writeStreamed(dir, 'positions', 'bin', (sink) => writePositionItems(sink, items)),
   };
 }
 
@@ -363,7 +390,7 @@ export interface LoadedSnapshot {
 export async function readSnapshotDir(dir: string, manifest?: SnapshotManifest): Promise<LoadedSnapshot> {
   const m = manifest ?? (await readManifest(dir));
   if (!m) throw new CorruptSnapshotError(`${dir} has no ${MANIFEST}`);
-  const big = [m.files.series, m.files.events, m.files.wallets];
+  const big = [m.files.series, m.files.events, m.files.wallets, m.files.positions];
   // a torn file is refused before anything is read
   for (const f of big) {
     const st = await stat(join(dir, f.name)).catch(() => null);
@@ -437,6 +464,7 @@ function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBu
   const events = read(m.files.events, (r) => readEvents(r, meta.events, strings, need));
   const walletIndex = read(m.files.wallets, (r) => readWallets(r, meta.wallets, meta.events));
   need(walletIndex.wallets <= strings.wallets.length, 'the wallet index names missing wallets');
+  const positionItems = read(m.files.positions, (r) => readPositionItems(r, meta.wallets.positions, meta.items));
   return {
     registry: meta.registry,
     vaults: new Map(meta.registry.vaults.map((v) => [v.vault_id, v])),
@@ -444,6 +472,7 @@ function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBu
     prices,
     events,
     walletIndex,
+    positionItems,
     allocations: new Map(meta.allocations),
     tvlSources: meta.tvlSources,
     priceProviderErrors: meta.priceProviderErrors,

@@ -9,6 +9,9 @@ import type { PositionContext } from '../positions/replayPosition.js';
 
 export type { WalletIndex } from '../../model/world.js';
 
+/** Int32Arrays on shared memory: the index crosses to pool workers without copies. */
+const shared = (n: number) => new Int32Array(new SharedArrayBuffer(Math.max(n, 1) * 4), 0, n);
+
 /** The index of the first `t.length` rows of `t`. */
 export function buildWalletIndex(t: EventTable): WalletIndex {
   const n = t.length;
@@ -16,10 +19,10 @@ export function buildWalletIndex(t: EventTable): WalletIndex {
   const wallet = t.wallet;
 
   // activity: rows grouped by wallet, world order within (a stable counting sort)
-  const activityStart = new Int32Array(wallets + 1);
+  const activityStart = shared(wallets + 1);
   for (let i = 0; i < n; i++) activityStart[wallet[i]! + 1]!++;
   for (let w = 0; w < wallets; w++) activityStart[w + 1]! += activityStart[w]!;
-  const activity = new Int32Array(n);
+  const activity = shared(n);
   const fill = activityStart.slice(0, wallets);
   for (let i = 0; i < n; i++) activity[fill[wallet[i]!]!++] = i;
 
@@ -56,8 +59,8 @@ export function buildWalletIndex(t: EventTable): WalletIndex {
   const byFirst = new Int32Array(n).fill(-1);
   for (let p = 0; p < positions; p++) byFirst[provFirst[p]!] = p;
   const rank = new Int32Array(positions);
-  const posWallet = new Int32Array(positions);
-  const posVault = new Int32Array(positions);
+  const posWallet = shared(positions);
+  const posVault = shared(positions);
   for (let i = 0, next = 0; i < n; i++) {
     const p = byFirst[i]!;
     if (p < 0) continue;
@@ -68,19 +71,19 @@ export function buildWalletIndex(t: EventTable): WalletIndex {
   }
 
   // each position's rows, then put in chain order where world order differs from it
-  const rowStart = new Int32Array(positions + 1);
+  const rowStart = shared(positions + 1);
   for (let i = 0; i < n; i++) rowStart[rank[rowPos[i]!]! + 1]!++;
   for (let p = 0; p < positions; p++) rowStart[p + 1]! += rowStart[p]!;
-  const rows = new Int32Array(n);
+  const rows = shared(n);
   const at = rowStart.slice(0, positions);
   for (let i = 0; i < n; i++) rows[at[rank[rowPos[i]!]!]!++] = i;
   for (let p = 0; p < positions; p++) sortChainOrder(t, rows, rowStart[p]!, rowStart[p + 1]!);
 
   // each wallet's positions in id order
-  const walletPosStart = new Int32Array(wallets + 1);
+  const walletPosStart = shared(wallets + 1);
   for (let p = 0; p < positions; p++) walletPosStart[posWallet[p]! + 1]!++;
   for (let w = 0; w < wallets; w++) walletPosStart[w + 1]! += walletPosStart[w]!;
-  const walletPos = new Int32Array(positions);
+  const walletPos = shared(positions);
   const wfill = walletPosStart.slice(0, wallets);
   for (let p = 0; p < positions; p++) walletPos[wfill[posWallet[p]!]!++] = p;
 

@@ -71,7 +71,7 @@ export function positionTimeseries(ctx: RouteContext): Body {
   const wallet = parseWallet(ctx.params.wallet_address!);
   const id = parseVaultId(ctx.params.vault_id!);
   const q = parseQuery('vaults.timeseries', ctx.query);
-  const { position } = findPosition(served, wallet, id);
+  const position = findPosition(served, wallet, id);
   const pctx = positionContext(served.snapshot.world, id);
   if (!pctx || pctx.series.length === 0) throw notFound(`vault "${id}" has no history yet`);
   const s = pctx.series;

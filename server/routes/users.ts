@@ -1,46 +1,25 @@
 // /v1/users/{wallet}/positions, /positions/{vault_id}, /positions/{vault_id}/timeseries and
-// /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Positions come replayed from the engine's
-// wallet views (engine/publish/walletViews.ts); this module only filters, pages and formats.
+// /activity (seed; DESIGN §4.4, §4.6, §4.8, §5.2). Positions come as the items the engine
+// computed at publish (engine/positions/positionItems.ts, on the compute pool): a request only
+// picks and joins their bytes; activity rows are formatted from the event columns.
 import { activityRowAt, type ActivityRow } from '../../engine/publish/door.js';
-import { numeraireToken, walletOf } from '../../engine/publish/door.js';
+import { ENABLED, HIDDEN, itemBytes, OPEN, SKIPPED, VALUED, walletOf } from '../../engine/publish/door.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
-import { positionMetrics, positionNow, type PositionMetrics } from '../../engine/publish/door.js';
-import { isPositionOpen, walletPositions, type WalletPositionView } from '../../engine/publish/door.js';
 import type { PartialError } from '../../engine/publish/door.js';
-import { vaultIdOf, type EventTable } from '../../model/events.js';
+import type { World } from '../../model/world.js';
+import { vaultIdOf, type EventTable, type RowSlice } from '../../model/events.js';
 import { parseQuery, parseVaultId, parseWallet } from '../params.js';
 import type { Body } from '../reply.js';
 import type { Served } from '../handle.js';
 import { notFound, ready, type RouteContext } from './context.js';
 
-export interface PositionItem {
-  vault_id: string;
-  wallet_address: string;
-  numeraire_token: ReturnType<typeof numeraireToken> | null;
-  metrics: PositionMetrics;
-}
+const COMMA = Buffer.from(',');
 
-type Replayed = WalletPositionView;
-
-function item(served: Served, r: Replayed): PositionItem {
-  const { world } = served.snapshot;
-  const ctx = positionContext(world, r.position.vault_id)!;
-  const v = world.vaults.get(r.position.vault_id)!;
-  return {
-    vault_id: r.position.vault_id,
-    wallet_address: r.position.wallet,
-    numeraire_token: numeraireToken(v),
-    metrics: positionMetrics(r.state!, ctx, positionNow(ctx)!),
-  };
-}
-
-function skippedError(r: Replayed): PartialError | null {
-  if (!r.state || r.state.skipped === 0) return null;
-  return {
-    code: 'CORRUPT_ROWS_SKIPPED',
-    message: `${r.state.skipped} corrupt row(s) of this position were skipped (first: ${r.state.firstSkip?.row}, ${r.state.firstSkip?.reason})`,
-    resource_id: r.position.vault_id,
-  };
+/** The snapshot's position items (computed at publish; every served snapshot has them). */
+function itemsOf(world: World) {
+  const items = world.positionItems;
+  if (!items) throw new Error('a snapshot was published without its position items');
+  return items;
 }
 
 export function positionsList(ctx: RouteContext): Body {
@@ -50,32 +29,43 @@ export function positionsList(ctx: RouteContext): Body {
   const route = `/v1/users/${wallet}/positions`;
   const filters = { include_hidden: q.include_hidden };
   const after = q.next === undefined ? 0 : (ctx.cursors.decode(q.next, route, filters, 'asc') as number);
+  const { world } = served.snapshot;
+  const items = itemsOf(world);
+  const x = world.walletIndex;
+  const vaults = world.events.dict.vaults.values;
+  const w = walletOf(world, wallet);
   const partial: PartialError[] = [];
-  const items: PositionItem[] = [];
+  const parts: Buffer[] = [];
+  let count = 0;
   let lastId: number | undefined;
   let more = false;
-  for (const r of walletPositions(served.snapshot, wallet)) {
-    if (r.position.position_id <= after) continue;
-    if (!q.include_hidden && served.snapshot.world.vaults.get(r.position.vault_id)!.visibility === 'hidden') continue;
-    if (r.state === null) {
-      partial.push({ code: 'POSITION_NOT_VALUED', message: 'the vault has no snapshot yet, so the position cannot be valued', resource_id: r.position.vault_id });
+  const end = w < 0 ? 0 : x.walletPosStart[w + 1]!;
+  for (let k = w < 0 ? 0 : x.walletPosStart[w]!; k < end; k++) {
+    const p = x.walletPos[k]!;
+    const f = items.flags[p]!;
+    if (p + 1 <= after || !(f & ENABLED)) continue;
+    if (!q.include_hidden && f & HIDDEN) continue;
+    if (!(f & VALUED)) {
+      partial.push({ code: 'POSITION_NOT_VALUED', message: 'the vault has no snapshot yet, so the position cannot be valued', resource_id: vaults[x.posVault[p]!]! });
       continue;
     }
-    if (!isPositionOpen(r.state)) continue;
-    if (items.length === q.limit) {
+    if (!(f & OPEN)) continue;
+    if (count === q.limit) {
       more = true;
       break;
     }
-    const skipped = skippedError(r);
-    if (skipped) partial.push(skipped);
-    items.push(item(served, r));
-    lastId = r.position.position_id;
+    if (f & SKIPPED) partial.push({ code: 'CORRUPT_ROWS_SKIPPED', message: items.skipped.get(p)!.message, resource_id: vaults[x.posVault[p]!]! });
+    if (count > 0) parts.push(COMMA);
+    parts.push(itemBytes(items, p));
+    count++;
+    lastId = p + 1;
   }
   return {
     kind: 'json',
-    data: items,
+    data: null,
+    dataItems: parts,
     meta: {
-      count: items.length,
+      count,
       limit: q.limit,
       next_cursor: more && lastId !== undefined ? ctx.cursors.encode(route, filters, 'asc', lastId) : null,
       partial_errors: partial.length > 0 ? partial : null,
@@ -86,20 +76,32 @@ export function positionsList(ctx: RouteContext): Body {
   };
 }
 
-/** The wallet's replayed position in an enabled vault, or 404. */
-export function findPosition(served: Served, wallet: string, vaultId: string): Replayed {
-  const r = walletPositions(served.snapshot, wallet).find((p) => p.position.vault_id === vaultId);
-  if (!r) throw notFound(`wallet ${wallet} has no position in vault "${vaultId}"`);
-  return r;
+/** The wallet's position in an enabled vault (its index and rows), or 404. */
+export function findPosition(served: Served, wallet: string, vaultId: string): { p: number; rows: RowSlice } {
+  const { world } = served.snapshot;
+  const x = world.walletIndex;
+  const w = walletOf(world, wallet);
+  const v = world.events.dict.vaults.find(vaultId);
+  const items = itemsOf(world);
+  if (w >= 0 && v >= 0) {
+    for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
+      const p = x.walletPos[k]!;
+      if (x.posVault[p] === v && items.flags[p]! & ENABLED) return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: x.rowStart[p + 1]! } };
+    }
+  }
+  throw notFound(`wallet ${wallet} has no position in vault "${vaultId}"`);
 }
 
 export function positionGet(ctx: RouteContext): Body {
   const served = ready(ctx);
   const wallet = parseWallet(ctx.params.wallet_address!);
   const vaultId = parseVaultId(ctx.params.vault_id!);
-  const r = findPosition(served, wallet, vaultId);
-  if (!r.state || !isPositionOpen(r.state)) throw notFound(`wallet ${wallet} has no open position in vault "${vaultId}" (fully exited positions are not served)`);
-  return { kind: 'json', data: item(served, r), meta: null, etagKey: `/v1/users/${wallet}/positions/${vaultId}` };
+  const { p } = findPosition(served, wallet, vaultId);
+  const items = itemsOf(served.snapshot.world);
+  const f = items.flags[p]!;
+  if (!(f & VALUED) || !(f & OPEN)) throw notFound(`wallet ${wallet} has no open position in vault "${vaultId}" (fully exited positions are not served)`);
+  // one item, outside a list: its JSON is parsed back (exact: it was made by JSON.stringify)
+  return { kind: 'json', data: JSON.parse(itemBytes(items, p).toString('utf8')), meta: null, etagKey: `/v1/users/${wallet}/positions/${vaultId}` };
 }
 
 type ActivityKey = [number, number, number, number, number];

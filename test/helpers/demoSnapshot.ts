@@ -10,6 +10,7 @@ import type { TvlSourceState, VaultSeries, World } from '../../model/world.js';
 import { createArraySink } from '../../store/rawSink.js';
 import type { SnapshotRow } from '../../model/rows.js';
 import { eventTableOf } from '../../model/events.js';
+import { positionItemsInThread } from '../../engine/positions/positionItems.js';
 import { buildDemoRegistry, simulateDemo, type DemoParams } from '../../jobs/demo/index.js';
 
 export const SMALL_DEMO: DemoParams = { seed: 7, now: Date.UTC(2026, 0, 15) / 1000, vaults: null, wallets: 40, days: 20 };
@@ -59,7 +60,7 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
       last_error: newest?.error ? { message: newest.error, ts: newest.ts } : null,
     };
   });
-  return {
+  const world: World = {
     registry,
     vaults: new Map(registry.vaults.map((v) => [v.vault_id, v])),
     series,
@@ -71,7 +72,10 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
     end,
     chainHeads: new Map(),
     walletIndex: buildWalletIndex(events),
+    positionItems: null,
   };
+  world.positionItems = positionItemsInThread(world);
+  return world;
 }
 
 /** A published snapshot of the small demo world. */
