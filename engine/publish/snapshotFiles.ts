@@ -21,7 +21,7 @@ import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, Vau
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
 import { hashFilesOffThread, openReader, sha256, writeStreamed, type ByteSink, type FileReader } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/3';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/4';
 export const MANIFEST = 'manifest.json';
 
 /** What a reader needs besides the world: the cursor secret and the active key digests. */
