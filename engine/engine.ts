@@ -17,7 +17,7 @@ import { inputStamp, readPublishIdentity, writePublishIdentity } from '../store/
 import type { Store } from '../store/store.js';
 import type { ComputePool } from './pool/computePool.js';
 import { poolSeriesCompute } from './pool/recomputeSeries.js';
-import { computePositionItems, type PositionsInput, type PositionsOutput } from './positions/positionItems.js';
+import { basisOf, computePositionItems, type ItemsBasis, type PositionItems, type PositionsInput, type PositionsOutput } from './positions/positionItems.js';
 
 export type StageTimings = Record<string, number>;
 
@@ -100,6 +100,8 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
   let world: World | null = null;
   let snapshot: Snapshot | null = null;
   let generation = 0;
+  /** what the last publish's position items were computed from (the next recomputes only what changed) */
+  let itemsBasis: ItemsBasis | null = null;
   /** what the world's price series were loaded from, per token (refresh reloads what changed) */
   let digests: Map<string, PriceDigest> = new Map();
   const busy = createMutex();
@@ -144,8 +146,10 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     // the snapshot reads a frozen view: later refreshes grow `w`, never what was published
     const view = frozenView(w);
     if (items === 'compute' || !view.positionItems) {
-      view.positionItems = await timed(timings, 'positions', () => computePositionItems(view, compute.positions, opts.positionRows ?? false));
-    }
+      const r = await timed(timings, 'positions', () => computePositionItems(view, compute.positions, opts.positionRows ?? false, itemsBasis));
+      view.positionItems = r.items;
+      itemsBasis = r.basis;
+    } else itemsBasis = basisOf(view, view.positionItems as PositionItems);
     return timed(timings, 'publish', () => {
       const next = buildSnapshot(view, at);
       generation = next.generation;
@@ -173,6 +177,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
       exclusive(async () => {
         const timings: StageTimings = {};
         let at: PublishPlan | null = null;
+        itemsBasis = null;
         const w = await timed(timings, 'load', () =>
           access(async (store) => {
             const loaded = await loadWorld(common, store, { eventHashes: opts.eventHashes ?? true });

@@ -12,6 +12,7 @@ import type { PriceRow } from '../model/rows.js';
 import { withStore } from '../store/storeHandle.js';
 import type { Store } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
+import { extendDemoWorld } from '../jobs/demo/extendDemoWorld.js';
 import { tempDir, testCommon } from './helpers/common.js';
 
 const common = testCommon();
@@ -46,6 +47,11 @@ async function fullSnapshot(): Promise<Snapshot> {
   return other.current()!;
 }
 
+/** The position items as bytes and flags: a refresh recomputes only some, and must equal all of them recomputed. */
+const itemsOf = (s: Snapshot) => {
+  const items = s.world.positionItems!;
+  return { json: Buffer.from(items.json).toString(), offsets: [...items.offsets], flags: [...items.flags], skipped: [...items.skipped] };
+};
 const pricesOf = (s: Snapshot) => [...s.world.prices].map(([k, p]) => [k, [...p.ts], p.usd] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
 const tvlUsd = (s: Snapshot) => [...s.details].map(([id, d]) => [id, d.metrics.tvl.usd]);
 
@@ -89,6 +95,7 @@ describe('engine.refresh after the prices job wrote', () => {
     expect(pricesOf(refreshed)).toEqual(pricesOf(full));
     expect(tvlUsd(refreshed)).toEqual(tvlUsd(full));
     expect(refreshed.tvl.data.tvl.usd).toBe(full.tvl.data.tvl.usd);
+    expect(itemsOf(refreshed)).toEqual(itemsOf(full));
   });
 
   it('a token whose rows were all deleted loses its price', async () => {
@@ -97,7 +104,9 @@ describe('engine.refresh after the prices job wrote', () => {
     await write([], `DELETE FROM prices WHERE chain_id = ${p.chain_id} AND address = '${p.address}'`);
     expect(await engine.refresh()).not.toBeNull();
     expect(engine.world()!.prices.has(key)).toBe(false);
-    expect(pricesOf(engine.current()!)).toEqual(pricesOf(await fullSnapshot()));
+    const full = await fullSnapshot();
+    expect(pricesOf(engine.current()!)).toEqual(pricesOf(full));
+    expect(itemsOf(engine.current()!)).toEqual(itemsOf(full));
   });
 
   it('a new external TVL reading alone publishes, and the failing source keeps its last good value', async () => {
@@ -118,5 +127,16 @@ describe('engine.refresh after the prices job wrote', () => {
     const failing = after.world.tvlSources.find((s) => s.last_error !== null)!;
     expect(failing.last_good).not.toBeNull();
     expect(after.tvl.partial_errors.length).toBeGreaterThan(0);
+  });
+
+  it('new hours with new events: the position items equal a full recompute', async () => {
+    const before = engine.current()!;
+    const ext = await access((store) => extendDemoWorld(store, (NOW + 30 * HOUR) * 1000));
+    expect(ext?.rows.events ?? 0).toBeGreaterThan(0);
+    expect(await engine.refresh()).not.toBeNull();
+    const after = engine.current()!;
+    expect(after.world.walletIndex.positions).toBeGreaterThanOrEqual(before.world.walletIndex.positions);
+    expect(itemsOf(after)).not.toEqual(itemsOf(before));
+    expect(itemsOf(after)).toEqual(itemsOf(await fullSnapshot()));
   });
 });

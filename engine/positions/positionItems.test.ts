@@ -48,16 +48,19 @@ describe('position items', () => {
   it('the pool and any split into ranges give the same bytes as one in-thread run', async () => {
     const one = positionItemsInThread(world);
     const n = world.walletIndex.positions;
+    const range = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, k) => a + k);
     for (const cuts of [[0, n], [0, 1, n], [0, Math.floor(n / 3), Math.floor((2 * n) / 3), n]]) {
-      const outputs = await Promise.all(cuts.slice(0, -1).map((from, k) => pool.positions(positionsInput(world, from, cuts[k + 1]!, false))));
+      const outputs = await Promise.all(cuts.slice(0, -1).map((from, k) => pool.positions(positionsInput(world, range(from, cuts[k + 1]!), false))));
       const merged = mergePositions(n, outputs.reverse());
       expect(Buffer.from(merged.json).equals(Buffer.from(one.json))).toBe(true);
       expect(merged.offsets).toEqual(one.offsets);
       expect(merged.flags).toEqual(one.flags);
       expect([...merged.skipped]).toEqual([...one.skipped]);
     }
-    // and in-thread ranges, for the same reason
-    const parts = [computePositions(positionsInput(world, 0, 5, false)), computePositions(positionsInput(world, 5, n, false))];
-    expect(mergePositions(n, parts).flags).toEqual(one.flags);
+    // and a partial computation merged over the previous items: the odd positions recomputed
+    const odd = Int32Array.from({ length: Math.floor(n / 2) }, (_, k) => 2 * k + 1);
+    const over = mergePositions(n, [computePositions(positionsInput(world, odd, false))], one);
+    expect(Buffer.from(over.json).equals(Buffer.from(one.json))).toBe(true);
+    expect(over.flags).toEqual(one.flags);
   });
 });

@@ -12,6 +12,7 @@ import type { SeriesJob } from '../pool/seriesTask.js';
 import { toJob } from '../pool/seriesTask.js';
 import { positionMetrics, positionNow } from './positionMetrics.js';
 import { isPositionOpen, replayPosition, type PositionContext } from './replayPosition.js';
+import { primeUsdTable, usdTable, type UsdTable } from './usdPriceCache.js';
 import { priceKey, type PositionItemsRef } from '../../model/world.js';
 
 /** flags[p] bits */
@@ -40,8 +41,8 @@ export type PositionRow = [string, string, string | null, string, string | null,
 /** What a worker needs of the world: shared-memory views and the strings the items name. */
 export interface PositionsInput {
   kind: 'positions';
-  from: number;
-  to: number;
+  /** the positions to compute, ascending */
+  list: Int32Array;
   /** also return the positions table's columns */
   table: boolean;
   events: Pick<EventTable, 'chain_id' | 'block_number' | 'log_index' | 'sub_index' | 'ts' | 'kind' | 'token' | 'request'> & {
@@ -61,38 +62,42 @@ interface VaultInput {
   numeraire: { address: string; decimals: number; symbol: string };
   series: SeriesJob | null;
   prices: PriceSeries | null;
+  /** the numeraire's exact USD prices, parsed once on the publishing thread (usdPriceCache.ts) */
+  usd: Pick<UsdTable, 'hourly' | 'lo' | 'hi' | 'bad'> | null;
 }
 
 export interface PositionsOutput {
-  from: number;
+  list: Int32Array;
   json: Uint8Array;
-  /** to − from + 1 offsets into json */
+  /** list.length + 1 offsets into json */
   offsets: Int32Array;
   flags: Uint8Array;
   skipped: [number, { rows: number; message: string }][];
   rows: PositionRow[] | null;
 }
 
-/** The inputs of positions [from, to) of `world` (views, no copies of the big columns). */
-export function positionsInput(world: World, from: number, to: number, table: boolean): PositionsInput {
+/** The inputs of the positions in `list` of `world` (views, no copies of the big columns). */
+export function positionsInput(world: World, list: Int32Array, table: boolean): PositionsInput {
   const t = world.events;
   const vaults = t.dict.vaults.values.map((id): VaultInput | null => {
     const v = world.vaults.get(id);
     if (!v) return null;
     const s = world.series.get(id);
+    const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address)) ?? null;
+    const usd = prices ? usdTable(prices) : null;
     return {
       vault_id: id,
       visibility: v.visibility,
       numeraire: { address: v.numeraire_address, decimals: v.numeraire_decimals, symbol: v.numeraire_symbol },
       series: s ? toJob(s) : null,
-      prices: world.prices.get(priceKey(v.chain_id, v.numeraire_address)) ?? null,
+      prices,
+      usd: usd && { hourly: usd.hourly, lo: usd.lo, hi: usd.hi, bad: usd.bad },
     };
   });
   const x = world.walletIndex;
   return {
     kind: 'positions',
-    from,
-    to,
+    list,
     table,
     events: {
       chain_id: t.chain_id,
@@ -132,7 +137,7 @@ function seriesOf(job: SeriesJob): VaultSeries {
   };
 }
 
-/** Items of positions [from, to) (pure; in a worker or in-thread). */
+/** Items of the positions in input.list (pure; in a worker or in-thread). */
 export function computePositions(input: PositionsInput): PositionsOutput {
   const e = input.events;
   // the replay reads an EventTable: these columns and the token dictionary are all it touches
@@ -142,10 +147,13 @@ export function computePositions(input: PositionsInput): PositionsOutput {
     shares: I128Array.from(e.shares),
     dict: { tokens: { values: e.tokens } },
   } as unknown as EventTable;
-  const contexts = input.vaults.map((v) =>
-    v && v.series ? ({ series: seriesOf(v.series), prices: v.prices ?? undefined, numeraire: v.numeraire } satisfies PositionContext) : null,
-  );
-  const n = input.to - input.from;
+  const contexts = input.vaults.map((v) => {
+    if (!v || !v.series) return null;
+    // a table crossing from the publishing thread: the prices are not parsed again
+    if (v.prices && v.usd) primeUsdTable(v.prices, v.usd);
+    return { series: seriesOf(v.series), prices: v.prices ?? undefined, numeraire: v.numeraire } satisfies PositionContext;
+  });
+  const n = input.list.length;
   const parts: string[] = new Array(n);
   const offsets = new Int32Array(n + 1);
   const flags = new Uint8Array(n);
@@ -154,7 +162,7 @@ export function computePositions(input: PositionsInput): PositionsOutput {
   const { posWallet, posVault, rowStart, rows: idx } = input.index;
   let bytes = 0;
   for (let k = 0; k < n; k++) {
-    const p = input.from + k;
+    const p = input.list[k]!;
     const vi = posVault[p]!;
     const v = input.vaults[vi];
     let f = 0;
@@ -191,33 +199,49 @@ export function computePositions(input: PositionsInput): PositionsOutput {
   // its own ArrayBuffer, so a worker can transfer it
   const json = new Uint8Array(new ArrayBuffer(buf.length));
   json.set(buf);
-  return { from: input.from, json, offsets, flags, skipped, rows };
+  return { list: input.list, json, offsets, flags, skipped, rows };
 }
 
-/** One PositionItems from the outputs of consecutive ranges covering [0, positions). */
-export function mergePositions(positions: number, outputs: readonly PositionsOutput[]): PositionItems {
-  const sorted = [...outputs].sort((a, b) => a.from - b.from);
+/**
+ * One PositionItems of `positions` positions: each from the output that computed it, else
+ * (unchanged since) from `previous`. Every position must come from one of them.
+ */
+export function mergePositions(positions: number, outputs: readonly PositionsOutput[], previous: PositionItems | null = null): PositionItems {
+  const source = new Int32Array(positions).fill(-1); // output index, or −1: previous
+  const slot = new Int32Array(positions);
+  outputs.forEach((o, k) =>
+    o.list.forEach((p, j) => {
+      source[p] = k;
+      slot[p] = j;
+    }),
+  );
   let bytes = 0;
-  for (const o of sorted) bytes += o.json.length;
+  for (let p = 0; p < positions; p++) {
+    const k = source[p]!;
+    if (k >= 0) bytes += outputs[k]!.offsets[slot[p]! + 1]! - outputs[k]!.offsets[slot[p]!]!;
+    else if (previous && p < previous.positions) bytes += previous.offsets[p + 1]! - previous.offsets[p]!;
+    else throw new Error(`position ${p} was neither computed nor known`);
+  }
   const json = Buffer.allocUnsafe(bytes);
   const offsets = new Int32Array(positions + 1);
   const flags = new Uint8Array(positions);
   const skipped = new Map<number, { rows: number; message: string }>();
-  const rows: PositionRow[] | null = sorted.every((o) => o.rows) ? [] : null;
+  const rows: PositionRow[] | null = outputs.length > 0 && outputs.every((o) => o.rows) && !previous ? new Array<PositionRow>(positions).fill(null) : null;
+  const outSkipped = outputs.map((o) => new Map(o.skipped));
   let at = 0;
-  let next = 0;
-  for (const o of sorted) {
-    if (o.from !== next) throw new Error(`position outputs leave a gap at ${next}`);
-    const n = o.flags.length;
-    json.set(o.json, at);
-    for (let k = 0; k < n; k++) offsets[o.from + k] = at + o.offsets[k]!;
-    flags.set(o.flags, o.from);
-    for (const [p, msg] of o.skipped) skipped.set(p, msg);
-    if (rows) rows.push(...o.rows!);
-    at += o.json.length;
-    next = o.from + n;
+  for (let p = 0; p < positions; p++) {
+    const k = source[p]!;
+    offsets[p] = at;
+    const from = k >= 0 ? outputs[k]! : previous!;
+    const j = k >= 0 ? slot[p]! : p;
+    const part = from.json.subarray(from.offsets[j]!, from.offsets[j + 1]!);
+    json.set(part, at);
+    at += part.length;
+    flags[p] = from.flags[j]!;
+    const sk = k >= 0 ? outSkipped[k]!.get(p) : previous!.skipped.get(p);
+    if (sk) skipped.set(p, sk);
+    if (rows) rows[p] = outputs[k]!.rows![j]!;
   }
-  if (next !== positions) throw new Error(`position outputs cover ${next} of ${positions}`);
   offsets[positions] = at;
   return { positions, json, offsets, flags, skipped, rows };
 }
@@ -225,27 +249,86 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
 /** Positions per task: fewer are not worth a worker round trip (and run in-thread). */
 const TASK_POSITIONS = 20_000;
 
+/** What the items of one publish were computed from: the next publish recomputes only what changed since. */
+export interface ItemsBasis {
+  items: PositionItems;
+  /** rows per position */
+  rowCounts: Int32Array;
+  /** per vault id: its series length, price series and registry row when the items were computed */
+  vaults: Map<string, { length: number; prices: PriceSeries | undefined; row: unknown }>;
+}
+
+function vaultBasis(world: World): ItemsBasis['vaults'] {
+  const out: ItemsBasis['vaults'] = new Map();
+  for (const v of world.registry.vaults) {
+    out.set(v.vault_id, { length: world.series.get(v.vault_id)?.length ?? -1, prices: world.prices.get(priceKey(v.chain_id, v.numeraire_address)), row: v });
+  }
+  return out;
+}
+
 /**
- * Every position's item of `world` (a published, frozen view): in-thread for small worlds,
- * else split into ranges run by `run` (the compute pool) and merged.
+ * The positions whose items may differ from `basis`: new positions, positions with new rows,
+ * and every position of a vault whose series grew (a new latest snapshot values it anew), whose
+ * numeraire's prices were replaced or whose registry row changed. All of them without a basis.
  */
-export async function computePositionItems(world: World, run: ((task: PositionsInput) => Promise<PositionsOutput>) | null, table = false): Promise<PositionItems> {
+function changedPositions(world: World, basis: ItemsBasis | null): Int32Array {
+  const x = world.walletIndex;
+  const n = x.positions;
+  if (!basis) return Int32Array.from({ length: n }, (_, p) => p);
+  const now = vaultBasis(world);
+  const staleVault = world.events.dict.vaults.values.map((id) => {
+    const a = basis.vaults.get(id);
+    const b = now.get(id);
+    return !a || !b || a.length !== b.length || a.prices !== b.prices || a.row !== b.row;
+  });
+  const out: number[] = [];
+  for (let p = 0; p < n; p++) {
+    if (p >= basis.items.positions || staleVault[x.posVault[p]!] || x.rowStart[p + 1]! - x.rowStart[p]! !== basis.rowCounts[p]) out.push(p);
+  }
+  return Int32Array.from(out);
+}
+
+/**
+ * Every position's item of `world` (a published, frozen view), recomputing only what changed
+ * since `basis` (the previous publish): in-thread when few, else in lists run by `run` (the
+ * compute pool). `table` also returns the positions table's columns (a full computation).
+ */
+export async function computePositionItems(
+  world: World,
+  run: ((task: PositionsInput) => Promise<PositionsOutput>) | null,
+  table = false,
+  basis: ItemsBasis | null = null,
+): Promise<{ items: PositionItems; basis: ItemsBasis; computed: number }> {
+  const from = table ? null : basis;
+  const list = changedPositions(world, from);
+  let outputs: PositionsOutput[];
+  if (run === null || list.length < TASK_POSITIONS) outputs = list.length === 0 ? [] : [computePositions(positionsInput(world, list, table))];
+  else {
+    const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
+    const cut = (k: number) => Math.round((k * list.length) / tasks);
+    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), table))));
+  }
+  const items = mergePositions(world.walletIndex.positions, outputs, from?.items ?? null);
+  return { items, basis: basisOf(world, items), computed: list.length };
+}
+
+/** The basis of `items` computed over `world` (or restored with it from files). */
+export function basisOf(world: World, items: PositionItems): ItemsBasis {
+  const x = world.walletIndex;
+  const rowCounts = new Int32Array(x.positions);
+  for (let p = 0; p < x.positions; p++) rowCounts[p] = x.rowStart[p + 1]! - x.rowStart[p]!;
+  return { items, rowCounts, vaults: vaultBasis(world) };
+}
+
+/** Every position's item of `world`, on this thread (small worlds, tests). */
+export function positionItemsInThread(world: World, table = false): PositionItems {
   const n = world.walletIndex.positions;
-  if (run === null || n < TASK_POSITIONS) return positionItemsInThread(world, table);
-  const tasks = Math.min(8, Math.ceil(n / TASK_POSITIONS));
-  const bounds = Array.from({ length: tasks + 1 }, (_, k) => Math.round((k * n) / tasks));
-  const outputs = await Promise.all(bounds.slice(0, -1).map((from, k) => run(positionsInput(world, from, bounds[k + 1]!, table))));
-  return mergePositions(n, outputs);
+  const list = Int32Array.from({ length: n }, (_, p) => p);
+  return mergePositions(n, n === 0 ? [] : [computePositions(positionsInput(world, list, table))]);
 }
 
 /** Position p's item JSON (a view, no copy). */
 export function itemBytes(items: PositionItemsRef, p: number): Buffer {
   const at = items.offsets[p]!;
   return Buffer.from(items.json.buffer, items.json.byteOffset + at, items.offsets[p + 1]! - at);
-}
-
-/** Every position's item of `world`, on this thread (small worlds, tests). */
-export function positionItemsInThread(world: World, table = false): PositionItems {
-  const n = world.walletIndex.positions;
-  return mergePositions(n, n === 0 ? [] : [computePositions(positionsInput(world, 0, n, table))]);
 }

@@ -60,6 +60,16 @@ export function usdTable(prices: PriceSeries): UsdTable {
   return table;
 }
 
+/**
+ * Register the table of `prices` built elsewhere (the publishing thread parses a token's prices
+ * once; a pool worker receives the words with a copy of the series and does not parse again).
+ */
+export function primeUsdTable(prices: PriceSeries, t: Pick<UsdTable, 'hourly' | 'lo' | 'hi' | 'bad'>): void {
+  const known = tables.get(prices);
+  if (known !== undefined && known.n === prices.ts.length) return;
+  tables.set(prices, { prices, n: prices.ts.length, hourly: t.hourly, lo: t.lo, hi: t.hi, bad: t.bad });
+}
+
 /** Same result as usdIndexAt(table.prices, t): the as-of price if at most 48 h old, else −1. */
 export function usdIndexIn(table: UsdTable, t: number): number {
   const { n } = table;
