@@ -89,7 +89,10 @@ export interface EngineOptions {
   persistIdentity?: boolean;
   /** keep events' block and transaction hashes (default true; a batch recompute serves no pages) */
   eventHashes?: boolean;
-  /** also keep the positions table's columns with the position items (a batch recompute writes them) */
+  /**
+   * a batch recompute: the position items carry the positions table's columns and no JSON (its
+   * snapshot is never served)
+   */
   positionRows?: boolean;
 }
 
@@ -146,7 +149,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     // the snapshot reads a frozen view: later refreshes grow `w`, never what was published
     const view = frozenView(w);
     if (items === 'compute' || !view.positionItems) {
-      const r = await timed(timings, 'positions', () => computePositionItems(view, compute.positions, opts.positionRows ?? false, itemsBasis));
+      const r = await timed(timings, 'positions', () => computePositionItems(view, compute.positions, opts.positionRows ? 'table' : 'serve', itemsBasis));
       view.positionItems = r.items;
       itemsBasis = r.basis;
     } else itemsBasis = basisOf(view, view.positionItems as PositionItems);

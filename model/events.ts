@@ -14,17 +14,35 @@ export const HASH_WORDS = 8;
 
 const CANONICAL_HASH = /^0x[0-9a-f]{64}$/;
 
-/** A growable list of distinct strings and their indexes. */
+/**
+ * A growable list of distinct strings and their indexes. The index of a string is a Map built
+ * on first lookup: a dictionary read back from files (400 k wallets and request hashes on the
+ * benchmark world) costs a restart nothing until a request asks for one of them.
+ */
 export class Dictionary {
-  readonly values: string[] = [];
-  private readonly ids = new Map<string, number>();
+  readonly values: string[];
+  private ids: Map<string, number> | null = null;
+
+  constructor(values: string[] = []) {
+    this.values = values;
+  }
+
+  private index(): Map<string, number> {
+    if (this.ids === null) {
+      const ids = new Map<string, number>();
+      this.values.forEach((v, k) => ids.set(v, k));
+      this.ids = ids;
+    }
+    return this.ids;
+  }
 
   /** The index of `s`, added when new. */
   id(s: string): number {
-    let k = this.ids.get(s);
+    const ids = this.index();
+    let k = ids.get(s);
     if (k === undefined) {
       k = this.values.length;
-      this.ids.set(s, k);
+      ids.set(s, k);
       this.values.push(s);
     }
     return k;
@@ -32,17 +50,16 @@ export class Dictionary {
 
   /** The index of `s`, or NONE when it was never added. */
   find(s: string): number {
-    return this.ids.get(s) ?? NONE;
+    return this.index().get(s) ?? NONE;
   }
 
   get size(): number {
     return this.values.length;
   }
 
-  static of(values: Iterable<string>): Dictionary {
-    const d = new Dictionary();
-    for (const v of values) d.id(v);
-    return d;
+  /** A dictionary of distinct `values`, in that order. */
+  static of(values: readonly string[]): Dictionary {
+    return new Dictionary([...values]);
   }
 }
 

@@ -45,6 +45,8 @@ export interface PositionsInput {
   list: Int32Array;
   /** also return the positions table's columns */
   table: boolean;
+  /** serialize the items (false: only the table's columns, for a batch recompute that serves nothing) */
+  json: boolean;
   events: Pick<EventTable, 'chain_id' | 'block_number' | 'log_index' | 'sub_index' | 'ts' | 'kind' | 'token' | 'request'> & {
     assets: BigUint64Array;
     shares: BigUint64Array;
@@ -77,7 +79,7 @@ export interface PositionsOutput {
 }
 
 /** The inputs of the positions in `list` of `world` (views, no copies of the big columns). */
-export function positionsInput(world: World, list: Int32Array, table: boolean): PositionsInput {
+export function positionsInput(world: World, list: Int32Array, table: boolean, json = true): PositionsInput {
   const t = world.events;
   const vaults = t.dict.vaults.values.map((id): VaultInput | null => {
     const v = world.vaults.get(id);
@@ -99,6 +101,7 @@ export function positionsInput(world: World, list: Int32Array, table: boolean): 
     kind: 'positions',
     list,
     table,
+    json,
     events: {
       chain_id: t.chain_id,
       block_number: t.block_number,
@@ -183,7 +186,7 @@ export function computePositions(input: PositionsInput): PositionsOutput {
           skipped.push([p, { rows: st.skipped, message: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` }]);
         }
         const wallet = input.wallets[posWallet[p]!]!;
-        json = JSON.stringify({ vault_id: v.vault_id, wallet_address: wallet, numeraire_token: v.numeraire, metrics: m });
+        if (input.json) json = JSON.stringify({ vault_id: v.vault_id, wallet_address: wallet, numeraire_token: v.numeraire, metrics: m });
         if (rows) {
           rows[k] = [m.shares_owned, m.cost_basis.native, m.cost_basis.usd, m.pnl.realized.native, m.pnl.realized.usd, m.pending_deposit_assets.native, m.pending_redeem_shares];
         }
@@ -296,17 +299,19 @@ function changedPositions(world: World, basis: ItemsBasis | null): Int32Array {
 export async function computePositionItems(
   world: World,
   run: ((task: PositionsInput) => Promise<PositionsOutput>) | null,
-  table = false,
+  mode: 'serve' | 'table' = 'serve',
   basis: ItemsBasis | null = null,
 ): Promise<{ items: PositionItems; basis: ItemsBasis; computed: number }> {
+  // 'table' (a batch recompute): every position, the table's columns and no JSON (nothing is served)
+  const table = mode === 'table';
   const from = table ? null : basis;
   const list = changedPositions(world, from);
   let outputs: PositionsOutput[];
-  if (run === null || list.length < TASK_POSITIONS) outputs = list.length === 0 ? [] : [computePositions(positionsInput(world, list, table))];
+  if (run === null || list.length < TASK_POSITIONS) outputs = list.length === 0 ? [] : [computePositions(positionsInput(world, list, table, !table))];
   else {
     const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
     const cut = (k: number) => Math.round((k * list.length) / tasks);
-    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), table))));
+    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), table, !table))));
   }
   const items = mergePositions(world.walletIndex.positions, outputs, from?.items ?? null);
   return { items, basis: basisOf(world, items), computed: list.length };
