@@ -26,36 +26,32 @@ export function buildWalletIndex(t: EventTable): WalletIndex {
   const fill = activityStart.slice(0, wallets);
   for (let i = 0; i < n; i++) activity[fill[wallet[i]!]!++] = i;
 
-  // positions: per wallet, one per vault it touched; `first` = the row where it first appears
+  // positions: per wallet, one per vault it touched, first seen at row provFirst[p]. The
+  // wallet's positions so far are the provisional ones from `firstOfWallet` on (a wallet has few).
   const rowPos = new Int32Array(n);
-  const provFirst: number[] = [];
-  const provVault: number[] = [];
-  const provWallet: number[] = [];
-  const local: number[] = [];
+  const provFirst = new Int32Array(n);
+  const provVault = new Int32Array(n);
+  const provWallet = new Int32Array(n);
+  let count = 0;
+  const vault = t.vault;
   for (let w = 0; w < wallets; w++) {
-    local.length = 0;
-    for (let k = activityStart[w]!; k < activityStart[w + 1]!; k++) {
+    const firstOfWallet = count;
+    for (let k = activityStart[w]!, end = activityStart[w + 1]!; k < end; k++) {
       const i = activity[k]!;
-      const v = t.vault[i]!;
-      let p = -1;
-      for (let j = 0; j < local.length; j++) {
-        if (provVault[local[j]!] === v) {
-          p = local[j]!;
-          break;
-        }
-      }
-      if (p < 0) {
-        p = provFirst.length;
-        provFirst.push(i);
-        provVault.push(v);
-        provWallet.push(w);
-        local.push(p);
+      const v = vault[i]!;
+      let p = firstOfWallet;
+      while (p < count && provVault[p] !== v) p++;
+      if (p === count) {
+        provFirst[p] = i;
+        provVault[p] = v;
+        provWallet[p] = w;
+        count++;
       }
       rowPos[i] = p;
     }
   }
   // position ids in order of first appearance: provisional positions sorted by their first row
-  const positions = provFirst.length;
+  const positions = count;
   const byFirst = new Int32Array(n).fill(-1);
   for (let p = 0; p < positions; p++) byFirst[provFirst[p]!] = p;
   const rank = new Int32Array(positions);
