@@ -36,7 +36,7 @@ describe('vaultd publish and a snapshot reader', () => {
     const out = join(dir, 'published');
     const pub = vaultd(['publish', '--db', db, '--out', out]);
     expect(pub.status, pub.stderr).toBe(0);
-    expect(pub.stdout).toMatch(/^published generation \d+ \(refreshed_at [^)]+\) to .+: 6 files/m);
+    expect(pub.stdout).toMatch(/^published generation \d+ \(refreshed_at [^)]+\) to .+: 8 files/m);
     expect(existsSync(join(out, 'manifest.json'))).toBe(true);
 
     const reader = await start(['serve', '--snapshot', out, '--port', '0']);
