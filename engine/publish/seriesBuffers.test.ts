@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { demoSnapshot, SMALL_DEMO } from '../../test/helpers/demoSnapshot.js';
-import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, sliceSeries, type SeriesSlice } from './seriesBuffers.js';
+import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, seriesCacheBytes, setSeriesCacheBudget, sliceSeries, type SeriesSlice } from './seriesBuffers.js';
 
 const snapshot = demoSnapshot({ ...SMALL_DEMO, days: 40, wallets: 10 });
 const vaults = [...snapshot.world.series.keys()].filter((id) => snapshot.world.series.get(id)!.length > SERIES_BLOCK * 2);
@@ -67,6 +67,29 @@ describe('sliceSeries over lazily serialized blocks', () => {
     const d = slice.deflate();
     expect(d.length).toBe(Buffer.concat(slice.body).length);
     expect(Buffer.concat(d.parts).length).toBeLessThan(d.length / 4);
+  });
+
+  it('keeps serialized blocks within the cache budget, evicting the least recently used, and answers the same', () => {
+    const old = setSeriesCacheBudget(200_000);
+    try {
+      const sbs = vaults.map((id) => buildSeriesBuffer(snapshot.world, id, 'hour')!);
+      const whole = (sb: (typeof sbs)[number]) => sliceSeries(sb, sb.instants[0]!, sb.instants.at(-1)!, 'asc', 100_000);
+      const first = sbs.map((sb) => Buffer.concat(whole(sb).body).toString());
+      let peak = 0;
+      for (let round = 0; round < 2; round++) {
+        sbs.forEach((sb, k) => {
+          expect(Buffer.concat(whole(sb).body).toString()).toBe(first[k]);
+          peak = Math.max(peak, seriesCacheBytes());
+        });
+      }
+      // the budget plus at most the block being added
+      expect(seriesCacheBytes()).toBeLessThanOrEqual(200_000 + 256 * 1024);
+      expect(peak).toBeLessThanOrEqual(200_000 + 256 * 1024);
+      // and something was evicted: every vault's whole history would not fit
+      expect(sbs.some((sb) => sb.asc.some((b) => b === undefined))).toBe(true);
+    } finally {
+      setSeriesCacheBudget(old);
+    }
   });
 });
 

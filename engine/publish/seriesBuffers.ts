@@ -81,16 +81,58 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
   };
 }
 
+/**
+ * Serialized blocks and their deflated chunks are kept up to SERIES_CACHE_BYTES in all, least
+ * recently used first out (a block dropped is serialized again when a window next needs it):
+ * a crawler walking every vault's hourly history cannot grow the server by gigabytes.
+ */
+export const SERIES_CACHE_BYTES = 128 * 1024 * 1024;
+let budget = SERIES_CACHE_BYTES;
+const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number }>();
+let cachedBytes = 0;
+
+function keep(block: Block, cache: (Block | undefined)[], b: number, bytes: number): void {
+  const e = lru.get(block);
+  if (e) {
+    lru.delete(block);
+    e.bytes += bytes;
+    lru.set(block, e);
+  } else lru.set(block, { cache, b, bytes });
+  cachedBytes += bytes;
+  for (const [old, x] of lru) {
+    if (cachedBytes <= budget || old === block) break;
+    lru.delete(old);
+    cachedBytes -= x.bytes;
+    if (x.cache[x.b] === old) x.cache[x.b] = undefined;
+  }
+}
+
+/** Bytes held by serialized blocks and chunks now (tests, metrics). */
+export function seriesCacheBytes(): number {
+  return cachedBytes;
+}
+
+/** Change the budget (tests); returns the previous one. */
+export function setSeriesCacheBudget(bytes: number): number {
+  const old = budget;
+  budget = bytes;
+  return old;
+}
+
 function blockOf(sb: SeriesBuffer, b: number, order: 'asc' | 'desc'): Block {
   const cache = order === 'asc' ? sb.asc : sb.desc;
   let block = cache[b];
-  if (block) return block;
+  if (block) {
+    keep(block, cache, b, 0);
+    return block;
+  }
   const from = b * SERIES_BLOCK;
   const to = Math.min(sb.instants.length, from + SERIES_BLOCK);
   const parts: string[] = [];
   for (let k = from; k < to; k++) parts.push(sb.point(k));
   if (order === 'desc') parts.reverse();
   cache[b] = block = serialize(parts);
+  keep(block, cache, b, block.buf.length + block.offsets.byteLength);
   return block;
 }
 
@@ -246,6 +288,8 @@ function chunkOf(block: Block, k: number, size: number): Buffer {
     });
     // a copy: the sync API returns a view into a larger chunk we must not retain
     cache[k] = c = Buffer.from(out);
+    const e = lru.get(block);
+    if (e) keep(block, e.cache, e.b, c.length);
   }
   return c;
 }
