@@ -3,7 +3,7 @@
 // auto-installed (no network) and memory is bounded explicitly (DESIGN §8).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBTableFunction, type DuckDBValue } from '@duckdb/node-api';
 import { Histogram } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { ensureDir } from '../common/ensureDir.js';
@@ -33,6 +33,15 @@ export interface Store {
   stream(label: string, sql: string, params?: Params): Promise<DuckDBResult>;
   /** An appender on `table` for bulk loads through data chunks (store/chunkLoader.ts). */
   appender(table: string): Promise<DuckDBAppender>;
+  /** Make a table function callable from this connection's SQL (store/vectorScan.ts). */
+  registerTableFunction(fn: DuckDBTableFunction): void;
+  /**
+   * Run `work` with DuckDB's preserve_insertion_order off, so an INSERT from a source without
+   * an order runs on every thread (store/vectorScan.ts). The setting is global and not
+   * transactional: it is restored after `work`, or — when `work` failed inside a transaction,
+   * which DuckDB then refuses statements in — right after that transaction rolls back.
+   */
+  withoutInsertionOrder<T>(work: () => Promise<T>): Promise<T>;
   run(label: string, sql: string, params?: Params): Promise<void>;
   /** Rows as plain JS objects (TIMESTAMP → Date, HUGEINT → bigint). For small results only. */
   rows<T = Record<string, unknown>>(label: string, sql: string, params?: Params): Promise<T[]>;
@@ -96,10 +105,18 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   }
 
   let inTransaction = false;
+  /** settings to restore once the transaction ends (an aborted one refuses SET) */
+  let afterTransaction: (() => Promise<void>)[] = [];
+  const runAfterTransaction = async () => {
+    const pending = afterTransaction;
+    afterTransaction = [];
+    for (const restore of pending) await restore();
+  };
   const store: Store = {
     path,
     stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
     appender: (table) => connection.createAppender(table),
+    registerTableFunction: (fn) => connection.registerTableFunction(fn),
     run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
     rows: (label, sql, params) =>
       timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),
@@ -120,6 +137,26 @@ export async function createStore(common: Common, options: StoreOptions): Promis
         throw err;
       } finally {
         inTransaction = false;
+        await runAfterTransaction();
+      }
+    },
+    async withoutInsertionOrder(work) {
+      const before = await store.one<{ v: string }>('settings.insertion_order', "SELECT current_setting('preserve_insertion_order')::VARCHAR AS v");
+      const restore = () => store.run('settings.insertion_order', `SET preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`);
+      await store.run('settings.insertion_order', 'SET preserve_insertion_order = false');
+      let failed = false;
+      try {
+        return await work();
+      } catch (err) {
+        failed = true;
+        throw err;
+      } finally {
+        try {
+          await restore();
+        } catch (err) {
+          if (inTransaction) afterTransaction.push(restore);
+          else if (!failed) throw err; // else the work's own error is the one to see
+        }
       }
     },
     async schemaVersion() {
