@@ -284,4 +284,30 @@ SELECT e.wallet, e.vault_id,
   JOIN vault_events e USING (chain_id, block_number, log_index, sub_index);
 `,
   },
+  {
+    version: 6,
+    name: 'vault_metrics_hourly: exact numeric columns',
+    sql: `
+-- The hourly metrics as numbers instead of decimal strings, so a recompute appends the series'
+-- 128-bit words as they are (engine/persist/metricsWriter.ts) instead of formatting 17 M rows
+-- of text. Amounts are exact DECIMALs: unit price, TVL in token units and supply at 18
+-- decimals, USD TVL at 6 (half-even, DESIGN §4.7); APYs stay doubles (§4.2). A DECIMAL(38, s)
+-- holds |x| < 10^38: a value past that, or a TVL with non-zero digits past the 18th fractional
+-- one (numeraires above 18 decimals), has no representation and is NULL — never rounded. The
+-- table is derived: its rows are dropped here and the next recompute writes them all (with
+-- the table empty, \`vaultd recompute\` without --full writes every hour).
+DROP TABLE vault_metrics_hourly;
+CREATE TABLE vault_metrics_hourly (
+  vault_id VARCHAR NOT NULL,
+  ts TIMESTAMP NOT NULL,
+  unit_price DECIMAL(38, 18),
+  tvl_native DECIMAL(38, 18),
+  tvl_usd DECIMAL(38, 6),
+  total_supply DECIMAL(38, 18),
+  apy_7d DOUBLE,
+  apy_30d DOUBLE,
+  apy_90d DOUBLE
+);
+`,
+  },
 ];

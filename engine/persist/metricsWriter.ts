@@ -1,13 +1,92 @@
 // Writes the hourly vault metrics table (DESIGN §3) from the computed world: replaced whole
-// on a full recompute, only the new hours on an incremental one.
-import { SHARE_DECIMALS, UNIT_PRICE_DECIMALS, USD_DECIMALS } from '../../model/format/numbers.js';
-import type { I128Array } from '../../model/int128.js';
-import { usdUnitsAt } from '../metrics/vaultPoint.js';
-import { COLUMN_CHUNK_ROWS, createColumnAppender } from '../../store/columnAppender.js';
-import { priceKey, type World } from '../../model/world.js';
+// on a full recompute, only the new hours on an incremental one. The table's columns are exact
+// numbers (migration 6), so a row is the series' own words: chunks of vector bytes
+// (engine/series/metricsChunk.ts) go to DuckDB through a table function (store/vectorScan.ts),
+// and nothing is formatted or parsed.
+import { upperBound } from '../../common/search.js';
+import { priceKey, type PriceSeries, type VaultSeries, type World } from '../../model/world.js';
 import type { Store } from '../../store/store.js';
+import { insertVectorChunks, type VectorColumn } from '../../store/vectorScan.js';
+import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, type MetricsPrices, type MetricsSeries } from '../series/metricsChunk.js';
 
-const STAGE = 'vaultd_stage_metrics';
+const TABLE_COLUMNS: readonly VectorColumn[] = [
+  { name: 'vault_id', kind: 'varchar-constant' },
+  ...METRICS_COLUMNS.map((c): VectorColumn =>
+    c.type === 'decimal' ? { name: c.name, kind: 'decimal', width: 38, scale: c.scale, offset: c.offset, validity: c.validity } : { name: c.name, kind: c.type, offset: c.offset, validity: c.validity },
+  ),
+];
+
+/** One chunk to write: rows [at, at + n) of a vault's series, with its numeraire's prices. */
+interface ChunkJob {
+  vault_id: string;
+  series: MetricsSeries;
+  prices: MetricsPrices | null;
+  at: number;
+  n: number;
+}
+
+/**
+ * Write vault_metrics_hourly rows with ts > afterTs (all rows when afterTs is −Infinity). DuckDB
+ * pulls chunks on both of its threads and compresses and writes them there (~1.2 µs a row, most
+ * of this stage); a chunk's bytes are made on this thread when a DuckDB thread asks for them
+ * (~0.1 µs a row). Making them ahead on the compute pool was measured no faster on the
+ * benchmark world: both cores are already DuckDB's (DESIGN §8: never run the pool beside a
+ * query on both threads). Rows land in no particular order (readers order by vault_id, ts).
+ */
+export async function writeVaultMetrics(store: Store, world: World, afterTs = -Infinity): Promise<number> {
+  await store.run(
+    'derived.metrics.clear',
+    Number.isFinite(afterTs) ? 'DELETE FROM vault_metrics_hourly WHERE ts > to_timestamp($1)::TIMESTAMP' : 'DELETE FROM vault_metrics_hourly',
+    Number.isFinite(afterTs) ? [afterTs] : [],
+  );
+  const jobs = planChunks(world, afterTs);
+  if (jobs.length === 0) return 0;
+  const buffer = new ArrayBuffer(METRICS_CHUNK_BYTES);
+  let next = 0;
+  return insertVectorChunks(store, 'vault_metrics_hourly', TABLE_COLUMNS, () => {
+    const job = jobs[next++];
+    if (job === undefined) return null;
+    const nulls = fillMetricsChunk(job.series, job.prices, job.at, job.n, buffer, 0);
+    return { rows: job.n, constants: [job.vault_id], buffer, base: 0, nulls };
+  });
+}
+
+/** The chunks to write, vault by vault; a chunk never spans two vaults. */
+function planChunks(world: World, afterTs: number): ChunkJob[] {
+  const tables = new Map<PriceSeries, MetricsPrices>();
+  const jobs: ChunkJob[] = [];
+  for (const v of world.registry.vaults) {
+    const s = world.series.get(v.vault_id);
+    if (!s) continue;
+    const from = upperBound(s.ts, s.length, afterTs);
+    if (from >= s.length) continue;
+    const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
+    const series = metricsSeries(s);
+    const table = prices === undefined ? null : metricsPrices(prices, tables);
+    for (let at = from; at < s.length; at += METRICS_CHUNK_ROWS) {
+      jobs.push({ vault_id: v.vault_id, series, prices: table, at, n: Math.min(METRICS_CHUNK_ROWS, s.length - at) });
+    }
+  }
+  return jobs;
+}
+
+const u32 = (w: BigUint64Array) => new Uint32Array(w.buffer, w.byteOffset, w.length * 2);
+
+function metricsSeries(s: VaultSeries): MetricsSeries {
+  return {
+    numeraire_decimals: s.numeraire_decimals,
+    ts: s.ts,
+    total_assets: u32(s.total_assets.words),
+    total_supply: u32(s.total_supply.words),
+    unit_price: u32(s.unit_price.words),
+    apy_7d: s.apy_7d,
+    apy_30d: s.apy_30d,
+    apy_90d: s.apy_90d,
+  };
+}
+
+// ---- decimal-string formatting in SQL: the activity writer's deltas are still staged as
+// 128-bit words and formatted by DuckDB with this (engine/persist/activityWriter.ts)
 
 /** A base-unit HUGEINT column of a query and its decimals (a number or an INTEGER SQL expression). */
 export interface UnitsColumn {
@@ -35,89 +114,4 @@ export function unitsSelect(from: string, keep: string[], cols: UnitsColumn[]): 
   ])} FROM (${s2})`;
 }
 
-const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
-/** The rows [at, at + n) of a 128-bit column as raw bytes (HUGEINT's layout). */
-const i128Bytes = (col: I128Array, at: number, n: number) => new Uint8Array(col.words.buffer, col.words.byteOffset + at * 16, n * 16);
 export const MASK64 = (1n << 64n) - 1n;
-
-/**
- * Write vault_metrics_hourly rows with ts > afterTs (all rows when afterTs is -Infinity).
- * Columnar: every vault's series is staged as numbers — timestamps and APYs as doubles, unit
- * price, TVL and supply as raw 128-bit words copied straight from the series, USD TVL as exact
- * 6-decimal integers — and one INSERT … SELECT has DuckDB format the decimal strings. Staging
- * strings row by row through the bindings cost ~6.5 µs a row (110 s for the benchmark world);
- * this path ~4.3 µs (73 s), most of it DuckDB's own formatting and VARCHAR writes.
- */
-export async function writeVaultMetrics(store: Store, world: World, afterTs = -Infinity): Promise<number> {
-  await store.run(
-    'derived.metrics.clear',
-    Number.isFinite(afterTs) ? 'DELETE FROM vault_metrics_hourly WHERE ts > to_timestamp($1)::TIMESTAMP' : 'DELETE FROM vault_metrics_hourly',
-    Number.isFinite(afterTs) ? [afterTs] : [],
-  );
-  await store.run(
-    'derived.metrics.stage',
-    `CREATE OR REPLACE TEMP TABLE ${STAGE} (vid INTEGER, ts DOUBLE, unit_price HUGEINT, tvl HUGEINT, tvl_usd HUGEINT, supply HUGEINT, apy_7d DOUBLE, apy_30d DOUBLE, apy_90d DOUBLE)`,
-  );
-  const stage = await createColumnAppender(store, STAGE, ['integer', 'double', 'hugeint', 'hugeint', 'hugeint', 'hugeint', 'double', 'double', 'double']);
-  const ids: string[] = [];
-  const decimals: number[] = [];
-  try {
-    for (const v of world.registry.vaults) {
-      const s = world.series.get(v.vault_id);
-      if (!s) continue;
-      const vid = ids.length;
-      ids.push(v.vault_id);
-      decimals.push(s.numeraire_decimals);
-      const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
-      let from = s.length;
-      while (from > 0 && s.ts[from - 1]! > afterTs) from--;
-      for (let at = from; at < s.length; at += COLUMN_CHUNK_ROWS) {
-        const n = Math.min(COLUMN_CHUNK_ROWS, s.length - at);
-        stage.batch(n, (b) => {
-          b.int32(0).fill(vid, 0, n);
-          b.float64(1).set(s.ts.subarray(at, at + n));
-          b.hugeint(2).set(i128Bytes(s.unit_price, at, n));
-          b.hugeint(3).set(i128Bytes(s.total_assets, at, n));
-          const usd = b.hugeint(4);
-          const words = new DataView(usd.buffer, usd.byteOffset, n * 16);
-          for (let k = 0; k < n; k++) {
-            const u = usdUnitsAt(s.total_assets.get(at + k), s.numeraire_decimals, prices, s.ts[at + k]!);
-            if (u === null) b.setNull(4, k);
-            else {
-              words.setBigUint64(k * 16, u & MASK64, true);
-              words.setBigInt64(k * 16 + 8, u >> 64n, true);
-            }
-          }
-          b.hugeint(5).set(i128Bytes(s.total_supply, at, n));
-          for (const [c, apy] of [[6, s.apy_7d], [7, s.apy_30d], [8, s.apy_90d]] as const) {
-            const out = b.float64(c);
-            out.set(apy.subarray(at, at + n));
-            for (let k = 0; k < n; k++) if (!Number.isFinite(out[k]!)) b.setNull(c, k);
-          }
-        });
-      }
-    }
-  } finally {
-    stage.close();
-  }
-  if (stage.rows > 0) {
-    const idList = `[${ids.map(sqlString).join(', ')}]`;
-    const decList = `([${decimals.join(', ')}]::INTEGER[])`;
-    const staged = `(SELECT ${idList}[vid + 1] AS vault_id, make_timestamp((ts * 1000000)::BIGINT) AS ts, ${decList}[vid + 1] AS dec,
-                            unit_price, tvl, tvl_usd, supply, apy_7d, apy_30d, apy_90d FROM ${STAGE})`;
-    // one scan of the stage and projections only: the rows keep the stage's order
-    const select = unitsSelect(staged, ['vault_id', 'ts', 'apy_7d', 'apy_30d', 'apy_90d'], [
-      { expr: 'unit_price', decimals: UNIT_PRICE_DECIMALS, as: 'unit_price' },
-      { expr: 'tvl', decimals: 'dec', as: 'tvl_native' },
-      { expr: 'tvl_usd', decimals: USD_DECIMALS, as: 'tvl_usd' },
-      { expr: 'supply', decimals: SHARE_DECIMALS, as: 'total_supply' },
-    ]);
-    await store.run(
-      'derived.metrics.insert',
-      `INSERT INTO vault_metrics_hourly SELECT vault_id, ts, unit_price, tvl_native, tvl_usd, total_supply, apy_7d, apy_30d, apy_90d FROM (${select})`,
-    );
-  }
-  await store.run('derived.metrics.unstage', `DROP TABLE ${STAGE}`);
-  return stage.rows;
-}
-
