@@ -1,6 +1,6 @@
 // vault_metrics_hourly end to end (issue #9): `vaultd recompute --full` on the demo world writes
 // the same typed table as DuckDB SQL alone (engine/series/sqlTwin.ts) — every column equal both
-// ways, APYs within 1e-12 — and a database from before the typed columns (schema 3, decimal
+// ways, APYs within 1e-12 — and a database from before the typed columns (before migration 6, decimal
 // strings) is upgraded: `vaultd serve` starts on it, and `vaultd recompute` without --full
 // then writes every hour, equal to the SQL-only table again.
 import { rmSync } from 'node:fs';
