@@ -97,15 +97,17 @@ async function readRows(store: Store, rows: string, t: EventTable, hashes: boole
     ? [0, 1, 2, 3].map((k) => `CASE WHEN ok THEN ${word('block_hash', k)} ELSE 0 END`).concat([0, 1, 2, 3].map((k) => `CASE WHEN ok THEN ${word('tx_hash', k)} ELSE 0 END`))
     : new Array<string>(HASH_WORDS).fill('0::UBIGINT');
   const canonical = hashes ? `regexp_full_match(e.block_hash, ${CANONICAL}) AND regexp_full_match(e.tx_hash, ${CANONICAL})` : 'true';
+  // without hashes the two VARCHAR columns are not read at all (the odd-hash columns are NULLs)
+  const hashColumns = hashes ? 'CASE WHEN NOT ok THEN block_hash END, CASE WHEN NOT ok THEN tx_hash END' : 'NULL::VARCHAR, NULL::VARCHAR';
+  const innerHashes = hashes ? 'e.block_hash, e.tx_hash,' : '';
   const result = await store.stream(
     'load.events',
     `SELECT chain_id, block_number, log_index, sub_index, ts, vault, kind, wallet, counterparty, token, request, assets, shares,
-            ok::UTINYINT, ${hashWords.join(', ')},
-            CASE WHEN NOT ok THEN block_hash END, CASE WHEN NOT ok THEN tx_hash END
+            ok::UTINYINT, ${hashWords.join(', ')}, ${hashColumns}
        FROM (SELECT e.chain_id::DOUBLE AS chain_id, e.block_number::DOUBLE AS block_number, e.log_index, e.sub_index,
                     epoch(e.ts)::DOUBLE AS ts, dv.id AS vault, dk.id::UTINYINT AS kind, dw.id AS wallet,
                     coalesce(dc.id, ${NONE}) AS counterparty, dt.id AS token, coalesce(dr.id, ${NONE}) AS request,
-                    e.assets, e.shares, e.block_hash, e.tx_hash,
+                    e.assets, e.shares, ${innerHashes}
                     ${canonical} AS ok
                FROM ${rows} e
                JOIN vaultd_dict_vaults dv ON dv.value = e.vault_id

@@ -39,3 +39,11 @@ export function isHourlyContiguous(series: VaultSeries): boolean {
   }
   return c.ok;
 }
+
+/**
+ * Record what isHourlyContiguous(series) answers for its first `length` points, known elsewhere
+ * (a pool worker's copy of a series checked on the publishing thread is not scanned again).
+ */
+export function primeHourlyContiguous(series: VaultSeries, ok: boolean): void {
+  contiguity.set(series, { checked: series.length, ok });
+}

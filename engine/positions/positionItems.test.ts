@@ -9,7 +9,7 @@ import { createComputePool } from '../pool/computePool.js';
 import { positionContext, positionRows } from '../publish/walletIndex.js';
 import { positionMetrics, positionNow } from './positionMetrics.js';
 import { isPositionOpen, replayPosition } from './replayPosition.js';
-import { computePositions, ENABLED, HIDDEN, itemBytes, mergePositions, OPEN, positionItemsInThread, positionsInput, SKIPPED, VALUED } from './positionItems.js';
+import { computePositions, ENABLED, HIDDEN, itemBytes, mergePositions, OPEN, positionItemsInThread, positionsInput, positionsShared, SKIPPED, VALUED } from './positionItems.js';
 
 const world = demoWorld({ seed: 3, now: Date.UTC(2026, 0, 15) / 1000, vaults: null, wallets: 60, days: 30 });
 const pool = createComputePool(testCommon(), { threads: 2 });
@@ -56,6 +56,10 @@ describe('position items', () => {
       expect(merged.offsets).toEqual(one.offsets);
       expect(merged.flags).toEqual(one.flags);
       expect([...merged.skipped]).toEqual([...one.skipped]);
+      // the table's columns, packed by the workers and unpacked here, equal the in-thread ones
+      const shared = positionsShared(world, false);
+      const tables = await Promise.all(cuts.slice(0, -1).map((from, k) => pool.positions(positionsInput(world, range(from, cuts[k + 1]!), true, false, shared))));
+      expect(mergePositions(n, tables).rows).toEqual(positionItemsInThread(world, true).rows);
     }
     // and a partial computation merged over the previous items: the odd positions recomputed
     const odd = Int32Array.from({ length: Math.floor(n / 2) }, (_, k) => 2 * k + 1);

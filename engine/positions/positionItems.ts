@@ -10,7 +10,8 @@ import type { PriceSeries, VaultSeries, WalletIndex, World } from '../../model/w
 import type { Visibility } from '../../model/rows.js';
 import type { SeriesJob } from '../pool/seriesTask.js';
 import { toJob } from '../pool/seriesTask.js';
-import { positionMetrics, positionNow } from './positionMetrics.js';
+import { isHourlyContiguous, primeHourlyContiguous } from './fastAsOf.js';
+import { positionColumns, positionMetrics, positionNow } from './positionMetrics.js';
 import { isPositionOpen, replayPosition, type PositionContext } from './replayPosition.js';
 import { primeUsdTable, usdTable, type UsdTable } from './usdPriceCache.js';
 import { priceKey, type PositionItemsRef } from '../../model/world.js';
@@ -63,6 +64,8 @@ interface VaultInput {
   visibility: Visibility;
   numeraire: { address: string; decimals: number; symbol: string };
   series: SeriesJob | null;
+  /** the series is hourly without gaps (fastAsOf.ts; checked once, on the publishing thread) */
+  hourly: boolean;
   prices: PriceSeries | null;
   /** the numeraire's exact USD prices, parsed once on the publishing thread (usdPriceCache.ts) */
   usd: Pick<UsdTable, 'hourly' | 'lo' | 'hi' | 'bad'> | null;
@@ -75,33 +78,53 @@ export interface PositionsOutput {
   offsets: Int32Array;
   flags: Uint8Array;
   skipped: [number, { rows: number; message: string }][];
-  rows: PositionRow[] | null;
+  /**
+   * The table's columns, packed (one string crosses back from a worker, not seven per
+   * position): a line per position of `list`, empty for an unvalued one, else its columns
+   * tab-separated with an empty column for null (a decimal string is never empty).
+   */
+  rows: string | null;
 }
 
-/** The inputs of the positions in `list` of `world` (views, no copies of the big columns). */
-export function positionsInput(world: World, list: Int32Array, table: boolean, json = true): PositionsInput {
+function packRow(r: NonNullable<PositionRow>): string {
+  return r.map((c) => c ?? '').join('\t');
+}
+
+/** The rows of a packed output, by index of its list. */
+export function unpackRows(packed: string): PositionRow[] {
+  return packed.split('\n').map((line) => (line === '' ? null : (line.split('\t').map((c) => (c === '' ? null : c)) as NonNullable<PositionRow>)));
+}
+
+/** What every task of one computation shares: views of the world's columns and the vaults' inputs. */
+export type PositionsShared = Omit<PositionsInput, 'kind' | 'list' | 'table' | 'json'>;
+
+/**
+ * The shared part of the inputs (built once per computation, not per task). Everything big is
+ * on shared memory, so posting a task to a worker copies no column: events, wallet index and
+ * series are already there; each numeraire's price hours, doubles and exact words are copied
+ * once onto shared memory here (memoized per price series). The wallets' addresses cross only
+ * when the items' JSON is made (a batch recompute's table does not name them).
+ */
+export function positionsShared(world: World, json = true): PositionsShared {
   const t = world.events;
   const vaults = t.dict.vaults.values.map((id): VaultInput | null => {
     const v = world.vaults.get(id);
     if (!v) return null;
     const s = world.series.get(id);
     const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address)) ?? null;
-    const usd = prices ? usdTable(prices) : null;
+    const shared = prices ? sharedPrices(prices) : null;
     return {
       vault_id: id,
       visibility: v.visibility,
       numeraire: { address: v.numeraire_address, decimals: v.numeraire_decimals, symbol: v.numeraire_symbol },
       series: s ? toJob(s) : null,
-      prices,
-      usd: usd && { hourly: usd.hourly, lo: usd.lo, hi: usd.hi, bad: usd.bad },
+      hourly: s !== undefined && s.length > 0 && isHourlyContiguous(s),
+      prices: shared?.prices ?? null,
+      usd: shared?.usd ?? null,
     };
   });
   const x = world.walletIndex;
   return {
-    kind: 'positions',
-    list,
-    table,
-    json,
     events: {
       chain_id: t.chain_id,
       block_number: t.block_number,
@@ -116,9 +139,36 @@ export function positionsInput(world: World, list: Int32Array, table: boolean, j
       tokens: t.dict.tokens.values,
     },
     index: { posWallet: x.posWallet, posVault: x.posVault, rowStart: x.rowStart, rows: x.rows },
-    wallets: t.dict.wallets.values,
+    wallets: json ? t.dict.wallets.values : [],
     vaults,
   };
+}
+
+/** The inputs of the positions in `list` of `world` (views, no copies of the big columns). */
+export function positionsInput(world: World, list: Int32Array, table: boolean, json = true, shared: PositionsShared = positionsShared(world, json)): PositionsInput {
+  return { kind: 'positions', list, table, json, ...shared };
+}
+
+type SharedPrices = { prices: PriceSeries; usd: NonNullable<VaultInput['usd']> };
+const sharedPriceMemo = new WeakMap<PriceSeries, { n: number; out: SharedPrices }>();
+
+/** A copy of a price series and its exact words on shared memory (the strings stay: the words replace them). */
+function sharedPrices(prices: PriceSeries): SharedPrices {
+  const n = prices.ts.length;
+  const known = sharedPriceMemo.get(prices);
+  if (known && known.n === n) return known.out;
+  const table = usdTable(prices);
+  const copy = <T extends Float64Array | BigUint64Array | Uint8Array>(a: T): T => {
+    const out = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(Math.max(a.byteLength, 8)));
+    out.set(a as never);
+    return out.subarray(0, a.length) as T;
+  };
+  const out: SharedPrices = {
+    prices: { chain_id: prices.chain_id, address: prices.address, ts: copy(prices.ts), usd: [], usd_f: copy(prices.usd_f) },
+    usd: { hourly: table.hourly, lo: copy(table.lo), hi: table.hi && copy(table.hi), bad: table.bad && copy(table.bad) },
+  };
+  sharedPriceMemo.set(prices, { n, out });
+  return out;
 }
 
 function seriesOf(job: SeriesJob): VaultSeries {
@@ -154,14 +204,16 @@ export function computePositions(input: PositionsInput): PositionsOutput {
     if (!v || !v.series) return null;
     // a table crossing from the publishing thread: the prices are not parsed again
     if (v.prices && v.usd) primeUsdTable(v.prices, v.usd);
-    return { series: seriesOf(v.series), prices: v.prices ?? undefined, numeraire: v.numeraire } satisfies PositionContext;
+    const series = seriesOf(v.series);
+    primeHourlyContiguous(series, v.hourly);
+    return { series, prices: v.prices ?? undefined, numeraire: v.numeraire } satisfies PositionContext;
   });
   const n = input.list.length;
   const parts: string[] = new Array(n);
   const offsets = new Int32Array(n + 1);
   const flags = new Uint8Array(n);
   const skipped: [number, { rows: number; message: string }][] = [];
-  const rows: PositionRow[] | null = input.table ? new Array(n).fill(null) : null;
+  const rows: string[] | null = input.table ? new Array<string>(n).fill('') : null;
   const { posWallet, posVault, rowStart, rows: idx } = input.index;
   let bytes = 0;
   for (let k = 0; k < n; k++) {
@@ -179,17 +231,13 @@ export function computePositions(input: PositionsInput): PositionsOutput {
       if (ctx && now !== null) {
         f |= VALUED;
         const st = replayPosition({ table, idx, from: rowStart[p]!, to: rowStart[p + 1]! }, ctx);
-        const m = positionMetrics(st, ctx, now);
         if (isPositionOpen(st)) f |= OPEN;
         if (st.skipped > 0) {
           f |= SKIPPED;
           skipped.push([p, { rows: st.skipped, message: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` }]);
         }
-        const wallet = input.wallets[posWallet[p]!]!;
-        if (input.json) json = JSON.stringify({ vault_id: v.vault_id, wallet_address: wallet, numeraire_token: v.numeraire, metrics: m });
-        if (rows) {
-          rows[k] = [m.shares_owned, m.cost_basis.native, m.cost_basis.usd, m.pnl.realized.native, m.pnl.realized.usd, m.pending_deposit_assets.native, m.pending_redeem_shares];
-        }
+        if (input.json) json = JSON.stringify({ vault_id: v.vault_id, wallet_address: input.wallets[posWallet[p]!]!, numeraire_token: v.numeraire, metrics: positionMetrics(st, ctx, now) });
+        if (rows) rows[k] = packRow(positionColumns(st));
       }
     }
     parts[k] = json;
@@ -202,7 +250,7 @@ export function computePositions(input: PositionsInput): PositionsOutput {
   // its own ArrayBuffer, so a worker can transfer it
   const json = new Uint8Array(new ArrayBuffer(buf.length));
   json.set(buf);
-  return { list: input.list, json, offsets, flags, skipped, rows };
+  return { list: input.list, json, offsets, flags, skipped, rows: rows && rows.join('\n') };
 }
 
 /**
@@ -231,6 +279,7 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
   const skipped = new Map<number, { rows: number; message: string }>();
   const rows: PositionRow[] | null = outputs.length > 0 && outputs.every((o) => o.rows) && !previous ? new Array<PositionRow>(positions).fill(null) : null;
   const outSkipped = outputs.map((o) => new Map(o.skipped));
+  const outRows = rows ? outputs.map((o) => unpackRows(o.rows!)) : null;
   let at = 0;
   for (let p = 0; p < positions; p++) {
     const k = source[p]!;
@@ -243,7 +292,7 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
     flags[p] = from.flags[j]!;
     const sk = k >= 0 ? outSkipped[k]!.get(p) : previous!.skipped.get(p);
     if (sk) skipped.set(p, sk);
-    if (rows) rows[p] = outputs[k]!.rows![j]!;
+    if (rows) rows[p] = outRows![k]![j]!;
   }
   offsets[positions] = at;
   return { positions, json, offsets, flags, skipped, rows };
@@ -307,11 +356,13 @@ export async function computePositionItems(
   const from = table ? null : basis;
   const list = changedPositions(world, from);
   let outputs: PositionsOutput[];
-  if (run === null || list.length < TASK_POSITIONS) outputs = list.length === 0 ? [] : [computePositions(positionsInput(world, list, table, !table))];
+  if (list.length === 0) outputs = [];
+  else if (run === null || list.length < TASK_POSITIONS) outputs = [computePositions(positionsInput(world, list, table, !table))];
   else {
+    const shared = positionsShared(world, !table);
     const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
     const cut = (k: number) => Math.round((k * list.length) / tasks);
-    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), table, !table))));
+    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), table, !table, shared))));
   }
   const items = mergePositions(world.walletIndex.positions, outputs, from?.items ?? null);
   return { items, basis: basisOf(world, items), computed: list.length };

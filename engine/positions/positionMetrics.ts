@@ -37,26 +37,20 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
   const fine = st.fine;
   // (S+Pr)·unit_price is in 10^-36 tokens; × 10^(d + fine − 36) brings it to the state's fixed point.
   const lift = pow10(d + st.fineDigits - 36);
-  const usdShift = d + st.fineDigits + USD_PRICE_DECIMALS - USD_DECIMALS;
+  const { k, usdShift, cost, realized, costUsd, realizedUsd } = basisParts(st);
 
   const up = unitPriceAt(ctx.series, now);
   const j = usdIndexAt(ctx.prices, now);
   const spot = j >= 0 ? usdE18(ctx.prices!, j) : null;
   const held = st.shares + st.pendingRedeemShares;
 
-  // every amount at the full fixed point (a state not yet scaled holds integers of base units)
-  const k = st.scaled ? 1n : fine;
   const costFine = st.cost * k;
   const costUsdFine = st.costUsd * k;
   const value = sharesToAssets(st.shares, up, d);
-  const cost = st.cost / (st.scaled ? fine : 1n);
-  const realized = st.realized / (st.scaled ? fine : 1n);
   const unrealizedExact = held * up * lift - costFine;
   const unrealized = unrealizedExact / fine;
 
   const usd = st.usdComplete;
-  const costUsd = usd ? halfEven(costUsdFine, usdShift) : null;
-  const realizedUsd = usd ? halfEven(st.realizedUsd * k, usdShift) : null;
   const unrealizedUsd = usd && spot !== null ? halfEven(held * up * spot * lift - costUsdFine, usdShift) : null;
 
   const spotShift = d + USD_PRICE_DECIMALS - USD_DECIMALS;
@@ -98,7 +92,43 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
   };
 }
 
-/** x / 10^k rounded half to even (USD strings, DESIGN §4.7). */
+/** The basis and realized amounts of a state, rounded as published (native toward zero, USD half-even). */
+function basisParts(st: PositionState) {
+  // every amount at the full fixed point (a state not yet scaled holds integers of base units)
+  const k = st.scaled ? 1n : st.fine;
+  const unscale = st.scaled ? st.fine : 1n;
+  const usdShift = st.decimals + st.fineDigits + USD_PRICE_DECIMALS - USD_DECIMALS;
+  const usd = st.usdComplete;
+  return {
+    k,
+    usdShift,
+    cost: st.cost / unscale,
+    realized: st.realized / unscale,
+    costUsd: usd ? halfEven(st.costUsd * k, usdShift) : null,
+    realizedUsd: usd ? halfEven(st.realizedUsd * k, usdShift) : null,
+  };
+}
+
+/**
+ * The positions table's columns of a state (DESIGN §3), as positionMetrics publishes them:
+ * shares, cost basis and realized PnL (native, USD), pending deposit assets and redeem shares.
+ * Nothing else is valued (a batch recompute writes the table and serves nothing).
+ */
+export function positionColumns(st: PositionState): [string, string, string | null, string, string | null, string, string] {
+  const b = basisParts(st);
+  const d = st.decimals;
+  const u = (x: bigint | null) => (x === null ? null : formatUnits(x, USD_DECIMALS));
+  return [
+    formatUnits(st.shares, SHARE_DECIMALS),
+    formatUnits(b.cost, d),
+    u(b.costUsd),
+    formatUnits(b.realized, d),
+    u(b.realizedUsd),
+    formatUnits(st.pendingDepositAssets, d),
+    formatUnits(st.pendingRedeemShares, SHARE_DECIMALS),
+  ];
+}
+
 function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
