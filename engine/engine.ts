@@ -63,8 +63,13 @@ export interface Engine {
   current(): Snapshot | null;
   world(): World | null;
   subscribe(listener: (s: Snapshot) => void): void;
-  /** Read every raw row, compute everything, publish. */
-  recomputeFull(): Promise<StageTimings>;
+  /**
+   * Read every raw row, compute everything, publish. `alongside` (a batch recompute writing
+   * its tables) starts once the series are computed and runs while the position items are
+   * computed on the pool and published: it gets the world and the publish, and the recompute
+   * ends when both have (either failing fails it).
+   */
+  recomputeFull(alongside?: (w: World, published: Promise<Snapshot>) => Promise<unknown>): Promise<StageTimings>;
   /** Read rows newer than the world, compute what they touch, publish; null when nothing is new. */
   refresh(): Promise<StageTimings | null>;
   /**
@@ -176,7 +181,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     current: () => snapshot,
     world: () => world,
     subscribe: (l) => void listeners.push(l),
-    recomputeFull: () =>
+    recomputeFull: (alongside) =>
       exclusive(async () => {
         const timings: StageTimings = {};
         let at: PublishPlan | null = null;
@@ -190,7 +195,12 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
           }),
         );
         await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
-        await publish(w, timings, at!);
+        const published = publish(w, timings, at!).then(() => snapshot!);
+        if (alongside) {
+          // the publish's rejection is seen by whichever awaits it first; never left unhandled
+          published.catch(() => undefined);
+          await Promise.all([alongside(w, published), published]);
+        } else await published;
         common.logger.info({ timings, generation }, 'recomputed');
         return timings;
       }),
