@@ -1,9 +1,13 @@
 // `npm run bench -- scale` (issue #9): the benchmark world end to end, as a user runs it, in one
 // run: the world's build (cached by its parameters), `vaultd recompute --full` (wall, stages,
-// peak RSS), the same hourly metrics table computed by DuckDB SQL alone with equal contents
-// asserted, `vaultd serve` spawn → first 200 recomputing and then restoring its saved
+// peak RSS), the same derived tables (hourly metrics, positions, activity) computed by DuckDB
+// SQL alone with equal contents asserted, `vaultd serve` spawn → first 200 recomputing and then restoring its saved
 // snapshot (same ETag and refreshed_at), the server's RSS after a minute of mixed traffic,
-// and /v1/users/{w}/positions latency for random wallets at a fixed request rate.
+// and /v1/users/{w}/positions latency for random wallets at a fixed request rate; then the
+// scaling curve: build and `recompute --full` (wall, peak RSS) at each size of
+// VAULTD_SCALE_CURVE (vault counts, default 250,500,2000,4000; empty to skip), same wallets
+// per vault and days. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;
+// the curve's worlds are built once and their build figures are those of that first build).
 // Size: VAULTD_SCALE_VAULTS (1000; 100 wallets per vault, 730 days — VAULTD_SCALE_WALLETS,
 // VAULTD_SCALE_DAYS); VAULTD_SCALE_TRAFFIC_S (60), VAULTD_SCALE_RATE (5000 req/s),
 // VAULTD_SCALE_RATE_S (10). Worlds are cached in $VAULTD_SCALE_BENCH_DIR (<tmp>/vaultd-scale-bench).
@@ -15,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { defaultSnapshotDir } from '../cli/commands/snapshotDir.js';
 import type { BenchOutput } from './run.js';
 import type { SqlBaselineResult } from './scale/sqlBaseline.js';
-import { cacheDir, ensureWorld, timedScript, timedVaultd, VAULTD, workingCopy, worldLabel, worldParams } from './scale/world.js';
+import type { SqlDerivedResult } from './scale/sqlDerived.js';
+import { cacheDir, ensureWorld, timedScript, timedVaultd, VAULTD, workingCopy, worldLabel, worldParams, type WorldParams } from './scale/world.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 export const TARGETS = { recompute_s: 20, recompute_rss_gib: 3, restart_s: 3, serve_rss_gib: 2, positions_p99_ms: 2, over_sql: 3 };
@@ -143,9 +148,41 @@ async function fixedRate(base: string, wallets: string[], rate: number, seconds:
   return { rate, seconds, requests: total, achieved_per_s: Math.round(total / ((performance.now() - t0) / 1000)), errors, p50_ms: q(0.5), p99_ms: q(0.99), max_ms: q(1) };
 }
 
+interface CurvePoint {
+  vaults: number;
+  build_ms: number;
+  build_rss_mib: number | null;
+  /** the world was built by an earlier run (its build figures are that run's) */
+  build_cached?: boolean;
+  recompute_ms: number;
+  recompute_rss_mib: number | null;
+  stages_ms?: Record<string, number>;
+}
+
+/** Build (cached) and recompute --full at each size of VAULTD_SCALE_CURVE, same wallets per vault and days; `main` is the run's own size. */
+async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoint[]> {
+  const sizes = (process.env.VAULTD_SCALE_CURVE ?? '250,500,2000,4000').split(',').filter((x) => x.trim() !== '').map(Number);
+  const points: CurvePoint[] = [main];
+  for (const vaults of sizes) {
+    if (vaults === p.vaults) continue;
+    const q = { ...p, vaults, wallets: Math.round((p.wallets / p.vaults) * vaults) };
+    const world = await ensureWorld(q, say);
+    const dir = mkdtempSync(join(cacheDir(), 'curve-'));
+    try {
+      say(`scale: curve, ${worldLabel(q)}: recompute --full …`);
+      const rc = await timedVaultd(['recompute', '--full', '--db', workingCopy(world.path, dir)]);
+      if (rc.code !== 0) throw new Error(`recompute --full at ${vaults} vaults failed (exit ${rc.code}): ${rc.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+      points.push({ vaults, build_ms: world.build.wall_ms, build_rss_mib: world.build.peak_rss_mib, build_cached: world.cached, recompute_ms: Math.round(rc.wall_ms), recompute_rss_mib: rc.peak_rss_mib, stages_ms: stages(rc.stdout) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return points.sort((a, b) => a.vaults - b.vaults);
+}
+
 export async function run(): Promise<BenchOutput> {
   const p = worldParams();
-  const world = await ensureWorld(p, say);
+  const world = await ensureWorld(p, say, process.env.VAULTD_SCALE_REBUILD === '1');
   const dir = mkdtempSync(join(cacheDir(), 'run-'));
   try {
     say(`scale: ${worldLabel(p)} (${world.cached ? 'cached' : 'built now'})`);
@@ -155,14 +192,21 @@ export async function run(): Promise<BenchOutput> {
     const rc = await timedVaultd(['recompute', '--full', '--db', work]);
     if (rc.code !== 0) throw new Error(`recompute --full failed (exit ${rc.code}): ${rc.stderr.trim().split('\n').slice(-5).join(' | ')}`);
 
-    say('scale: the SQL-only baseline (same database) …');
+    say('scale: the SQL-only baselines (same database): hourly metrics …');
     const sqlRun = await timedScript(join(here, 'scale', 'sqlBaseline.js'), [work]);
     if (sqlRun.code !== 0) throw new Error(`the SQL baseline failed: ${sqlRun.stderr.trim().split('\n').slice(-5).join(' | ')}`);
     const sql = JSON.parse(sqlRun.stdout.trim().split('\n').at(-1)!) as SqlBaselineResult;
     if (sql.mismatches !== 0 || sql.sql_rows !== sql.vaultd_rows) throw new Error(`vaultd and the SQL baseline disagree: ${JSON.stringify(sql)}`);
+    say('scale: the SQL-only baselines: activity and positions …');
+    const derivedRun = await timedScript(join(here, 'scale', 'sqlDerived.js'), [work]);
+    if (derivedRun.code !== 0) throw new Error(`the SQL positions/activity baseline failed: ${derivedRun.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+    const derived = JSON.parse(derivedRun.stdout.trim().split('\n').at(-1)!) as SqlDerivedResult;
+    if (derived.mismatches !== 0) throw new Error(`vaultd and the SQL positions/activity baseline disagree: ${JSON.stringify(derived)}`);
     const st = stages(rc.stdout);
-    // vaultd's part of the recompute that the baseline also does: load, kernels, the metrics table
+    // vaultd's part of the recompute that the metrics baseline also does: load, kernels, the metrics table
     const vaultdMetricsMs = (st.load ?? 0) + (st.series ?? 0) + (st.write_metrics ?? 0);
+    // every derived table by SQL alone (its twin's prices counted once) vs the whole recompute command
+    const sqlAllMs = sql.total_ms + derived.total_ms;
 
     const config = join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
@@ -193,15 +237,21 @@ export async function run(): Promise<BenchOutput> {
     const positions = await fixedRate(warm.base, wallets, rate, rateS);
     const hwm = rssMib(warm.child.pid!, 'VmHWM');
     await stop(warm);
+    rmSync(dir, { recursive: true, force: true });
+
+    const curve = await scalingCurve(p, { vaults: p.vaults, build_ms: world.build.wall_ms, build_rss_mib: world.build.peak_rss_mib, build_cached: world.cached, recompute_ms: Math.round(rc.wall_ms), recompute_rss_mib: rc.peak_rss_mib });
 
     const results = {
       world: worldLabel(p),
       build: world.build,
       recompute: { wall_ms: Math.round(rc.wall_ms), peak_rss_mib: rc.peak_rss_mib, stages_ms: st },
       sql_baseline: { ...sql, peak_rss_mib: sqlRun.peak_rss_mib, vaultd_same_work_ms: Math.round(vaultdMetricsMs) },
+      sql_derived: { ...derived, peak_rss_mib: derivedRun.peak_rss_mib },
+      sql_all_ms: Math.round(sqlAllMs),
       restart: { recompute_start_ms: Math.round(cold.ms), restore_start_ms: Math.round(warm.ms), same_identity: sameIdentity },
       serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
       positions,
+      curve,
     };
     const gib = (mib: number | null) => (mib === null ? '—' : `${round1(mib / 1024)} GiB`);
     const sec = (ms: number) => `${round1(ms / 1000)} s`;
@@ -212,11 +262,18 @@ export async function run(): Promise<BenchOutput> {
         { figure: 'build the world (vaultd demo)', value: sec(world.build.wall_ms), baseline: `${world.build.raw_rows_per_s ?? '—'} rows/s`, target: '≤ 20 s, ≥ 2 M rows/s' },
         { figure: 'recompute --full, wall', value: sec(rc.wall_ms), baseline: '', target: `≤ ${TARGETS.recompute_s} s` },
         { figure: 'recompute --full, peak RSS', value: gib(rc.peak_rss_mib), baseline: '', target: `≤ ${TARGETS.recompute_rss_gib} GiB` },
+        { figure: 'all derived tables: recompute --full vs DuckDB SQL alone', value: sec(rc.wall_ms), baseline: sec(sqlAllMs), ratio: round1(sqlAllMs / rc.wall_ms), target: `≥ ${TARGETS.over_sql}× faster` },
         { figure: 'metrics table: vaultd load+series+write vs DuckDB SQL alone', value: sec(vaultdMetricsMs), baseline: sec(sql.total_ms), ratio: round1(sql.total_ms / Math.max(1, vaultdMetricsMs)), target: `≥ ${TARGETS.over_sql}× faster` },
         { figure: 'serve: spawn → first 200, recomputing', value: sec(cold.ms), baseline: '', target: '' },
         { figure: 'serve: spawn → first 200, saved snapshot', value: sec(warm.ms), baseline: sameIdentity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS', target: `≤ ${TARGETS.restart_s} s` },
         { figure: `serve RSS after ${trafficS} s mixed traffic`, value: gib(rssAfterTraffic), baseline: `after start ${gib(rssAfterStart)}`, target: `≤ ${TARGETS.serve_rss_gib} GiB` },
         { figure: `positions at ${rate} req/s: p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
+        ...curve.map((c) => ({
+          figure: `curve: ${c.vaults} vaults (${c.vaults * (p.wallets / p.vaults)} wallets, ${p.days} d)`,
+          value: `recompute ${sec(c.recompute_ms)}, ${gib(c.recompute_rss_mib)}`,
+          baseline: `build ${sec(c.build_ms)}, ${gib(c.build_rss_mib)}${c.build_cached ? ' (earlier run)' : ''}`,
+          target: '',
+        })),
       ],
     };
   } finally {

@@ -77,11 +77,11 @@ export function timedScript(script: string, args: string[], env: NodeJS.ProcessE
 }
 
 /** The cached world for `p` (built now if missing) and the figures of its build. */
-export async function ensureWorld(p: WorldParams, say: (line: string) => void): Promise<{ path: string; build: BuildFigures; cached: boolean }> {
+export async function ensureWorld(p: WorldParams, say: (line: string) => void, rebuild = false): Promise<{ path: string; build: BuildFigures; cached: boolean }> {
   const base = join(cacheDir(), `world-v${p.vaults}-w${p.wallets}-d${p.days}-s${p.seed}`);
   const path = `${base}.duckdb`;
   const sidecar = `${base}.json`;
-  if (existsSync(path) && existsSync(sidecar)) return { path, build: JSON.parse(readFileSync(sidecar, 'utf8')) as BuildFigures, cached: true };
+  if (!rebuild && existsSync(path) && existsSync(sidecar)) return { path, build: JSON.parse(readFileSync(sidecar, 'utf8')) as BuildFigures, cached: true };
   const partial = `${base}.building.duckdb`;
   rmSync(partial, { force: true });
   rmSync(`${partial}.wal`, { force: true });
