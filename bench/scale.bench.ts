@@ -18,6 +18,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSnapshotDir } from '../cli/commands/snapshotDir.js';
 import type { BenchOutput } from './run.js';
+import { ensureTools } from './http/tools.js';
+import { paceScript, runWrk } from './http/wrk.js';
 import type { SqlBaselineResult } from './scale/sqlBaseline.js';
 import type { SqlDerivedResult } from './scale/sqlDerived.js';
 import { cacheDir, ensureWorld, timedScript, timedVaultd, VAULTD, workingCopy, worldLabel, worldParams, type WorldParams } from './scale/world.js';
@@ -180,6 +182,31 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
   return points.sort((a, b) => a.vaults - b.vaults);
 }
 
+/**
+ * The same fixed rate from wrk (C, 64 keep-alive connections, paced by its Lua delay() hook),
+ * each request a random wallet of a sample: the server's latency without a node client's own
+ * event loop in it. Null when wrk is unavailable.
+ */
+async function fixedRateWrk(base: string, pid: number, wallets: string[], rate: number, seconds: number, dir: string) {
+  const tools = await ensureTools();
+  if (!tools.wrk) return null;
+  const pacer = paceScript(dir, rate);
+  const sample = Array.from({ length: Math.min(20_000, wallets.length) }, () => pick(wallets));
+  const script = join(dir, 'positions.lua');
+  writeFileSync(
+    script,
+    `${readFileSync(pacer, 'utf8')}
+local paths = { ${sample.map((w) => `"/v1/users/${w}/positions"`).join(',')} }
+math.randomseed(7)
+function request()
+  return wrk.format("GET", paths[math.random(#paths)], { ["Accept-Encoding"] = "gzip" })
+end
+`,
+  );
+  const r = await runWrk({ url: base, headers: {}, seconds, connections: 64, core: null, serverPids: () => [pid], script });
+  return { rate, seconds, req_per_s: r.req_per_s, p50_ms: r.latency_ms.p50, p99_ms: r.latency_ms.p99, max_ms: r.latency_ms.max, non_2xx_3xx: r.non_2xx_3xx, server_cpu_us_per_req: r.server_cpu_us_per_req };
+}
+
 export async function run(): Promise<BenchOutput> {
   const p = worldParams();
   const world = await ensureWorld(p, say, process.env.VAULTD_SCALE_REBUILD === '1');
@@ -235,6 +262,8 @@ export async function run(): Promise<BenchOutput> {
     const rateS = Number(process.env.VAULTD_SCALE_RATE_S ?? 10);
     say(`scale: positions of random wallets at ${rate} req/s for ${rateS} s …`);
     const positions = await fixedRate(warm.base, wallets, rate, rateS);
+    say(`scale: the same with wrk as the client …`);
+    const positionsWrk = await fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir);
     const hwm = rssMib(warm.child.pid!, 'VmHWM');
     await stop(warm);
     rmSync(dir, { recursive: true, force: true });
@@ -251,6 +280,7 @@ export async function run(): Promise<BenchOutput> {
       restart: { recompute_start_ms: Math.round(cold.ms), restore_start_ms: Math.round(warm.ms), same_identity: sameIdentity },
       serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
       positions,
+      positions_wrk: positionsWrk,
       curve,
     };
     const gib = (mib: number | null) => (mib === null ? '—' : `${round1(mib / 1024)} GiB`);
@@ -267,7 +297,10 @@ export async function run(): Promise<BenchOutput> {
         { figure: 'serve: spawn → first 200, recomputing', value: sec(cold.ms), baseline: '', target: '' },
         { figure: 'serve: spawn → first 200, saved snapshot', value: sec(warm.ms), baseline: sameIdentity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS', target: `≤ ${TARGETS.restart_s} s` },
         { figure: `serve RSS after ${trafficS} s mixed traffic`, value: gib(rssAfterTraffic), baseline: `after start ${gib(rssAfterStart)}`, target: `≤ ${TARGETS.serve_rss_gib} GiB` },
-        { figure: `positions at ${rate} req/s: p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
+        { figure: `positions at ${rate} req/s (node client): p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
+        ...(positionsWrk
+          ? [{ figure: `positions at ${rate} req/s (wrk): p50 / p99`, value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms`, baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` }]
+          : []),
         ...curve.map((c) => ({
           figure: `curve: ${c.vaults} vaults (${c.vaults * (p.wallets / p.vaults)} wallets, ${p.days} d)`,
           value: `recompute ${sec(c.recompute_ms)}, ${gib(c.recompute_rss_mib)}`,
