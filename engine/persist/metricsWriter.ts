@@ -4,10 +4,10 @@
 // (engine/series/metricsChunk.ts) go to DuckDB through a table function (store/vectorScan.ts),
 // and nothing is formatted or parsed.
 import { upperBound } from '../../common/search.js';
-import { priceKey, type PriceSeries, type VaultSeries, type World } from '../../model/world.js';
+import { priceKey, type PriceSeries, type World } from '../../model/world.js';
 import type { Store } from '../../store/store.js';
 import { insertVectorChunks, type VectorColumn } from '../../store/vectorScan.js';
-import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, type MetricsPrices, type MetricsSeries } from '../series/metricsChunk.js';
+import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, metricsSeries, type MetricsPrices, type MetricsSeries } from '../series/metricsChunk.js';
 
 const TABLE_COLUMNS: readonly VectorColumn[] = [
   { name: 'vault_id', kind: 'varchar-constant' },
@@ -68,21 +68,6 @@ function planChunks(world: World, afterTs: number): ChunkJob[] {
     }
   }
   return jobs;
-}
-
-const u32 = (w: BigUint64Array) => new Uint32Array(w.buffer, w.byteOffset, w.length * 2);
-
-function metricsSeries(s: VaultSeries): MetricsSeries {
-  return {
-    numeraire_decimals: s.numeraire_decimals,
-    ts: s.ts,
-    total_assets: u32(s.total_assets.words),
-    total_supply: u32(s.total_supply.words),
-    unit_price: u32(s.unit_price.words),
-    apy_7d: s.apy_7d,
-    apy_30d: s.apy_30d,
-    apy_90d: s.apy_90d,
-  };
 }
 
 // ---- decimal-string formatting in SQL: the activity writer's deltas are still staged as

@@ -12,26 +12,12 @@ import { vaultArb } from '../../test/helpers/seriesWorld.js';
 import { vaultPointValues } from '../metrics/vaultPoint.js';
 import { computeApy } from './apyWindows.js';
 import { wordsAt } from './decimalWords.js';
-import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, nullBit, type MetricsColumn, type MetricsSeries } from './metricsChunk.js';
+import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, metricsSeries, nullBit, type MetricsColumn } from './metricsChunk.js';
 import { computeUnitPrices } from './unitPrices.js';
 import { appendSnapshot, createVaultSeries } from './vaultSeries.js';
 
 const HOUR = 3600;
 const LIMIT = 10n ** 38n;
-const u32 = (w: BigUint64Array) => new Uint32Array(w.buffer, w.byteOffset, w.length * 2);
-
-function view(s: VaultSeries): MetricsSeries {
-  return {
-    numeraire_decimals: s.numeraire_decimals,
-    ts: s.ts,
-    total_assets: u32(s.total_assets.words),
-    total_supply: u32(s.total_supply.words),
-    unit_price: u32(s.unit_price.words),
-    apy_7d: s.apy_7d,
-    apy_30d: s.apy_30d,
-    apy_90d: s.apy_90d,
-  };
-}
 
 /** Row k of a filled chunk as values: decimal strings at the column's scale, null for NULL. */
 function decode(buf: ArrayBuffer, k: number) {
@@ -102,7 +88,7 @@ describe('fillMetricsChunk', () => {
         for (let at = 0; at < s.length; at += 97) {
           const n = Math.min(97, s.length - at);
           const buf = new ArrayBuffer(METRICS_CHUNK_BYTES);
-          const nulls = fillMetricsChunk(view(s), table, at, n, buf, 0);
+          const nulls = fillMetricsChunk(metricsSeries(s), table, at, n, buf, 0);
           let seen = 0;
           for (let k = 0; k < n; k++) {
             const got = decode(buf, k);
@@ -129,7 +115,7 @@ describe('fillMetricsChunk', () => {
     // one price at t0: rows 0–2 are within 48 h of it; row 3 is moved to exactly 48 h, then 48 h + 1 s
     const prices = makePrices([t0], ['2']);
     const buf = new ArrayBuffer(METRICS_CHUNK_BYTES);
-    const nulls = fillMetricsChunk(view(s), metricsPrices(prices), 0, 4, buf, 0);
+    const nulls = fillMetricsChunk(metricsSeries(s), metricsPrices(prices), 0, 4, buf, 0);
     const rows = [0, 1, 2, 3].map((k) => decode(buf, k));
     expect(rows.map((r) => [r.tvl_native, r.total_supply])).toEqual([
       [formatUnits(LIMIT - 1n, 18), formatUnits(LIMIT - 1n, 18)],
@@ -149,7 +135,7 @@ describe('fillMetricsChunk', () => {
     expect(rows.map((r) => r.tvl_usd)).toEqual(['200000000000000000000', '200000000000000000000', formatUnits(((1n << 127n) - 1n) * 2n / 10n ** 12n, 6), '0']);
     for (const [age, priced] of [[48 * HOUR, true], [48 * HOUR + 1, false]] as const) {
       s.ts[3] = t0 + age;
-      fillMetricsChunk(view(s), metricsPrices(prices), 0, 4, buf, 0);
+      fillMetricsChunk(metricsSeries(s), metricsPrices(prices), 0, 4, buf, 0);
       expect(decode(buf, 3).tvl_usd).toBe(priced ? '0' : null);
     }
   });
@@ -160,9 +146,9 @@ describe('fillMetricsChunk', () => {
     computeUnitPrices(s);
     computeApy(s);
     const buf = new ArrayBuffer(3 * METRICS_CHUNK_BYTES);
-    fillMetricsChunk(view(s), null, 5, METRICS_CHUNK_ROWS, buf, METRICS_CHUNK_BYTES);
+    fillMetricsChunk(metricsSeries(s), null, 5, METRICS_CHUNK_ROWS, buf, METRICS_CHUNK_BYTES);
     const chunk = buf.slice(METRICS_CHUNK_BYTES, 2 * METRICS_CHUNK_BYTES);
     expect(decode(chunk, METRICS_CHUNK_ROWS - 1)).toEqual(expected(s, METRICS_CHUNK_ROWS + 4, undefined));
-    expect(() => fillMetricsChunk(view(s), null, 0, METRICS_CHUNK_ROWS + 1, buf, 0)).toThrow(`a metrics chunk holds 0–${METRICS_CHUNK_ROWS} rows, not ${METRICS_CHUNK_ROWS + 1}`);
+    expect(() => fillMetricsChunk(metricsSeries(s), null, 0, METRICS_CHUNK_ROWS + 1, buf, 0)).toThrow(`a metrics chunk holds 0–${METRICS_CHUNK_ROWS} rows, not ${METRICS_CHUNK_ROWS + 1}`);
   });
 });

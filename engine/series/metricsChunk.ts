@@ -4,10 +4,11 @@
 // writer (engine/persist/metricsWriter.ts) calls it per chunk as DuckDB asks. No value goes
 // through a string or a float on its way: unit price and supply are copied word for word, TVL
 // is rescaled and priced with exact limb arithmetic (decimalWords.ts).
-import type { PriceSeries } from '../../model/world.js';
+import type { PriceSeries, VaultSeries } from '../../model/world.js';
 import { usdTable } from '../positions/usdPriceCache.js';
 import { PRICE_MAX_AGE_SECONDS, asOfIndex } from './asOf.js';
 import { DECIMAL38_LIMIT, scaleTo18Into, usdHalfEvenInto, wordsAt } from './decimalWords.js';
+import { u32View } from './scaledDivision.js';
 
 /** Rows per chunk: DuckDB's vector size. */
 export const METRICS_CHUNK_ROWS = 2048;
@@ -83,7 +84,19 @@ export interface MetricsPrices {
   bad: Uint8Array | null;
 }
 
-const u32 = (w: BigUint64Array) => new Uint32Array(w.buffer, w.byteOffset, w.length * 2);
+/** The kernel's view of a vault's series (no copy). */
+export function metricsSeries(s: VaultSeries): MetricsSeries {
+  return {
+    numeraire_decimals: s.numeraire_decimals,
+    ts: s.ts,
+    total_assets: u32View(s.total_assets.words),
+    total_supply: u32View(s.total_supply.words),
+    unit_price: u32View(s.unit_price.words),
+    apy_7d: s.apy_7d,
+    apy_30d: s.apy_30d,
+    apy_90d: s.apy_90d,
+  };
+}
 
 /**
  * A numeraire's prices as the kernel reads them: views of the exact price table the positions
@@ -94,7 +107,7 @@ export function metricsPrices(prices: PriceSeries, cache?: Map<PriceSeries, Metr
   const known = cache?.get(prices);
   if (known !== undefined) return known;
   const table = usdTable(prices);
-  const t: MetricsPrices = { ts: prices.ts.subarray(0, table.n), lo: u32(table.lo), hi: table.hi === null ? null : u32(table.hi), bad: table.bad };
+  const t: MetricsPrices = { ts: prices.ts.subarray(0, table.n), lo: u32View(table.lo), hi: table.hi === null ? null : u32View(table.hi), bad: table.bad };
   cache?.set(prices, t);
   return t;
 }
