@@ -55,25 +55,32 @@ export function toJob(series: VaultSeries, from = 0): SeriesJob {
   };
 }
 
+/** The series a job carries, on its side of the thread boundary (views of the same memory, no copy). */
+export function fromJob(job: SeriesJob): VaultSeries {
+  return {
+    vault_id: job.vault_id,
+    numeraire_decimals: job.numeraire_decimals,
+    publishes_unit_price: job.publishes_unit_price,
+    length: job.length,
+    ts: job.ts,
+    total_assets: I128Array.from(job.total_assets),
+    total_supply: I128Array.from(job.total_supply),
+    published_price: I128Array.from(job.published_price),
+    unit_price: I128Array.from(job.unit_price),
+    unit_price_f: job.unit_price_f,
+    apy_7d: job.apy_7d,
+    apy_30d: job.apy_30d,
+    apy_90d: job.apy_90d,
+    skipped: 0,
+  };
+}
+
 /** Unit prices, then APY windows, for every job (pure; in a worker or in-thread). */
 export function runSeriesTask(task: SeriesTask): SeriesTaskResult {
   const t0 = performance.now();
   let points = 0;
   for (const job of task.jobs) {
-    const view = {
-      length: job.length,
-      numeraire_decimals: job.numeraire_decimals,
-      publishes_unit_price: job.publishes_unit_price,
-      ts: job.ts,
-      total_assets: I128Array.from(job.total_assets),
-      total_supply: I128Array.from(job.total_supply),
-      published_price: I128Array.from(job.published_price),
-      unit_price: I128Array.from(job.unit_price),
-      unit_price_f: job.unit_price_f,
-      apy_7d: job.apy_7d,
-      apy_30d: job.apy_30d,
-      apy_90d: job.apy_90d,
-    };
+    const view = fromJob(job);
     computeUnitPrices(view, job.from);
     computeApy(view, job.from);
     points += Math.max(0, job.length - job.from);

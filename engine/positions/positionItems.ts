@@ -6,10 +6,10 @@
 // request only slices bytes. The same pure function runs in-thread for small worlds and tests.
 import { I128Array } from '../../model/int128.js';
 import type { EventTable } from '../../model/events.js';
-import type { PriceSeries, VaultSeries, WalletIndex, World } from '../../model/world.js';
+import type { PriceSeries, WalletIndex, World } from '../../model/world.js';
 import type { Visibility } from '../../model/rows.js';
 import type { SeriesJob } from '../pool/seriesTask.js';
-import { toJob } from '../pool/seriesTask.js';
+import { fromJob, toJob } from '../pool/seriesTask.js';
 import { isHourlyContiguous, primeHourlyContiguous } from './fastAsOf.js';
 import { positionColumns, positionMetrics, positionNow } from './positionMetrics.js';
 import { isPositionOpen, replayPosition, type PositionContext } from './replayPosition.js';
@@ -171,25 +171,6 @@ function sharedPrices(prices: PriceSeries): SharedPrices {
   return out;
 }
 
-function seriesOf(job: SeriesJob): VaultSeries {
-  return {
-    vault_id: job.vault_id,
-    numeraire_decimals: job.numeraire_decimals,
-    publishes_unit_price: job.publishes_unit_price,
-    length: job.length,
-    ts: job.ts,
-    total_assets: I128Array.from(job.total_assets),
-    total_supply: I128Array.from(job.total_supply),
-    published_price: I128Array.from(job.published_price),
-    unit_price: I128Array.from(job.unit_price),
-    unit_price_f: job.unit_price_f,
-    apy_7d: job.apy_7d,
-    apy_30d: job.apy_30d,
-    apy_90d: job.apy_90d,
-    skipped: 0,
-  };
-}
-
 /** Items of the positions in input.list (pure; in a worker or in-thread). */
 export function computePositions(input: PositionsInput): PositionsOutput {
   const e = input.events;
@@ -204,7 +185,7 @@ export function computePositions(input: PositionsInput): PositionsOutput {
     if (!v || !v.series) return null;
     // a table crossing from the publishing thread: the prices are not parsed again
     if (v.prices && v.usd) primeUsdTable(v.prices, v.usd);
-    const series = seriesOf(v.series);
+    const series = fromJob(v.series);
     primeHourlyContiguous(series, v.hourly);
     return { series, prices: v.prices ?? undefined, numeraire: v.numeraire } satisfies PositionContext;
   });
