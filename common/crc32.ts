@@ -64,8 +64,19 @@ function x8n(bytes: number): number {
 
 /** crc(A) moved past `bytes` zero-CRC bytes: crc(A‖B) = crc32Shift(crc(A), |B|) ^ crc(B). */
 export function crc32Shift(crc: number, bytes: number): number {
-  return bytes === 0 ? crc >>> 0 : multmodp(x8n(bytes), crc);
+  if (bytes === 0) return crc >>> 0;
+  // a window's segments are mostly whole blocks and chunks: the same lengths again and again
+  let op = shifts.get(bytes);
+  if (op === undefined) {
+    if (shifts.size >= SHIFTS_KEPT) shifts.clear();
+    shifts.set(bytes, (op = x8n(bytes)));
+  }
+  return multmodp(op, crc);
 }
+
+/** x8n operators remembered by length (bounded, cleared when full). */
+const SHIFTS_KEPT = 4096;
+const shifts = new Map<number, number>();
 
 /** CRC of A‖B from crc(A), crc(B) and |B| (zlib's crc32_combine). */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
-import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.js';
+import { createHmac } from 'node:crypto';
+import { createCursorCodec, cursorMacForTest, MAX_CURSOR_LENGTH } from './cursor.js';
 
 const secret = Buffer.from('0123456789abcdef0123456789abcdef');
 const codec = createCursorCodec(secret);
@@ -159,5 +160,27 @@ describe('cursor codec', () => {
 
   it('is short for typical keys', () => {
     expect(codec.encode(walletA, {}, 'asc', 'pos_000123').length).toBeLessThan(100);
+  });
+});
+
+describe('cursor MAC', () => {
+  it('is HMAC-SHA256 (createHmac) cut to 16 bytes, for secrets shorter and longer than a block', () => {
+    const DOMAIN = Buffer.from('vaultd-cursor-v1\0');
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 200 }), fc.uint8Array({ maxLength: 300 }), (secret, json) => {
+        const key = Buffer.from(secret);
+        const expected = createHmac('sha256', key).update(DOMAIN).update(json).digest().subarray(0, 16);
+        expect(cursorMacForTest(key)(Buffer.from(json)).equals(expected)).toBe(true);
+      }),
+    );
+  });
+
+  it('a cursor made again for the same payload is the same string, and another generation gives another', () => {
+    const a = codec.encode(walletA, { include_hidden: false }, 'asc', 7, 1);
+    expect(codec.encode(walletA, { include_hidden: false }, 'asc', 7, 1)).toBe(a);
+    expect(codec.encode(walletA, Object.freeze({ include_hidden: false }), 'asc', 7, 1)).toBe(a);
+    expect(codec.encode(walletA, { include_hidden: false }, 'asc', 7, 2)).not.toBe(a);
+    expect(codec.decode(a, walletA, Object.freeze({ include_hidden: false }), 'asc')).toBe(7);
+    expectInvalid(() => codec.decode(a, walletB, Object.freeze({ include_hidden: false }), 'asc'), `next ${JSON.stringify(`${a.slice(0, 24)}…`)} belongs to another route or query; only limit may change between pages`);
   });
 });

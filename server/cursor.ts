@@ -1,6 +1,6 @@
 // Opaque, signed pagination cursors (DESIGN §5.4): base64url(payload JSON ‖ HMAC-SHA256/128).
 // The payload binds the last key to the order and to a hash of the route and its filters.
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { VaultdError } from '../common/errors.js';
 
@@ -47,16 +47,22 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   if (secret.length < MIN_SECRET_BYTES) {
     throw new VaultdError('CONFIG_INVALID', `cursor secret is ${secret.length} bytes; it must be at least ${MIN_SECRET_BYTES}`);
   }
-  const key = Buffer.from(secret); // our own copy: a caller reusing its buffer cannot change it
-  const mac = (json: Buffer): Buffer => createHmac('sha256', key).update(DOMAIN).update(json).digest().subarray(0, MAC_BYTES);
+  const mac = macOf(secret);
+  // a cursor is a pure function of its payload: every client of a popular window gets the same
+  const made = new Map<string, string>();
 
   return {
     encode(route, query, order, lastKey, generation) {
-      const json = Buffer.from(JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation }));
-      const cursor = Buffer.concat([json, mac(json)]).toString('base64url');
+      const text = JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation });
+      let cursor = made.get(text);
+      if (cursor !== undefined) return cursor;
+      const json = Buffer.from(text);
+      cursor = Buffer.concat([json, mac(json)]).toString('base64url');
       if (cursor.length > MAX_CURSOR_LENGTH) {
         throw new VaultdError('INTERNAL', `cursor of ${cursor.length} chars exceeds ${MAX_CURSOR_LENGTH}; the page key is too long`);
       }
+      if (made.size >= CURSORS_MADE) made.clear();
+      made.set(text, cursor);
       return cursor;
     },
 
@@ -95,6 +101,31 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
 }
 
 /**
+ * HMAC-SHA256(secret, DOMAIN ‖ json) cut to MAC_BYTES, RFC 2104 spelled out with one-shot
+ * hashes over precomputed pads (~3 µs, vs ~5 µs for a createHmac object per cursor; the same
+ * bytes — the test compares it with createHmac).
+ */
+function macOf(secret: Buffer): (json: Buffer) => Buffer {
+  const BLOCK = 64;
+  const key = secret.length > BLOCK ? (hash('sha256', secret, 'buffer') as unknown as Buffer) : secret;
+  const inner = Buffer.alloc(BLOCK + DOMAIN.length, 0x36);
+  const outer = Buffer.alloc(BLOCK + 32, 0x5c);
+  for (let i = 0; i < key.length; i++) {
+    inner[i]! ^= key[i]!;
+    outer[i]! ^= key[i]!;
+  }
+  DOMAIN.copy(inner, BLOCK);
+  return (json) => {
+    const ih = hash('sha256', Buffer.concat([inner, json]), 'buffer') as unknown as Buffer;
+    ih.copy(outer, BLOCK);
+    return (hash('sha256', outer, 'buffer') as unknown as Buffer).subarray(0, MAC_BYTES);
+  };
+}
+
+/** @internal the MAC, for the test that holds it to createHmac */
+export const cursorMacForTest = macOf;
+
+/**
  * The snapshot generation a cursor names, unverified (null when none): it only chooses which
  * retained snapshot answers; the route then verifies the cursor's MAC, which covers it.
  */
@@ -112,6 +143,22 @@ export function cursorGeneration(cursor: string): number | null {
 
 /** A hash of the route and every row-selecting parameter, canonicalized (sorted names, values in order). */
 function contextHash(route: string, query: CursorQuery): string {
+  // a frozen query object (a route's memoized filters) cannot change: its hash is kept with it
+  const frozen = !(query instanceof URLSearchParams) && Object.isFrozen(query);
+  const known = frozen ? byQuery.get(query)?.get(route) : undefined;
+  if (known !== undefined) return known;
+  const h = canonicalHash(route, query);
+  if (frozen) {
+    let byRoute = byQuery.get(query);
+    if (byRoute === undefined) byQuery.set(query, (byRoute = new Map()));
+    byRoute.set(route, h);
+  }
+  return h;
+}
+
+const byQuery = new WeakMap<object, Map<string, string>>();
+
+function canonicalHash(route: string, query: CursorQuery): string {
   const byName = new Map<string, string[]>();
   const add = (name: string, value: QueryValue): void => {
     if (UNBOUND.has(name) || value === undefined || value === null) return;
@@ -140,6 +187,9 @@ function contextHash(route: string, query: CursorQuery): string {
   }
   return h;
 }
+
+/** Cursors remembered by their payload text per codec (bounded, cleared when full). */
+const CURSORS_MADE = 4096;
 
 /** Context hashes remembered by their canonical text (a pure function; bounded, cleared when full). */
 const CONTEXT_HASHES = 4096;

@@ -139,8 +139,10 @@ const VARY_V1 = 'Accept-Encoding, Authorization, X-API-Key';
 
 /** One access-log line per this many requests (errors are always logged). */
 const LOG_SAMPLE = 1000;
-/** Queryless page answers remembered per path for the newest snapshot (cleared when full). */
-const PAGE_PATHS = 100_000;
+/** Page answers remembered per request target for the newest snapshot (cleared when full). */
+const PAGE_TARGETS = 100_000;
+/** ... and their targets' characters at most (a junk query per request must not buy memory). */
+const PAGE_TARGET_CHARS = 4 * 1024 * 1024;
 
 export function createHandler(deps: HandlerDeps) {
   let sampled = 0;
@@ -184,10 +186,14 @@ export function createHandler(deps: HandlerDeps) {
     routeBytes += path.length;
     return m;
   };
-  // Queryless requests for a page of the newest snapshot: the handler's answer is a function of
-  // the path alone, so it is remembered per path (errors are thrown, never remembered).
-  let pathsOf: Served | null = null;
-  const pagesByPath = new Map<string, Page>();
+  // Requests for a page of the newest snapshot: the handler's answer is a function of the
+  // target (path and query) alone, so it is remembered per target — the query is parsed and
+  // validated once, not per request (errors are thrown, never remembered). Targets carrying a
+  // cursor are not: the generation it names decides the snapshot, and walks rarely repeat.
+  let pagesOf: Served | null = null;
+  const pagesByTarget = new Map<string, Page>();
+  let pageTargetChars = 0;
+  const targetOf = (req: IncomingRequest): string | null => (req.query === '' ? req.path : req.query.includes('next=') ? null : `${req.path}?${req.query}`);
   const choose = createEncodingChooser();
   const assetsUnderV1 = deps.assets?.servesUnder('/v1') ?? false;
   let maxAgeAt = -1;
@@ -246,13 +252,15 @@ export function createHandler(deps: HandlerDeps) {
         throw new VaultdError('NOT_FOUND', `no route for "${x.req.path.slice(0, 200)}"; see /openapi.json`);
       }
       const current = deps.current();
-      if (x.req.query === '' && current !== null) {
-        if (pathsOf !== current) {
-          pagesByPath.clear();
-          pathsOf = current;
+      const target = current === null ? null : targetOf(x.req);
+      if (target !== null) {
+        if (pagesOf !== current) {
+          pagesByTarget.clear();
+          pageTargetChars = 0;
+          pagesOf = current;
         }
-        const page = pagesByPath.get(x.req.path);
-        if (page !== undefined) return writePage(x, page, current);
+        const page = pagesByTarget.get(target);
+        if (page !== undefined) return writePage(x, page, current!);
       }
       const served = servedFor(current, deps.generation, x.req.query);
       if (served instanceof Promise) return served.then((s) => answer(x, route, s));
@@ -339,9 +347,14 @@ export function createHandler(deps: HandlerDeps) {
         started: deps.started,
       };
       const body = routeHandler(match.name)(ctx);
-      if (body.kind === 'page' && x.req.query === '' && served === pathsOf) {
-        if (pagesByPath.size >= PAGE_PATHS) pagesByPath.clear();
-        pagesByPath.set(x.req.path, body.page);
+      const target = body.kind === 'page' && served === pagesOf ? targetOf(x.req) : null;
+      if (target !== null && body.kind === 'page') {
+        if (pagesByTarget.size >= PAGE_TARGETS || pageTargetChars + target.length > PAGE_TARGET_CHARS) {
+          pagesByTarget.clear();
+          pageTargetChars = 0;
+        }
+        pagesByTarget.set(target, body.page);
+        pageTargetChars += target.length;
       }
       return write(x, body, served);
     } catch (err) {

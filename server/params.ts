@@ -107,6 +107,28 @@ export function invalid(parameter: string, message: string): VaultdError {
  * parameters the route does not know are ignored (and never reach cache keys).
  */
 export function parseQuery<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
+  // a popular window or list is asked for with the same query again and again: parsed once
+  let memo = parsed.get(route);
+  if (memo === undefined) parsed.set(route, (memo = new Map()));
+  const hit = memo.get(rawQuery);
+  if (hit !== undefined) return hit as QueryOf<R>;
+  const output = Object.freeze(parseFresh(route, rawQuery));
+  if (memoChars + rawQuery.length > PARSED_CHARS) {
+    for (const m of parsed.values()) m.clear();
+    memoChars = 0;
+  }
+  memo.set(rawQuery, output);
+  memoChars += rawQuery.length + 16;
+  return output;
+}
+
+/** Parsed queries remembered per route and raw query (outputs are frozen; errors are thrown, never kept). */
+const parsed = new Map<QueryRoute, Map<string, unknown>>();
+/** ... up to this many query characters in all (cleared when full: junk queries buy no memory). */
+const PARSED_CHARS = 1024 * 1024;
+let memoChars = 0;
+
+function parseFresh<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
   const schema = QUERY_SCHEMAS[route];
   const known = schema.entries as Record<string, unknown>;
   const input: Record<string, string> = {};

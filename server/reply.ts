@@ -119,9 +119,20 @@ export function errorBody(err: VaultdError): Buffer {
 
 /** ETag of a per-request body: the snapshot identity and the canonical request (cheap; no body hash). */
 export function jsonEtag(body: JsonBody, snapshotId: string): string {
-  // one-shot hash: no Hash object per request
-  return `"${hash('sha1', `${snapshotId}\0${body.etagKey}`, 'base64url')}"`;
+  const seed = `${snapshotId}\0${body.etagKey}`;
+  let etag = etags.get(seed);
+  if (etag === undefined) {
+    // one-shot hash: no Hash object per request
+    etag = `"${hash('sha1', seed, 'base64url')}"`;
+    if (etags.size >= ETAGS_KEPT) etags.clear();
+    etags.set(seed, etag);
+  }
+  return etag;
 }
+
+/** ETags remembered by their seed: a popular window's is hashed once (bounded, cleared when full). */
+const ETAGS_KEPT = 4096;
+const etags = new Map<string, string>();
 
 /**
  * A per-request envelope as a page (request-id slot at the end) with the parts before it:
@@ -129,7 +140,7 @@ export function jsonEtag(body: JsonBody, snapshotId: string): string {
  */
 export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): { page: Page; head: Buffer[]; prefixLength: number } {
   const etag = jsonEtag(body, snapshotId);
-  const metaJson = JSON.stringify({ ...(body.meta ?? {}), refreshed_at: refreshedAt }).slice(0, -1);
+  const metaJson = metaText(body.meta, refreshedAt);
   if (body.dataItems) {
     const tail = Buffer.from(`],"meta":${metaJson},"request_id":"`);
     let n = OPEN_ARRAY.length + tail.length;
@@ -141,6 +152,16 @@ export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string
 }
 
 export const OPEN_ARRAY = Buffer.from('{"data":[');
+
+/** JSON of `{...meta, refreshed_at}` without its closing brace (the request id follows). */
+function metaText(meta: Partial<ListMeta> | null, refreshedAt: string): string {
+  const at = `"refreshed_at":${JSON.stringify(refreshedAt)}`;
+  if (meta === null) return `{${at}`;
+  if (Object.hasOwn(meta, 'refreshed_at')) return JSON.stringify({ ...meta, refreshed_at: refreshedAt }).slice(0, -1);
+  const text = JSON.stringify(meta);
+  // no copy of the meta object per request: its text with refreshed_at appended
+  return text.length === 2 ? `{${at}` : `${text.slice(0, -1)},${at}`;
+}
 
 /** Precompressed variants for pages over 1 KiB (DESIGN §5.6), else undefined. */
 export function variantsFor(page: Page, quality = 5): Variants | undefined {

@@ -88,16 +88,22 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
  */
 export const SERIES_CACHE_BYTES = 128 * 1024 * 1024;
 let budget = SERIES_CACHE_BYTES;
-const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number }>();
+const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number; at: number }>();
 let cachedBytes = 0;
+/** Uses so far; a block used again within RECENT uses is not moved (a hot window's blocks are not re-inserted per request). */
+let uses = 0;
+const RECENT = 256;
 
 function keep(block: Block, cache: (Block | undefined)[], b: number, bytes: number): void {
   const e = lru.get(block);
+  uses++;
+  if (e && bytes === 0 && uses - e.at < RECENT) return;
   if (e) {
     lru.delete(block);
     e.bytes += bytes;
+    e.at = uses;
     lru.set(block, e);
-  } else lru.set(block, { cache, b, bytes });
+  } else lru.set(block, { cache, b, bytes, at: uses });
   cachedBytes += bytes;
   for (const [old, x] of lru) {
     if (cachedBytes <= budget || old === block) break;

@@ -26,6 +26,9 @@ function iso(seconds: number): string {
   return text;
 }
 
+/** The cursor context of a parsed query (frozen, one per parsed query: its hash is kept with it). */
+const filtersOf = new WeakMap<SeriesQuery, Readonly<{ start: number | ''; end: number | ''; granularity: Granularity }>>();
+
 /** Window bounds and cursor handling shared by both timeseries routes. */
 function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { start: number; end: number }) {
   if (q.start !== undefined && q.end !== undefined && q.start > q.end) {
@@ -33,7 +36,8 @@ function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { st
   }
   const start = q.start ?? defaults.start;
   const end = q.end ?? defaults.end;
-  const filters = { start: q.start ?? '', end: q.end ?? '', granularity: q.granularity };
+  let filters = filtersOf.get(q);
+  if (filters === undefined) filtersOf.set(q, (filters = Object.freeze({ start: q.start ?? '', end: q.end ?? '', granularity: q.granularity })));
   const after = q.next === undefined ? undefined : (ctx.cursors.decode(q.next, route, filters, q.order) as number);
   return { start, end, filters, after };
 }

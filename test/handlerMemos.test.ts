@@ -1,0 +1,111 @@
+// Issue #11: what the request path now remembers — page answers per request target (path and
+// query), parsed queries, cursors, ETags — gives the answers a handler with nothing remembered
+// gives, forgets them when a new snapshot is published, and never remembers an error.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../engine/engine.js';
+import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
+import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
+import type { DemoParams } from '../jobs/demo/index.js';
+import { createAuthTable } from '../server/auth.js';
+import { createCursorCodec } from '../server/cursor.js';
+import { createHandler, type Served } from '../server/handle.js';
+import { replyHeaders, replyParts } from '../server/reply.js';
+import { createStore } from '../store/store.js';
+import { tempDir, testCommon } from './helpers/common.js';
+
+const params: DemoParams = { seed: 9, now: Date.parse('2026-03-01T00:00:00Z') / 1000, vaults: null, wallets: 30, days: 30 };
+let first: Served;
+let second: Served;
+let vaultId: string;
+
+const servedOf = (snapshot: Snapshot): Served => ({ snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false });
+
+beforeAll(async () => {
+  const db = join(tempDir('vaultd-memos-'), 'w.duckdb');
+  const common = testCommon();
+  await createDemoWorld(common, { path: db, params, force: true });
+  const store = await createStore(common, { path: db });
+  try {
+    const engine = createEngine(common, (work) => work(store), { clock: () => params.now + 600 });
+    await engine.recomputeFull();
+    const snapshot = engine.current()!;
+    first = servedOf(snapshot);
+    // the same world published again an hour later: same data, another generation and refreshed_at
+    second = servedOf(buildSnapshot(snapshot.world, { generation: snapshot.generation + 1, now: snapshot.refreshed_at_s + 3600 }));
+    vaultId = [...snapshot.world.series.keys()][0]!;
+  } finally {
+    await store.close();
+  }
+});
+
+function handlerOf(current: () => Served) {
+  return createHandler({
+    common: testCommon(),
+    current,
+    auth: () => createAuthTable([]),
+    cursors: createCursorCodec(Buffer.alloc(32, 3)),
+    secondsToNextPublish: () => null,
+    started: 0,
+  });
+}
+
+function get(h: ReturnType<typeof handlerOf>, target: string, acceptEncoding = '') {
+  const [path, query = ''] = target.split('?');
+  const r = h({ method: 'GET', path: path!, query, ip: '127.0.0.1', authorization: '', apiKey: '', acceptEncoding, ifNoneMatch: '', requestId: 'memo-test' });
+  if (r instanceof Promise) throw new Error('unexpected async reply');
+  const headers = Object.fromEntries(replyHeaders(r).filter(([k]) => k === 'ETag' || k === 'Content-Encoding'));
+  return { status: r.status, etag: headers.ETag, encoding: headers['Content-Encoding'], body: Buffer.concat(replyParts(r)).toString('latin1') };
+}
+
+describe('what the request path remembers', () => {
+  it('page answers per target equal a fresh handler, and a publish forgets them', () => {
+    let current = first;
+    const h = handlerOf(() => current);
+    const targets = ['/v1/vaults', '/v1/vaults?include_hidden=true', '/v1/vaults?limit=2', '/v1/vaults?include_hidden=true&limit=3', `/v1/vaults/${vaultId}`];
+    for (const t of targets) {
+      const fresh = get(handlerOf(() => first), t);
+      expect(fresh.status, t).toBe(200);
+      for (const enc of ['', 'gzip', 'br']) {
+        // twice: the second answer comes from what the first left behind
+        expect(get(h, t, enc), `${t} ${enc}`).toEqual(get(handlerOf(() => first), t, enc));
+        expect(get(h, t, enc), `${t} ${enc} again`).toEqual(get(handlerOf(() => first), t, enc));
+      }
+    }
+    current = second;
+    for (const t of targets) {
+      const now = get(h, t);
+      expect(now, t).toEqual(get(handlerOf(() => second), t));
+      // the republished page differs (refreshed_at), so a stale answer would fail here
+      expect(now.etag, t).not.toBe(get(handlerOf(() => first), t).etag);
+    }
+  });
+
+  it('an invalid query is refused every time, not remembered', () => {
+    const h = handlerOf(() => first);
+    for (let i = 0; i < 3; i++) {
+      const r = get(h, '/v1/vaults?limit=0');
+      expect(r.status).toBe(422);
+      expect(JSON.parse(r.body).error.details).toEqual({ parameter: 'limit' });
+    }
+    expect(get(h, '/v1/vaults?limit=1').status).toBe(200);
+  });
+
+  it('timeseries windows and their cursors: repeated answers equal fresh ones, and the cursor walks on', () => {
+    const h = handlerOf(() => first);
+    const target = `/v1/vaults/${vaultId}/timeseries?granularity=hour&limit=100`;
+    const fresh = get(handlerOf(() => first), target);
+    expect(fresh.status).toBe(200);
+    for (const enc of ['', 'gzip']) for (let i = 0; i < 3; i++) expect(get(h, target, enc)).toEqual(get(handlerOf(() => first), target, enc));
+    const next = JSON.parse(fresh.body).meta.next_cursor as string;
+    expect(next).toMatch(/^[A-Za-z0-9_-]+$/);
+    const page2 = get(h, `${target}&next=${next}`);
+    expect(page2).toEqual(get(handlerOf(() => first), `${target}&next=${next}`));
+    expect(JSON.parse(page2.body).data[0].timestamp > JSON.parse(fresh.body).data.at(-1).timestamp).toBe(true);
+    // the window on the next generation: its own cursor and ETag, not the remembered ones
+    const h2 = handlerOf(() => second);
+    const other = get(h2, target);
+    expect(other.etag).not.toBe(fresh.etag);
+    expect(JSON.parse(other.body).meta.next_cursor).not.toBe(next);
+  });
+});
