@@ -31,7 +31,7 @@ until curl -sf -o /dev/null "http://127.0.0.1:$PORT/v1/vaults"; do
   kill -0 $PID 2>/dev/null || { cat "$OUT/vaultd.log" >&2; exit 1; }
   sleep 0.05
 done
-SCRIPT=()
+SCRIPT=(${WRK_SCRIPT:+-s "$WRK_SCRIPT"})
 if [ "$MODE" != sat ]; then
   node -e "import('$ROOT/dist/bench/http/wrk.js').then((w) => console.log(w.paceScript('$OUT', $MODE)))" > "$OUT/pace"
   SCRIPT=(-s "$(cat "$OUT/pace")")
