@@ -189,7 +189,7 @@ function canonicalHash(route: string, query: CursorQuery): string {
 }
 
 /** Cursors remembered by their payload text per codec (bounded, cleared when full). */
-const CURSORS_MADE = 4096;
+const CURSORS_MADE = 256;
 
 /** Context hashes remembered by their canonical text (a pure function; bounded, cleared when full). */
 const CONTEXT_HASHES = 4096;

@@ -125,7 +125,7 @@ export function parseQuery<R extends QueryRoute>(route: R, rawQuery: string): Qu
 /** Parsed queries remembered per route and raw query (outputs are frozen; errors are thrown, never kept). */
 const parsed = new Map<QueryRoute, Map<string, unknown>>();
 /** ... up to this many query characters in all (cleared when full: junk queries buy no memory). */
-const PARSED_CHARS = 1024 * 1024;
+const PARSED_CHARS = 64 * 1024;
 let memoChars = 0;
 
 function parseFresh<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {

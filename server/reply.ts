@@ -119,20 +119,10 @@ export function errorBody(err: VaultdError): Buffer {
 
 /** ETag of a per-request body: the snapshot identity and the canonical request (cheap; no body hash). */
 export function jsonEtag(body: JsonBody, snapshotId: string): string {
-  const seed = `${snapshotId}\0${body.etagKey}`;
-  let etag = etags.get(seed);
-  if (etag === undefined) {
-    // one-shot hash: no Hash object per request
-    etag = `"${hash('sha1', seed, 'base64url')}"`;
-    if (etags.size >= ETAGS_KEPT) etags.clear();
-    etags.set(seed, etag);
-  }
-  return etag;
+  // one-shot hash: no Hash object per request. Not remembered: a wallet's key is unique, and
+  // a memo of them only turned into old-generation garbage (more mark-compact pauses)
+  return `"${hash('sha1', `${snapshotId}\0${body.etagKey}`, 'base64url')}"`;
 }
-
-/** ETags remembered by their seed: a popular window's is hashed once (bounded, cleared when full). */
-const ETAGS_KEPT = 4096;
-const etags = new Map<string, string>();
 
 /**
  * A per-request envelope as a page (request-id slot at the end) with the parts before it:
