@@ -1,5 +1,5 @@
 // Issue #11: what the request path now remembers — page answers per request target (path and
-// query), parsed queries, cursors, ETags — gives the answers a handler with nothing remembered
+// query), parsed queries and cursors — gives the answers a handler with nothing remembered
 // gives, forgets them when a new snapshot is published, and never remembers an error.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
