@@ -95,6 +95,19 @@ const bundled = await build({
       },
     },
     {
+      // store/duckdbApi.js loads DuckDB's CommonJS API with createRequire (fast starts under
+      // node); in the bundle it must be a plain require, which esbuild follows
+      name: 'vaultd-duckdb-require',
+      setup(b) {
+        b.onLoad({ filter: /store[\\/]duckdbApi\.js$/ }, (a) => {
+          const src = readFileSync(a.path, 'utf8');
+          const patched = src.replace("createRequire(import.meta.url)('@duckdb/node-api')", "require('@duckdb/node-api')");
+          if (patched === src) throw new Error('store/duckdbApi.js changed: its createRequire line was not found to patch');
+          return { contents: patched, loader: 'js', resolveDir: dirname(a.path) };
+        });
+      },
+    },
+    {
       name: 'vaultd-natives',
       setup(b) {
         b.onResolve({ filter: /^uWebSockets\.js$/ }, () => ({ path: 'uws', namespace: 'vaultd-native' }));

@@ -12,7 +12,7 @@ import {
   type DuckDBAppender,
   type DuckDBType,
   type DuckDBVector,
-} from '@duckdb/node-api';
+} from './duckdbApi.js';
 import type { Store } from './store.js';
 
 /** Column kinds the loader can fill; `timestamp` takes Unix seconds, `json` any value. */

@@ -5,7 +5,7 @@
 // COLUMN_CHUNK_ROWS rows through the views and marks NULLs; exact 128-bit values never pass
 // through a float or a string. Used to stage numeric columns that DuckDB then formats and
 // inserts itself (engine/persist/metricsWriter.ts).
-import { BIGINT, DOUBLE, DuckDBBigIntVector, DuckDBDataChunk, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, HUGEINT, INTEGER, type DuckDBType, type DuckDBVector } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, DuckDBBigIntVector, DuckDBDataChunk, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, HUGEINT, INTEGER, type DuckDBType, type DuckDBVector } from './duckdbApi.js';
 import { endianness } from 'node:os';
 import { VaultdError } from '../common/errors.js';
 import type { Store } from './store.js';

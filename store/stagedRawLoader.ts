@@ -10,7 +10,7 @@
 //    100,000 addresses costs ~0.4 µs a lookup, the join ~0.03) is put back in order by rowid.
 // A caller flushes every ~2 M rows, so the stage stays small however large the world is.
 import duckdb from '@duckdb/node-bindings';
-import { BIGINT, DuckDBDataChunk, HUGEINT, INTEGER, TIMESTAMP, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
+import { BIGINT, DuckDBDataChunk, HUGEINT, INTEGER, TIMESTAMP, VARCHAR, type DuckDBAppender, type DuckDBType } from './duckdbApi.js';
 import { VaultdError } from '../common/errors.js';
 import { BATCH_ROWS, KIND_BYTES, STAGE_NAMES, STAGE_TABLES, type RawBatch, type StageKind, type StageName } from './rawColumns.js';
 import type { Store } from './store.js';

@@ -3,7 +3,7 @@
 // auto-installed (no network) and memory is bounded explicitly (DESIGN §8).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBTableFunction, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBTableFunction, type DuckDBValue } from './duckdbApi.js';
 import { Histogram } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { ensureDir } from '../common/ensureDir.js';

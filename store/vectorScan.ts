@@ -9,7 +9,7 @@
 // Rows of different calls may land in any order, so insertion order is not kept: the caller's
 // rows must not depend on it. Raw bindings: @duckdb/node-bindings, the version node-api pins.
 import duckdb from '@duckdb/node-bindings';
-import { DECIMAL, DOUBLE, DuckDBTableFunction, TIMESTAMP, VARCHAR, type DuckDBType } from '@duckdb/node-api';
+import { DECIMAL, DOUBLE, DuckDBTableFunction, TIMESTAMP, VARCHAR, type DuckDBType } from './duckdbApi.js';
 import { endianness } from 'node:os';
 import { VaultdError } from '../common/errors.js';
 import type { Store } from './store.js';

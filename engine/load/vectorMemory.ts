@@ -3,7 +3,7 @@
 // @duckdb/node-api keeps these views in private fields; we read them through a checked cast
 // and fail loudly if a library upgrade renames them.
 import { endianness } from 'node:os';
-import { DuckDBBigIntVector, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBUBigIntVector, DuckDBUTinyIntVector, type DuckDBVector } from '@duckdb/node-api';
+import { DuckDBBigIntVector, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBUBigIntVector, DuckDBUTinyIntVector, type DuckDBVector } from '../../store/duckdbApi.js';
 import { VaultdError } from '../../common/errors.js';
 
 // I128Array and DuckDB's hugeint_t {uint64 lower; int64 upper} agree only on little-endian hosts.
