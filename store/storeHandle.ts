@@ -40,11 +40,24 @@ export async function openStoreWithRetry(common: Common, options: StoreOptions, 
 
 // DuckDB's file lock is per process: a second instance of the same file in this process would
 // open it too, and two instances writing one file corrupt it. Openers in one process queue.
-const queues = new Map<string, { mutex: Mutex; users: number }>();
+const queues = new Map<string, { mutex: Mutex; users: number; held: Store | null }>();
+
+function join(path: string): { key: string; q: { mutex: Mutex; users: number; held: Store | null } } {
+  const key = resolve(path);
+  let q = queues.get(key);
+  if (!q) queues.set(key, (q = { mutex: createMutex(), users: 0, held: null }));
+  q.users++;
+  return { key, q };
+}
+
+function leave(key: string, q: { users: number }): void {
+  if (--q.users === 0) queues.delete(key);
+}
 
 /**
  * Run `work` with the store open, then close it (even on error). Calls for the same file in
  * one process run one after another (never nest them: the inner call would wait forever).
+ * While the file is held (holdStore), `work` runs on the held store and nothing is reopened.
  */
 export async function withStore<T>(common: Common, options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
   const run = async () => {
@@ -56,13 +69,43 @@ export async function withStore<T>(common: Common, options: StoreOptions, work: 
     }
   };
   if (options.path === ':memory:') return run();
-  const key = resolve(options.path);
-  let q = queues.get(key);
-  if (!q) queues.set(key, (q = { mutex: createMutex(), users: 0 }));
-  q.users++;
+  const { key, q } = join(options.path);
   try {
-    return await q.mutex.run(run);
+    return await q.mutex.run(() => (q.held ? work(q.held) : run()));
   } finally {
-    if (--q.users === 0) queues.delete(key);
+    leave(key, q);
   }
+}
+
+/**
+ * Keep the file open across withStore calls until the returned release (idempotent): a
+ * server's start makes several short reads (the cursor secret, the inputs' stamp, the keys),
+ * and each open and close of the file costs ~40 ms. One holder at a time; withStore calls
+ * meanwhile use the held store (opened with these options) under the same queue.
+ */
+export async function holdStore(common: Common, options: StoreOptions): Promise<() => Promise<void>> {
+  if (options.path === ':memory:') return async () => {};
+  const { key, q } = join(options.path);
+  try {
+    await q.mutex.run(async () => {
+      q.held ??= await openStoreWithRetry(common, options);
+    });
+  } catch (err) {
+    leave(key, q);
+    throw err;
+  }
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    try {
+      await q.mutex.run(async () => {
+        const store = q.held;
+        q.held = null;
+        await store?.close();
+      });
+    } finally {
+      leave(key, q);
+    }
+  };
 }

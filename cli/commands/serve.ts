@@ -2,7 +2,7 @@
 // registry, first create the demo world (the embedded default of `npm start`). The database
 // is opened per job and closed after, so `vaultd keys create` works while the server runs.
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createScheduledJob } from '../../common/scheduler.js';
 import { Counter, Histogram } from 'prom-client';
@@ -15,8 +15,8 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
 import { getSetting, setSetting } from '../../store/settings.js';
 import { hasSnapshots } from '../../store/queries.js';
-import { withStore } from '../../store/storeHandle.js';
-import { databaseHasData } from '../../jobs/demo/createDemoWorld.js';
+import { holdStore, withStore } from '../../store/storeHandle.js';
+import { storeHasData } from '../../jobs/demo/createDemoWorld.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
@@ -67,13 +67,22 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const chains = config.chains.length > 0 && config.registry.vaults.length > 0;
   if (opts.onStop) common.shutdown.add('devnet', opts.onStop);
 
-  if (!chains && !(await databaseHasData(common, config.db))) {
+  // The file stays open from here until the server listens: the start's short reads (the data
+  // check, the cursor secret, the inputs' stamp, the keys) share one open instead of one each.
+  // An empty database is released first: the demo world is written by its own opener.
+  let release = config.db !== ':memory:' && existsSync(config.db) ? await holdStore(common, { path: config.db }) : null;
+  common.shutdown.add('startup store', () => release?.() ?? Promise.resolve());
+  const hasData = release !== null && (await withStore(common, { path: config.db }, storeHasData));
+  if (!chains && !hasData) {
+    await release?.();
+    release = null;
     common.logger.info({ db: config.db }, 'empty database: creating the demo world');
     const [{ createDemoWorld }, { demoParams }] = await Promise.all([import('../../jobs/demo/createDemoWorld.js'), import('./demo.js')]);
     const summary = await createDemoWorld(common, { path: config.db, params: demoParams({}), force: false, progress: createProgress(common.logger, 'demo') });
     common.logger.info(summary, 'demo world created');
   }
 
+  release ??= config.db !== ':memory:' ? await holdStore(common, { path: config.db }) : null;
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   // the chain toolkit (viem) costs ~0.35 s to load: only when chains are configured
   const ingest = chains ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
@@ -85,6 +94,11 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // With history already stored, serve it at once and catch up in the background (an RPC that
   // is down must not keep a restart from serving); an empty database is filled first.
   const warm = (ingest || prices) !== null && (await access(hasSnapshots));
+  if (!warm && (ingest || prices)) {
+    // long work: let other processes (a `vaultd keys create`) at the file meanwhile
+    await release?.();
+    release = null;
+  }
   if (!warm) {
     if (ingest) await ingest.runOnce();
     if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
@@ -114,7 +128,12 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   engine.subscribe((snapshot) => void writer.write(snapshot));
   common.shutdown.add('snapshot files', () => writer.flush());
   const restored = await restoreSnapshot(common, access, engine, snapDir, (m) => writer.seed(m));
-  if (!restored) await engine.recomputeFull();
+  if (!restored) {
+    // a recompute takes seconds to minutes: the file is not held through it
+    await release?.();
+    release = null;
+    await engine.recomputeFull();
+  }
   // The file's identity: `vaultd demo --force` (or a restore) renames another world onto the
   // path; refreshing would splice the two, so a replaced file is reloaded from scratch.
   let identity = fileIdentity(config.db);
@@ -147,6 +166,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  await release?.();
   writer.start();
   schedule?.start();
   common.shutdown.add('jobs', async () => {

@@ -9,7 +9,7 @@ import type { Progress } from '../../common/progress.js';
 import { writeRegistry } from '../../store/registryStore.js';
 import { setSetting } from '../../store/settings.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
-import { createStore } from '../../store/store.js';
+import { createStore, type Store } from '../../store/store.js';
 import { buildDemoRaw, type BuildDemoRawOptions } from './buildDemoRaw.js';
 import { buildDemoRegistry, type DemoParams } from './index.js';
 
@@ -33,11 +33,16 @@ export async function databaseHasData(common: Common, path: string): Promise<boo
   // another process (a second `serve`, a `keys create`) may hold the file a moment: wait for it
   const store = await openStoreWithRetry(common, { path });
   try {
-    const row = await store.one<{ n: bigint }>('demo.has_data', 'SELECT count(*) AS n FROM vaults');
-    return (row?.n ?? 0n) > 0n;
+    return await storeHasData(store);
   } finally {
     await store.close();
   }
+}
+
+/** Whether the open store has a registry (databaseHasData on a store already open). */
+export async function storeHasData(store: Store): Promise<boolean> {
+  const row = await store.one<{ n: bigint }>('demo.has_data', 'SELECT count(*) AS n FROM vaults');
+  return (row?.n ?? 0n) > 0n;
 }
 
 export async function createDemoWorld(
