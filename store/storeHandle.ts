@@ -42,7 +42,7 @@ export async function openStoreWithRetry(common: Common, options: StoreOptions, 
 // open it too, and two instances writing one file corrupt it. Openers in one process queue.
 const queues = new Map<string, { mutex: Mutex; users: number; held: Store | null }>();
 
-function join(path: string): { key: string; q: { mutex: Mutex; users: number; held: Store | null } } {
+function enter(path: string): { key: string; q: { mutex: Mutex; users: number; held: Store | null } } {
   const key = resolve(path);
   let q = queues.get(key);
   if (!q) queues.set(key, (q = { mutex: createMutex(), users: 0, held: null }));
@@ -69,7 +69,7 @@ export async function withStore<T>(common: Common, options: StoreOptions, work: 
     }
   };
   if (options.path === ':memory:') return run();
-  const { key, q } = join(options.path);
+  const { key, q } = enter(options.path);
   try {
     return await q.mutex.run(() => (q.held ? work(q.held) : run()));
   } finally {
@@ -85,7 +85,7 @@ export async function withStore<T>(common: Common, options: StoreOptions, work: 
  */
 export async function holdStore(common: Common, options: StoreOptions): Promise<() => Promise<void>> {
   if (options.path === ':memory:') return async () => {};
-  const { key, q } = join(options.path);
+  const { key, q } = enter(options.path);
   try {
     await q.mutex.run(async () => {
       q.held ??= await openStoreWithRetry(common, options);
