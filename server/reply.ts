@@ -2,7 +2,7 @@
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
 import { hash } from 'node:crypto';
 import { VaultdError } from '../common/errors.js';
-import type { ListMeta, Page } from '../engine/publish/page.js';
+import { metaText, type ListMeta, type Page } from '../engine/publish/page.js';
 import type { DeflatedItems } from '../engine/publish/seriesBuffers.js';
 import { buildVariants, PRECOMPRESS_MIN_BYTES, type BodyTemplate, type Variants } from './transport/splice.js';
 
@@ -142,16 +142,6 @@ export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string
 }
 
 export const OPEN_ARRAY = Buffer.from('{"data":[');
-
-/** JSON of `{...meta, refreshed_at}` without its closing brace (the request id follows). */
-function metaText(meta: Partial<ListMeta> | null, refreshedAt: string): string {
-  const at = `"refreshed_at":${JSON.stringify(refreshedAt)}`;
-  if (meta === null) return `{${at}`;
-  if (Object.hasOwn(meta, 'refreshed_at')) return JSON.stringify({ ...meta, refreshed_at: refreshedAt }).slice(0, -1);
-  const text = JSON.stringify(meta);
-  // no copy of the meta object per request: its text with refreshed_at appended
-  return text.length === 2 ? `{${at}` : `${text.slice(0, -1)},${at}`;
-}
 
 /** Precompressed variants for pages over 1 KiB (DESIGN §5.6), else undefined. */
 export function variantsFor(page: Page, quality = 5): Variants | undefined {

@@ -24,9 +24,18 @@ export interface ListMeta {
 
 /** Serialize `{data, meta}` with meta's own keys, then refreshed_at and the request-id slot. */
 export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string): Page {
-  const metaJson = JSON.stringify({ ...(meta ?? {}), refreshed_at: refreshedAt });
-  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaJson.slice(0, -1)},"request_id":"`);
+  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaText(meta, refreshedAt)},"request_id":"`);
   return { prefix, etag: etagOf(prefix) };
+}
+
+/**
+ * JSON of `{...meta, refreshed_at}` without its closing brace (the request id follows): meta's
+ * text with refreshed_at appended, no copy of the meta object (per request for JSON bodies).
+ */
+export function metaText(meta: Partial<ListMeta> | null, refreshedAt: string): string {
+  const at = `"refreshed_at":${JSON.stringify(refreshedAt)}`;
+  const text = meta === null ? '{}' : JSON.stringify(meta);
+  return text.length === 2 ? `{${at}` : `${text.slice(0, -1)},${at}`;
 }
 
 export function etagOf(prefix: Buffer): string {
