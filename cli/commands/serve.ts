@@ -70,7 +70,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // The file stays open from here until the server listens: the start's short reads (the data
   // check, the cursor secret, the inputs' stamp, the keys) share one open instead of one each.
   // An empty database is released first: the demo world is written by its own opener.
-  let release = config.db !== ':memory:' && existsSync(config.db) ? await holdStore(common, { path: config.db }) : null;
+  let release = existsSync(config.db) ? await holdStore(common, { path: config.db }) : null;
   common.shutdown.add('startup store', () => release?.() ?? Promise.resolve());
   const hasData = release !== null && (await withStore(common, { path: config.db }, storeHasData));
   if (!chains && !hasData) {
@@ -82,7 +82,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     common.logger.info(summary, 'demo world created');
   }
 
-  release ??= config.db !== ':memory:' ? await holdStore(common, { path: config.db }) : null;
+  release ??= await holdStore(common, { path: config.db }); // (nothing to hold for ':memory:')
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   // the chain toolkit (viem) costs ~0.35 s to load: only when chains are configured
   const ingest = chains ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
