@@ -152,4 +152,29 @@ describe('store', () => {
     expect((await listApiKeys(s))[0]).toMatchObject({ id, name: 'ci bot', revoked_at: expect.stringMatching(/Z$/) });
     await expect(revokeApiKey(s, 'key_nope')).rejects.toThrow(/no API key with id "key_nope"/);
   });
+
+  it('withMemoryLimit: the limit holds inside the work, and the store\'s own is back after it, after a commit and after a failed transaction', async () => {
+    const s = await createStore(common, { path: ':memory:', memoryLimit: '1GB' });
+    open.push(s);
+    const limit = async () => (await s.one<{ v: string }>('q', "SELECT current_setting('memory_limit')::VARCHAR AS v"))!.v;
+    const own = await limit();
+    expect(own).toBe('953.6 MiB');
+    expect(await s.withMemoryLimit('256MB', limit)).toBe('244.1 MiB');
+    expect(await limit()).toBe(own);
+    await s.run('q', 'CREATE TABLE t (x INTEGER)');
+    await s.transaction('t', () => s.withMemoryLimit('256MB', () => s.run('q', 'INSERT INTO t VALUES (1)')));
+    expect(await limit()).toBe(own);
+    const boom = new Error('write failed');
+    await expect(
+      s.transaction('t', () =>
+        s.withMemoryLimit('256MB', async () => {
+          await s.run('q', 'INSERT INTO t VALUES (2)');
+          await s.run('q', 'INSERT INTO no_such_table VALUES (3)').catch(() => undefined); // aborts the transaction
+          throw boom;
+        }),
+      ),
+    ).rejects.toBe(boom);
+    expect(await limit()).toBe(own);
+    expect(await s.rows('q', 'SELECT x FROM t ORDER BY x')).toEqual([{ x: 1 }]);
+  });
 });

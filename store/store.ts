@@ -42,6 +42,13 @@ export interface Store {
    * which DuckDB then refuses statements in — right after that transaction rolls back.
    */
   withoutInsertionOrder<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Run `work` with DuckDB's buffer pool held to `limit` (e.g. '256MB'), then back to the
+   * store's own limit; restored like withoutInsertionOrder's setting. For bulk writes only:
+   * the blocks a transaction writes are evicted to the file instead of kept in memory, but a
+   * large sort or join under a small limit fails (it cannot always spill).
+   */
+  withMemoryLimit<T>(limit: string, work: () => Promise<T>): Promise<T>;
   run(label: string, sql: string, params?: Params): Promise<void>;
   /** Rows as plain JS objects (TIMESTAMP → Date, HUGEINT → bigint). For small results only. */
   rows<T = Record<string, unknown>>(label: string, sql: string, params?: Params): Promise<T[]>;
@@ -53,6 +60,9 @@ export interface Store {
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** DuckDB's buffer pool unless a command asks for another. */
+const DEFAULT_MEMORY_LIMIT = '4GB';
 
 const queryHistograms = new WeakMap<object, Histogram<'label'>>();
 
@@ -84,7 +94,8 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   if (fds && free < 2 * fds.reserve) {
     throw new VaultdError('DB_UNAVAILABLE', `only ${free} of ${fds.limit} file descriptors are free, so "${options.path}" is not opened now; raise the limit (ulimit -n) or wait for connections to close`);
   }
-  const instance = await openInstance(path, options);
+  const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  const instance = await openInstance(path, { ...options, memoryLimit });
   const connection = await instance.connect();
   const histogram = queryHistogram(common);
   const logger = common.logger.child({ component: 'store' });
@@ -112,6 +123,26 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     afterTransaction = [];
     for (const restore of pending) await restore();
   };
+  /** Run `work` with `SET set`, then `SET restore` (after the transaction when `work` failed inside one). */
+  async function withSetting<T>(name: string, set: string, restore: string, work: () => Promise<T>): Promise<T> {
+    const undo = () => store.run(`settings.${name}`, `SET ${restore}`);
+    await store.run(`settings.${name}`, `SET ${set}`);
+    let failed = false;
+    try {
+      return await work();
+    } catch (err) {
+      failed = true;
+      throw err;
+    } finally {
+      try {
+        await undo();
+      } catch (err) {
+        if (inTransaction) afterTransaction.push(undo);
+        else if (!failed) throw err; // else the work's own error is the one to see
+      }
+    }
+  }
+
   const store: Store = {
     path,
     stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
@@ -142,23 +173,9 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     },
     async withoutInsertionOrder(work) {
       const before = await store.one<{ v: string }>('settings.insertion_order', "SELECT current_setting('preserve_insertion_order')::VARCHAR AS v");
-      const restore = () => store.run('settings.insertion_order', `SET preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`);
-      await store.run('settings.insertion_order', 'SET preserve_insertion_order = false');
-      let failed = false;
-      try {
-        return await work();
-      } catch (err) {
-        failed = true;
-        throw err;
-      } finally {
-        try {
-          await restore();
-        } catch (err) {
-          if (inTransaction) afterTransaction.push(restore);
-          else if (!failed) throw err; // else the work's own error is the one to see
-        }
-      }
+      return withSetting('insertion_order', 'preserve_insertion_order = false', `preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`, work);
     },
+    withMemoryLimit: (limit, work) => withSetting('memory_limit', `memory_limit = '${limit}'`, `memory_limit = '${memoryLimit}'`, work),
     async schemaVersion() {
       const row = await store.one<{ v: number | null }>('schema.version', 'SELECT max(version)::INTEGER AS v FROM schema_migrations');
       return row?.v ?? 0;
@@ -178,7 +195,7 @@ async function openInstance(path: string, options: StoreOptions): Promise<DuckDB
   try {
     return await DuckDBInstance.create(path, {
       threads: String(options.threads ?? 2),
-      memory_limit: options.memoryLimit ?? '4GB',
+      memory_limit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
     });

@@ -13,6 +13,16 @@ import { lastMetricHour } from '../../store/queries.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 
+/**
+ * DuckDB's buffer pool while a batch recompute writes the derived tables (only appends). They
+ * are written in one transaction, and DuckDB keeps the blocks it writes for it in memory up to
+ * its limit: at the store's 4 GB that was ~1.3 GiB on top of the resident world on the
+ * benchmark world (peak RSS 3.8 GiB); at 256 MB it evicts them to the file it already wrote
+ * them to (peak 2.8 GiB, and a few seconds faster). Not for the load: its sorts and joins
+ * need more (the events' read ran out of memory under it at 2,000 vaults).
+ */
+export const RECOMPUTE_WRITE_MEMORY = '256MB';
+
 export async function recomputeCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags('recompute', argv, { db: { type: 'string' }, config: { type: 'string' }, full: { type: 'boolean' } });
   const config = loadConfig({ config: values.config, db: values.db });
@@ -36,7 +46,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     // waits for the items. One transaction for the three tables: a kill or a failure leaves the
     // previous, mutually consistent set, never new metrics beside old positions.
     const timings = await engine.recomputeFull((world, published) =>
-      store.transaction('recompute.derived', async () => {
+      store.transaction('recompute.derived', () => store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
         progress.update(AFTER.compute, stages);
         let s0 = performance.now();
         const metricRows = await writeVaultMetrics(store, world, lastWritten);
@@ -52,7 +62,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
         t('write_positions', s0);
         written = { metricRows, positions, activityRows };
         t0 = performance.now();
-      }),
+      })),
     );
     const world = engine.world()!;
     const snapshot = engine.current()!;
