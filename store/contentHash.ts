@@ -16,6 +16,9 @@ export const RAW_AND_REGISTRY_TABLES = [
   'tvl_source_values',
 ] as const;
 
+/** The tables a published snapshot is built from: registry and raw facts, and the per-chain ingest status. */
+export const PUBLISH_INPUT_TABLES = [...RAW_AND_REGISTRY_TABLES, 'ingest_status'] as const;
+
 export async function tableHash(store: Store, table: string): Promise<{ rows: number; md5: string }> {
   const row = await store.one<{ n: bigint; h: string | null }>(
     `hash.${table}`,

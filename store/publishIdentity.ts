@@ -4,12 +4,13 @@
 // build is deterministic, so its pages, `refreshed_at` and ETags are the ones already served
 // (caches stay valid); any change to the inputs gives a new stamp and a new publish.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BINARY_BUILD } from '../common/runtime.js';
 import { VERSION } from '../common/version.js';
-import { RAW_AND_REGISTRY_TABLES } from './contentHash.js';
+import { PUBLISH_INPUT_TABLES } from './contentHash.js';
+import { fileState } from './fileState.js';
 import { getSetting, setSetting } from './settings.js';
 import type { Store } from './store.js';
 
@@ -18,9 +19,6 @@ export interface PublishIdentity {
   generation: number;
   refreshed_at_s: number;
 }
-
-/** The tables a snapshot is built from: registry and raw facts, and the per-chain ingest status. */
-const INPUTS = [...RAW_AND_REGISTRY_TABLES, 'ingest_status'] as const;
 
 const KEY = 'publish.identity';
 
@@ -56,13 +54,75 @@ export function codeStamp(): string {
   return code;
 }
 
-/** The code stamp, then row count and an order-free hash of every row, per input table. */
+/**
+ * The code stamp, then row count and an order-free hash of every row, per input table. Hashing
+ * every row takes seconds on a large world (~2.5 s at 17 M hourly rows), so the inputs' part is
+ * also saved beside the database once the file closes with no input written since it was
+ * computed (`<db>.stamp`, with the closed file's state, store/fileState.ts); a store opened on
+ * a file still in that state, before it writes an input, takes it from there.
+ */
 export async function inputStamp(store: Store): Promise<string> {
+  const saved = store.inputWrites() === 0 ? savedInputs(store) : null;
+  const inputs = saved ?? (await hashInputs(store));
+  sources.set(store, saved === null ? 'rows' : 'saved');
+  keepAtClose(store, inputs);
+  return `${codeStamp()}|${inputs}`;
+}
+
+const sources = new WeakMap<Store, 'rows' | 'saved'>();
+
+/** Where the store's last stamp came from: hashing the rows, or the saved stamp (logs, tests). */
+export const stampSource = (store: Store): 'rows' | 'saved' | null => sources.get(store) ?? null;
+
+async function hashInputs(store: Store): Promise<string> {
   // of ingest_status only what the snapshot reads (the head and write time move every round)
   const row = (t: string) => (t === 'ingest_status' ? 'struct_pack(t.chain_id, t.status, t.checkpoint_block, t.checkpoint_ts)' : 't');
-  const parts = INPUTS.map((t) => `(SELECT count(*)::VARCHAR || ':' || coalesce(bit_xor(hash(${row(t)})), 0)::VARCHAR FROM ${t} t)`);
+  const parts = PUBLISH_INPUT_TABLES.map((t) => `(SELECT count(*)::VARCHAR || ':' || coalesce(bit_xor(hash(${row(t)})), 0)::VARCHAR FROM ${t} t)`);
   const r = await store.one<{ s: string }>('publish.stamp', `SELECT ${parts.join(" || '|' || ")} AS s`);
-  return `${codeStamp()}|${r!.s}`;
+  return r!.s;
+}
+
+/** The saved stamp's file: beside the database. */
+export const stampFile = (db: string) => `${db}.stamp`;
+
+interface SavedStamp {
+  format: 1;
+  /** the closed file's state when it was saved */
+  state: string;
+  inputs: string;
+}
+
+function savedInputs(store: Store): string | null {
+  if (store.openedState === null) return null;
+  try {
+    const saved = JSON.parse(readFileSync(stampFile(store.path), 'utf8')) as Partial<SavedStamp>;
+    return saved.format === 1 && saved.state === store.openedState && typeof saved.inputs === 'string' ? saved.inputs : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What each open store last stamped, and how many input writes it had run by then. */
+const stamped = new WeakMap<Store, { inputs: string; writes: number }>();
+
+function keepAtClose(store: Store, inputs: string): void {
+  if (store.path === ':memory:') return;
+  const first = !stamped.has(store);
+  stamped.set(store, { inputs, writes: store.inputWrites() });
+  if (!first) return;
+  store.afterClose(() => {
+    const last = stamped.get(store)!;
+    const path = stampFile(store.path);
+    const state = last.writes === store.inputWrites() ? fileState(store.path) : null;
+    try {
+      if (state === null) return rmSync(path, { force: true });
+      const saved: SavedStamp = { format: 1, state, inputs: last.inputs };
+      writeFileSync(`${path}.tmp`, JSON.stringify(saved));
+      renameSync(`${path}.tmp`, path);
+    } catch {
+      // a cache: without it the next start hashes the rows again
+    }
+  });
 }
 
 export async function readPublishIdentity(store: Store): Promise<PublishIdentity | null> {

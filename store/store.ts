@@ -10,6 +10,8 @@ import { ensureDir } from '../common/ensureDir.js';
 import { fileDescriptors } from '../common/fds.js';
 import { VaultdError } from '../common/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { PUBLISH_INPUT_TABLES } from './contentHash.js';
+import { fileState, writtenTable } from './fileState.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
@@ -58,8 +60,19 @@ export interface Store {
   transaction<T>(label: string, fn: () => Promise<T>): Promise<T>;
   /** Current schema version. */
   schemaVersion(): Promise<number>;
+  /**
+   * Statements run on this store so far that may have changed a table a snapshot is built
+   * from (PUBLISH_INPUT_TABLES; a statement it cannot read counts too).
+   */
+  inputWrites(): number;
+  /** The file's state (store/fileState.ts) before this store opened it; null for ':memory:' or a file with a log to replay. */
+  readonly openedState: string | null;
+  /** Run `fn` once the file is closed (publishIdentity saves its stamp then). */
+  afterClose(fn: () => void): void;
   close(): Promise<void>;
 }
+
+const INPUTS: ReadonlySet<string> = new Set(PUBLISH_INPUT_TABLES);
 
 /** DuckDB's buffer pool unless a command asks for another. */
 const DEFAULT_MEMORY_LIMIT = '4GB';
@@ -95,12 +108,20 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     throw new VaultdError('DB_UNAVAILABLE', `only ${free} of ${fds.limit} file descriptors are free, so "${options.path}" is not opened now; raise the limit (ulimit -n) or wait for connections to close`);
   }
   const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  const openedState = fileState(path);
   const instance = await openInstance(path, { ...options, memoryLimit });
   const connection = await instance.connect();
   const histogram = queryHistogram(common);
   const logger = common.logger.child({ component: 'store' });
 
+  let inputWrites = 0;
+  const closeHooks: (() => void)[] = [];
+  const noteWrite = (table: string | null) => {
+    if (table !== null && (table === '*' || INPUTS.has(table))) inputWrites++;
+  };
+
   async function timed<T>(label: string, sql: string, work: () => Promise<T>): Promise<T> {
+    noteWrite(writtenTable(sql));
     const end = histogram.startTimer({ label });
     try {
       return await work();
@@ -146,7 +167,10 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   const store: Store = {
     path,
     stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
-    appender: (table) => connection.createAppender(table),
+    appender: (table) => {
+      noteWrite(table.replace(/"/g, '').split('.').pop()!.toLowerCase());
+      return connection.createAppender(table);
+    },
     registerTableFunction: (fn) => connection.registerTableFunction(fn),
     run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
     rows: (label, sql, params) =>
@@ -180,9 +204,13 @@ export async function createStore(common: Common, options: StoreOptions): Promis
       const row = await store.one<{ v: number | null }>('schema.version', 'SELECT max(version)::INTEGER AS v FROM schema_migrations');
       return row?.v ?? 0;
     },
+    inputWrites: () => inputWrites,
+    openedState,
+    afterClose: (fn) => void closeHooks.push(fn),
     async close() {
       connection.closeSync();
       instance.closeSync();
+      for (const fn of closeHooks.splice(0)) fn();
     },
   };
 

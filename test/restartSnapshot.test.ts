@@ -1,7 +1,8 @@
 // Issue #9, restart without recompute: `vaultd serve` on a store whose inputs are unchanged
 // serves the snapshot it saved at its last publish (no recompute) with the same identity —
-// ETags and refreshed_at; a bit-flipped saved file is refused and the server recomputes (to the
-// same identity); other inputs are recomputed.
+// ETags and refreshed_at, its inputs' stamp read from where the last run saved it (not hashed
+// again); a bit-flipped saved file is refused and the server recomputes (to the same identity);
+// other inputs are recomputed.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,6 +62,8 @@ describe('restart without recompute', () => {
 
     const second = await serveOnce();
     expect(second.log).toMatch(/serving the saved snapshot \(inputs unchanged\)/);
+    // the first run's stamp was saved beside the file as it closed it: no row is hashed again
+    expect(second.log).toMatch(/"stamp_from":"saved"/);
     expect(second.log).not.toMatch(/"msg":"recomputed"/);
     expect(second.answers).toEqual(first.answers);
 

@@ -8,7 +8,7 @@ import { describeError } from '../../common/errors.js';
 import type { Engine, StoreAccess } from '../../engine/engine.js';
 import type { Snapshot } from '../../engine/publish/buildSnapshot.js';
 import { CorruptSnapshotError, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
-import { inputStamp, readPublishIdentity } from '../../store/publishIdentity.js';
+import { inputStamp, readPublishIdentity, stampSource } from '../../store/publishIdentity.js';
 
 /** Where `serve` keeps its published snapshot when no --publish-dir is given: beside the database. */
 export function defaultSnapshotDir(db: string): string {
@@ -40,10 +40,10 @@ export async function restoreSnapshot(
   // changed world then reads nothing). Run at once on two cores they slowed each other down
   // about as much as they overlapped (benchmark world: stamp ~2 s then read ~3 s; both at once
   // ~5.2 s each; first 200 at 6.2 s vs 6.6 s, means of 5 starts)
-  const [stamp, identity] = await access(async (store) => [await inputStamp(store), await readPublishIdentity(store)] as const);
+  const [stamp, stampFrom, identity] = await access(async (store) => [await inputStamp(store), stampSource(store), await readPublishIdentity(store)] as const);
   const stampMs = Math.round(performance.now() - t0);
   if (manifest.stamp !== stamp || !identity || identity.stamp !== stamp || identity.generation !== manifest.generation || identity.refreshed_at_s !== manifest.refreshed_at_s) {
-    common.logger.info({ dir, generation: manifest.generation }, 'saved snapshot is of other inputs; recomputing');
+    common.logger.info({ dir, generation: manifest.generation, stamp_from: stampFrom }, 'saved snapshot is of other inputs; recomputing');
     return null;
   }
   let readMs = 0;
@@ -60,7 +60,7 @@ export async function restoreSnapshot(
   beforePublish?.(manifest);
   await engine.adopt(loaded.world, manifest);
   common.logger.info(
-    { dir, generation: manifest.generation, ms: Math.round(performance.now() - t0), stamp_ms: stampMs, read_ms: readMs },
+    { dir, generation: manifest.generation, ms: Math.round(performance.now() - t0), stamp_ms: stampMs, stamp_from: stampFrom, read_ms: readMs },
     'serving the saved snapshot (inputs unchanged)',
   );
   return manifest;
