@@ -48,7 +48,10 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
   if (!existsSync(filename)) {
     throw new VaultdError('INTERNAL', 'the compute worker is not built (dist/engine/pool/worker.js): run `npm run build`');
   }
-  const piscina = new Piscina<SeriesTask | PositionsInput, SeriesTaskResult | PositionsOutput>({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  // made on first use: a restart that serves saved files needs no pool, and starting its threads
+  // (each loads the engine) took CPU from the read of those files
+  let piscina: Piscina<SeriesTask | PositionsInput, SeriesTaskResult | PositionsOutput> | null = null;
+  const threadsOf = () => (piscina ??= new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 }));
   queueGauge(common).set({}, 0);
   let closed = false;
   const submit = async (task: SeriesTask | PositionsInput) => {
@@ -56,7 +59,7 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
     const gauge = queueGauge(common);
     gauge.inc();
     try {
-      return await piscina.run(task);
+      return await threadsOf().run(task);
     } finally {
       gauge.dec();
     }
@@ -69,7 +72,7 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
     async close() {
       if (closed) return;
       closed = true;
-      await piscina.close();
+      await piscina?.close();
     },
   };
   common.shutdown.add('compute-pool', () => pool.close());

@@ -2,7 +2,8 @@
 // one machine"): a directory of immutable, content-addressed files plus one small manifest.
 //
 //   DIR/manifest.json                    written last, by rename (atomic): names the files below
-//   DIR/<role>-<sha256 of content>.<ext> immutable; a name is its checksum, so a torn or
+//   DIR/<role>-<sha256 of content>.<ext> immutable; a name is its checksum (and the manifest
+//                                        holds the big files' CRC-32 too), so a torn or
 //                                        bit-flipped file is detected and never served
 //
 // The files hold the computed world (series after the kernels, prices, raw events, registry,
@@ -11,7 +12,8 @@
 // manifest carries. Column files are raw little-endian typed arrays (128-bit amounts as two
 // 64-bit words, never a float or a string), laid out in an order derived from `world.json`:
 // they are written streaming (engine/publish/fileIo.ts) and read straight into the arrays that
-// keep them, checked by a hashing thread meanwhile.
+// keep them by threads that check each file's CRC-32 as they read; nothing in them is looked at
+// before every check has passed.
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isoSeconds } from '../../model/format/numbers.js';
@@ -19,9 +21,12 @@ import type { Registry } from '../../model/rows.js';
 import { createEventTable, Dictionary, HASH_WORDS, type EventTable } from '../../model/events.js';
 import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, VaultSeries, WalletIndex, World } from '../../model/world.js';
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
-import { hashFilesOffThread, openReader, sha256, writeStreamed, type ByteSink, type FileReader } from './fileIo.js';
+import { openReader, planReader, readPlanned, sha256, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/4';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/5';
+
+/** Threads that read a snapshot's big files (page faults on fresh memory are most of a restart's read). */
+const READ_THREADS = 2;
 export const MANIFEST = 'manifest.json';
 
 /** What a reader needs besides the world: the cursor secret and the active key digests. */
@@ -41,7 +46,12 @@ export interface SnapshotIdentity {
 export interface FileEntry {
   name: string;
   bytes: number;
+  /** zlib's CRC-32 of the content: what a reader checks the big column files against as it reads them */
+  crc32?: number;
 }
+
+/** The column files read by threads (checked by their CRC-32); the JSON files are checked by their SHA-256 names. */
+const COLUMN_FILES = ['series', 'events', 'wallets', 'positions'] as const;
 
 export interface SnapshotManifest extends SnapshotIdentity {
   format: typeof SNAPSHOT_FORMAT;
@@ -167,14 +177,9 @@ function eventStrings(t: EventTable): EventStrings {
   return { vaults: d.vaults.values, wallets: d.wallets.values, tokens: d.tokens.values, kinds: d.kinds.values, requests: d.requests.values, odd };
 }
 
-function readEvents(r: FileReader, n: number, strings: EventStrings, need: (ok: boolean, what: string) => void): EventTable {
-  const t = createEventTable(n + EVENT_SPARE, {
-    vaults: Dictionary.of(strings.vaults),
-    wallets: Dictionary.of(strings.wallets),
-    tokens: Dictionary.of(strings.tokens),
-    kinds: Dictionary.of(strings.kinds),
-    requests: Dictionary.of(strings.requests),
-  });
+/** The event table as planned on `r`; `finish` gives it its strings and checks its indices, once its bytes are read. */
+function readEvents(r: FileReader, n: number): { table: EventTable; finish: (strings: EventStrings, need: (ok: boolean, what: string) => void) => void } {
+  const t = createEventTable(n + EVENT_SPARE);
   for (const [k, w] of EVENT_COLUMNS) {
     r.into(bytes(t[k], n * w));
     r.skip(pad8(n * w) - n * w);
@@ -182,20 +187,29 @@ function readEvents(r: FileReader, n: number, strings: EventStrings, need: (ok: 
   r.into(bytes(t.assets.words, n * 16));
   r.into(bytes(t.shares.words, n * 16));
   r.into(bytes(t.hashes, n * HASH_WORDS * 8));
-  for (const [i, block_hash, tx_hash] of strings.odd) t.oddHashes.set(i, { block_hash, tx_hash });
   t.length = n;
-  // every index must name an entry of its dictionary
-  const within = (col: Int32Array, size: number, nullable: boolean) => {
-    for (let i = 0; i < n; i++) {
-      const v = col[i]!;
-      if (v >= size || v < (nullable ? -1 : 0)) return false;
-    }
-    return true;
+  const finish = (strings: EventStrings, need: (ok: boolean, what: string) => void) => {
+    t.dict = {
+      vaults: Dictionary.of(strings.vaults),
+      wallets: Dictionary.of(strings.wallets),
+      tokens: Dictionary.of(strings.tokens),
+      kinds: Dictionary.of(strings.kinds),
+      requests: Dictionary.of(strings.requests),
+    };
+    for (const [i, block_hash, tx_hash] of strings.odd) t.oddHashes.set(i, { block_hash, tx_hash });
+    // every index must name an entry of its dictionary
+    const within = (col: Int32Array, size: number, nullable: boolean) => {
+      for (let i = 0; i < n; i++) {
+        const v = col[i]!;
+        if (v >= size || v < (nullable ? -1 : 0)) return false;
+      }
+      return true;
+    };
+    need(within(t.vault, strings.vaults.length, false) && within(t.wallet, strings.wallets.length, false) && within(t.counterparty, strings.wallets.length, true), 'an event names a missing string');
+    need(within(t.token, strings.tokens.length, false) && within(t.request, strings.requests.length, true), 'an event names a missing string');
+    for (let i = 0; i < n; i++) need(t.kind[i]! < strings.kinds.length, 'an event names a missing kind');
   };
-  need(within(t.vault, strings.vaults.length, false) && within(t.wallet, strings.wallets.length, false) && within(t.counterparty, strings.wallets.length, true), 'an event names a missing string');
-  need(within(t.token, strings.tokens.length, false) && within(t.request, strings.requests.length, true), 'an event names a missing string');
-  for (let i = 0; i < n; i++) need(t.kind[i]! < strings.kinds.length, 'an event names a missing kind');
-  return t;
+  return { table: t, finish };
 }
 
 /** Room for appended events in a table read back from its files. */
@@ -357,7 +371,14 @@ export async function readManifest(dir: string): Promise<SnapshotManifest | null
     throw new CorruptSnapshotError(`${join(dir, MANIFEST)} is not valid JSON`);
   }
   const roles = ROLES;
-  if (m.format !== SNAPSHOT_FORMAT || !Number.isInteger(m.generation) || !Number.isFinite(m.refreshed_at_s) || !m.files || roles.some((r) => !m.files[r] || !NAME.test(m.files[r].name))) {
+  if (
+    m.format !== SNAPSHOT_FORMAT ||
+    !Number.isInteger(m.generation) ||
+    !Number.isFinite(m.refreshed_at_s) ||
+    !m.files ||
+    roles.some((r) => !m.files[r] || !NAME.test(m.files[r].name)) ||
+    COLUMN_FILES.some((r) => !Number.isInteger(m.files[r].crc32))
+  ) {
     throw new CorruptSnapshotError(`${join(dir, MANIFEST)} is not a ${SNAPSHOT_FORMAT} manifest`);
   }
   return m;
@@ -383,45 +404,29 @@ export interface LoadedSnapshot {
 }
 
 /**
- * Read and verify every file a manifest names, and rebuild the world. The big column files are
- * read straight into the world's arrays while a worker thread hashes them; nothing is returned
- * (or served) unless every checksum matches.
+ * Read and verify every file a manifest names, and rebuild the world. The column files are read
+ * straight into the world's arrays by threads checking their CRC-32; nothing is returned (or
+ * served, or even looked at) unless every checksum matches.
  */
 export async function readSnapshotDir(dir: string, manifest?: SnapshotManifest): Promise<LoadedSnapshot> {
   const m = manifest ?? (await readManifest(dir));
   if (!m) throw new CorruptSnapshotError(`${dir} has no ${MANIFEST}`);
-  const big = [m.files.series, m.files.events, m.files.wallets, m.files.positions];
   // a torn file is refused before anything is read
-  for (const f of big) {
+  for (const f of COLUMN_FILES.map((r) => m.files[r])) {
     const st = await stat(join(dir, f.name)).catch(() => null);
     if (!st) throw new CorruptSnapshotError(`${join(dir, f.name)} cannot be read (missing)`);
     if (st.size !== f.bytes) throw new CorruptSnapshotError(`${join(dir, f.name)} does not match its checksum (torn: ${st.size} of ${f.bytes} bytes)`);
   }
-  const hashed = hashFilesOffThread(big.map((f) => join(dir, f.name)));
-  hashed.catch(() => undefined); // awaited below; a read error first must not leave it unhandled
-  const [worldBuf, pricesBuf, stringsBuf, authBuf] = await Promise.all([
-    readChecked(dir, m.files.world),
-    readChecked(dir, m.files.prices),
-    readChecked(dir, m.files.strings),
-    m.files.auth ? readChecked(dir, m.files.auth) : Promise.resolve(null),
-  ]);
-  let world: World;
+  const worldBuf = await readChecked(dir, m.files.world);
+  let loaded: { world: World; auth: SnapshotAuth | null };
   try {
-    const meta = JSON.parse(worldBuf.toString('utf8')) as WorldFile;
-    world = decodeWorld(dir, m, meta, pricesBuf, JSON.parse(stringsBuf.toString('utf8')) as EventStrings);
+    loaded = await decodeWorld(dir, m, JSON.parse(worldBuf.toString('utf8')) as WorldFile);
   } catch (err) {
-    await hashed.catch(() => undefined);
     // the checksums matched: a file of another format version, or a writer's bug
     if (err instanceof CorruptSnapshotError) throw err;
     throw new CorruptSnapshotError(`${dir}: files do not form a snapshot (${(err as Error).message})`);
   }
-  const digests = await hashed.catch((err: Error) => {
-    throw new CorruptSnapshotError(`${dir}: the files could not be checked (${err.message})`);
-  });
-  big.forEach((f, k) => {
-    if (digests[k] !== NAME.exec(f.name)![2]) throw new CorruptSnapshotError(`${join(dir, f.name)} does not match its checksum (torn or altered)`);
-  });
-  return { manifest: m, world, auth: authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null };
+  return { manifest: m, ...loaded };
 }
 
 /** Only the keys and cursor secret a manifest names (a reader re-reads them without the world). */
@@ -435,12 +440,17 @@ function f64Copy(buf: Buffer, offset: number, len: number): Float64Array {
   return new Float64Array(new Uint8Array(buf.subarray(offset, offset + len * 8)).buffer);
 }
 
-function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBuf: Buffer, strings: EventStrings): World {
+/**
+ * The world of `meta`: the column files' threads start first (the arrays they fill are made
+ * here), and the small files are read and parsed on this thread while they run.
+ */
+async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): Promise<{ world: World; auth: SnapshotAuth | null }> {
   const need = (ok: boolean, what: string) => {
     if (!ok) throw new CorruptSnapshotError(`snapshot files disagree: ${what}`);
   };
-  const read = <T>(entry: FileEntry, f: (r: FileReader) => T): T => {
-    const r = openReader(join(dir, entry.name));
+  // where every byte of the column files goes (the positions' arrays are this thread's: the
+  // threads only check that file), then the threads' read
+  const consume = <R extends FileReader, T>(r: R, entry: FileEntry, f: (r: R) => T): T => {
     try {
       const out = f(r);
       need(r.remaining() === 0, `${entry.name} is longer than its index`);
@@ -449,7 +459,29 @@ function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBu
       r.close();
     }
   };
-  const series = read(m.files.series, (r) => readSeries(r, meta.series));
+  const plan = <T>(entry: FileEntry, f: (r: FileReader) => T): { out: T; plan: PlannedFile } =>
+    consume(planReader(join(dir, entry.name), entry.bytes), entry, (r) => ({ out: f(r), plan: r.plan }));
+  const series = plan(m.files.series, (r) => readSeries(r, meta.series));
+  const events = plan(m.files.events, (r) => readEvents(r, meta.events));
+  const wallets = plan(m.files.wallets, (r) => readWallets(r, meta.wallets, meta.events));
+  const positionsFile = { path: join(dir, m.files.positions.name), size: m.files.positions.bytes, places: [] };
+  const reading = readPlanned([series.plan, events.plan, wallets.plan, positionsFile], READ_THREADS);
+  reading.catch(() => undefined); // awaited below; an error here first must not leave it unhandled
+
+  const [pricesBuf, stringsBuf, authBuf] = await Promise.all([
+    readChecked(dir, m.files.prices),
+    readChecked(dir, m.files.strings),
+    m.files.auth ? readChecked(dir, m.files.auth) : Promise.resolve(null),
+  ]);
+  const strings = JSON.parse(stringsBuf.toString('utf8')) as EventStrings;
+  const auth = authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null;
+  need(wallets.out.wallets <= strings.wallets.length, 'the wallet index names missing wallets');
+  const positionItems = consume(openReader(positionsFile.path), m.files.positions, (r) => readPositionItems(r, meta.wallets.positions, meta.items));
+  const crcs = await reading;
+  COLUMN_FILES.forEach((role, k) => {
+    if (crcs[k] !== m.files[role].crc32) throw new CorruptSnapshotError(`${join(dir, m.files[role].name)} does not match its checksum (torn or altered)`);
+  });
+  events.out.finish(strings, need);
 
   const prices = new Map<string, PriceSeries>();
   let at = 0;
@@ -460,18 +492,13 @@ function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBu
     at += 16 * n;
   }
   need(at === pricesBuf.length, 'prices longer than their index');
-
-  const events = read(m.files.events, (r) => readEvents(r, meta.events, strings, need));
-  const walletIndex = read(m.files.wallets, (r) => readWallets(r, meta.wallets, meta.events));
-  need(walletIndex.wallets <= strings.wallets.length, 'the wallet index names missing wallets');
-  const positionItems = read(m.files.positions, (r) => readPositionItems(r, meta.wallets.positions, meta.items));
-  return {
+  const world: World = {
     registry: meta.registry,
     vaults: new Map(meta.registry.vaults.map((v) => [v.vault_id, v])),
-    series,
+    series: series.out,
     prices,
-    events,
-    walletIndex,
+    events: events.out.table,
+    walletIndex: wallets.out,
     positionItems,
     allocations: new Map(meta.allocations),
     tvlSources: meta.tvlSources,
@@ -479,4 +506,5 @@ function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile, pricesBu
     end: meta.end,
     chainHeads: new Map(meta.chainHeads),
   };
+  return { world, auth };
 }

@@ -1,0 +1,67 @@
+// The snapshot reader's planned, threaded read (engine/publish/fileIo.ts): whatever the files,
+// the way their bytes are placed (shared views, views read at once, skipped bytes) and the number
+// of threads, every shared view ends up holding its file's bytes, every other view too, and each
+// file's CRC-32 is zlib's over all of its bytes.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/helpers/common.js';
+import { planReader, readPlanned, type PlannedFile } from './fileIo.js';
+
+const dir = tempDir('vaultd-fileio-');
+
+/** A file's bytes, and how they are consumed: [length, 'shared' | 'plain' | 'skip'] in order. */
+const fileArb = fc
+  .array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.constantFrom('shared', 'plain', 'skip')), { minLength: 0, maxLength: 12 })
+  .chain((parts) => {
+    const size = parts.reduce((n, [len]) => n + len, 0);
+    return fc.tuple(fc.constant(parts), fc.uint8Array({ minLength: size, maxLength: size }));
+  });
+
+describe('readPlanned', () => {
+  it('fills shared views with their bytes and gives each file zlib CRC-32, on 1–3 threads', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fileArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 3 }), async (files, threads) => {
+        const plans: PlannedFile[] = [];
+        const expected: { view: Uint8Array; bytes: Uint8Array }[] = [];
+        for (const [parts, bytes] of files) {
+          const path = join(dir, `f${n++}.bin`);
+          writeFileSync(path, bytes);
+          const r = planReader(path, bytes.length);
+          let at = 0;
+          for (const [len, how] of parts) {
+            if (how === 'skip') r.skip(len);
+            else {
+              // a shared view sits inside a larger buffer, at an offset
+              const view = how === 'shared' ? new Uint8Array(new SharedArrayBuffer(len + 16), 8, len) : new Uint8Array(len);
+              r.into(view);
+              expected.push({ view, bytes: bytes.subarray(at, at + len) });
+            }
+            at += len;
+          }
+          expect(r.remaining()).toBe(0);
+          r.close();
+          plans.push(r.plan);
+        }
+        const crcs = await readPlanned(plans, threads);
+        expect(crcs).toEqual(files.map(([, bytes]) => crc32(bytes)));
+        for (const { view, bytes } of expected) expect(Buffer.from(view).equals(Buffer.from(bytes))).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a view past the end of its file is refused when planned; a file shorter than planned fails the read', async () => {
+    const path = join(dir, 'short.bin');
+    writeFileSync(path, Buffer.from([1, 2, 3]));
+    const r = planReader(path, 3);
+    expect(() => r.into(new Uint8Array(new SharedArrayBuffer(4)))).toThrow(/shorter than its index/);
+    // planned as 8 bytes (a stale size): the thread's read comes up short
+    const p = planReader(path, 8);
+    p.into(new Uint8Array(new SharedArrayBuffer(8)));
+    await expect(readPlanned([p.plan], 1)).rejects.toThrow(/ended early/);
+  });
+});
