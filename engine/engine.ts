@@ -208,8 +208,11 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     adopt: (w, at) =>
       exclusive(async () => {
         const timings: StageTimings = {};
-        digests = await timed(timings, 'load', () => access((store) => loadPriceDigests(store)));
+        // DuckDB reads the digests on its threads while this one builds the pages
+        const loading = timed(timings, 'load', () => access((store) => loadPriceDigests(store)));
+        loading.catch(() => undefined); // awaited below, after the publish
         await publish(w, timings, { generation: at.generation, now: at.refreshed_at_s }, 'keep');
+        digests = await loading;
         common.logger.info({ timings, generation }, 'published snapshot restored from its files');
         return timings;
       }),

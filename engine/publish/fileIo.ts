@@ -70,6 +70,15 @@ export interface FileReader {
   close(): void;
 }
 
+/** b.length bytes of the file at offset `at` into b. */
+function readFully(fd: number, b: Uint8Array, at: number, path: string): void {
+  for (let k = 0; k < b.length; ) {
+    const n = readSync(fd, b, k, b.length - k, at + k);
+    if (n === 0) throw new RangeError(`${path} ended early`);
+    k += n;
+  }
+}
+
 export function openReader(path: string): FileReader {
   const fd = openSync(path, 'r');
   const size = fstatSync(fd).size;
@@ -79,11 +88,7 @@ export function openReader(path: string): FileReader {
     into(view) {
       const b = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
       if (at + b.length > size) throw new RangeError(`${path} is shorter than its index`);
-      for (let k = 0; k < b.length; ) {
-        const n = readSync(fd, b, k, b.length - k, at + k);
-        if (n === 0) throw new RangeError(`${path} ended early`);
-        k += n;
-      }
+      readFully(fd, b, at, path);
       at += b.length;
     },
     skip(bytes) {
@@ -125,11 +130,7 @@ export function planReader(path: string, size: number): FileReader & { plan: Pla
       if (b.buffer instanceof SharedArrayBuffer) plan.places.push({ view: b, at });
       else {
         fd ??= openSync(path, 'r');
-        for (let k = 0; k < b.length; ) {
-          const n = readSync(fd, b, k, b.length - k, at + k);
-          if (n === 0) throw new RangeError(`${path} ended early`);
-          k += n;
-        }
+        readFully(fd, b, at, path);
       }
       at += b.length;
     },
