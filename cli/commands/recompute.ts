@@ -46,23 +46,25 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     // waits for the items. One transaction for the three tables: a kill or a failure leaves the
     // previous, mutually consistent set, never new metrics beside old positions.
     const timings = await engine.recomputeFull((world, published) =>
-      store.transaction('recompute.derived', () => store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
-        progress.update(AFTER.compute, stages);
-        let s0 = performance.now();
-        const metricRows = await writeVaultMetrics(store, world, lastWritten);
-        t('write_metrics', s0);
-        progress.update(AFTER.metrics, stages);
-        s0 = performance.now();
-        const activityRows = await writeActivity(store, world);
-        t('write_activity', s0);
-        progress.update(AFTER.activity, stages);
-        const snapshot = await published;
-        s0 = performance.now();
-        const positions = await writePositions(store, snapshot.world);
-        t('write_positions', s0);
-        written = { metricRows, positions, activityRows };
-        t0 = performance.now();
-      })),
+      store.transaction('recompute.derived', () =>
+        store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
+          progress.update(AFTER.compute, stages);
+          let s0 = performance.now();
+          const metricRows = await writeVaultMetrics(store, world, lastWritten);
+          t('write_metrics', s0);
+          progress.update(AFTER.metrics, stages);
+          s0 = performance.now();
+          const activityRows = await writeActivity(store, world);
+          t('write_activity', s0);
+          progress.update(AFTER.activity, stages);
+          const snapshot = await published;
+          s0 = performance.now();
+          const positions = await writePositions(store, snapshot.world);
+          t('write_positions', s0);
+          written = { metricRows, positions, activityRows };
+          t0 = performance.now();
+        }),
+      ),
     );
     const world = engine.world()!;
     const snapshot = engine.current()!;
