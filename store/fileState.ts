@@ -47,6 +47,9 @@ const TARGETS: [RegExp, number][] = [
   [new RegExp(String.raw`^CREATE\s+(?:OR\s+REPLACE\s+)?\w+\s+(?:IF\s+NOT\s+EXISTS\s+)?${NAME}`, 'i'), 1],
 ];
 
+/** A table's name as writtenTable gives it: lower case, without schema or quotes. */
+export const tableName = (name: string): string => name.replace(/"/g, '').split('.').pop()!.toLowerCase();
+
 /**
  * The table a statement may change, lower case without schema or quotes: null when it changes
  * none (a read, a setting, a temporary table), '*' when it cannot tell (several statements, a
@@ -62,7 +65,7 @@ export function writtenTable(sql: string): string | null {
   if (/^CREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s/i.test(text)) return null;
   for (const [re, group] of TARGETS) {
     const m = re.exec(text);
-    if (m) return m[group]!.replace(/"/g, '').split('.').pop()!.toLowerCase();
+    if (m) return tableName(m[group]!);
   }
   return '*';
 }

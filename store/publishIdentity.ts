@@ -64,15 +64,12 @@ export function codeStamp(): string {
 export async function inputStamp(store: Store): Promise<string> {
   const saved = store.inputWrites() === 0 ? savedInputs(store) : null;
   const inputs = saved ?? (await hashInputs(store));
-  sources.set(store, saved === null ? 'rows' : 'saved');
-  keepAtClose(store, inputs);
+  keepAtClose(store, inputs, saved === null ? 'rows' : 'saved');
   return `${codeStamp()}|${inputs}`;
 }
 
-const sources = new WeakMap<Store, 'rows' | 'saved'>();
-
 /** Where the store's last stamp came from: hashing the rows, or the saved stamp (logs, tests). */
-export const stampSource = (store: Store): 'rows' | 'saved' | null => sources.get(store) ?? null;
+export const stampSource = (store: Store): 'rows' | 'saved' | null => stamped.get(store)?.from ?? null;
 
 async function hashInputs(store: Store): Promise<string> {
   // of ingest_status only what the snapshot reads (the head and write time move every round)
@@ -102,14 +99,13 @@ function savedInputs(store: Store): string | null {
   }
 }
 
-/** What each open store last stamped, and how many input writes it had run by then. */
-const stamped = new WeakMap<Store, { inputs: string; writes: number }>();
+/** What each open store last stamped, where from, and how many input writes it had run by then. */
+const stamped = new WeakMap<Store, { inputs: string; from: 'rows' | 'saved'; writes: number }>();
 
-function keepAtClose(store: Store, inputs: string): void {
-  if (store.path === ':memory:') return;
+function keepAtClose(store: Store, inputs: string, from: 'rows' | 'saved'): void {
   const first = !stamped.has(store);
-  stamped.set(store, { inputs, writes: store.inputWrites() });
-  if (!first) return;
+  stamped.set(store, { inputs, from, writes: store.inputWrites() });
+  if (!first || store.path === ':memory:') return;
   store.afterClose(() => {
     const last = stamped.get(store)!;
     const path = stampFile(store.path);

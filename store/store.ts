@@ -11,7 +11,7 @@ import { fileDescriptors } from '../common/fds.js';
 import { VaultdError } from '../common/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { PUBLISH_INPUT_TABLES } from './contentHash.js';
-import { fileState, writtenTable } from './fileState.js';
+import { fileState, tableName, writtenTable } from './fileState.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
@@ -168,7 +168,7 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     path,
     stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
     appender: (table) => {
-      noteWrite(table.replace(/"/g, '').split('.').pop()!.toLowerCase());
+      noteWrite(tableName(table));
       return connection.createAppender(table);
     },
     registerTableFunction: (fn) => connection.registerTableFunction(fn),

@@ -40,9 +40,15 @@ export async function openStoreWithRetry(common: Common, options: StoreOptions, 
 
 // DuckDB's file lock is per process: a second instance of the same file in this process would
 // open it too, and two instances writing one file corrupt it. Openers in one process queue.
-const queues = new Map<string, { mutex: Mutex; users: number; held: Store | null }>();
+interface Queue {
+  mutex: Mutex;
+  users: number;
+  /** the store a holdStore keeps open, which withStore calls use meanwhile */
+  held: Store | null;
+}
+const queues = new Map<string, Queue>();
 
-function enter(path: string): { key: string; q: { mutex: Mutex; users: number; held: Store | null } } {
+function enter(path: string): { key: string; q: Queue } {
   const key = resolve(path);
   let q = queues.get(key);
   if (!q) queues.set(key, (q = { mutex: createMutex(), users: 0, held: null }));
@@ -50,7 +56,7 @@ function enter(path: string): { key: string; q: { mutex: Mutex; users: number; h
   return { key, q };
 }
 
-function leave(key: string, q: { users: number }): void {
+function leave(key: string, q: Queue): void {
   if (--q.users === 0) queues.delete(key);
 }
 
