@@ -1,14 +1,16 @@
 // The snapshot reader's planned, threaded read (engine/publish/fileIo.ts): whatever the files,
 // the way their bytes are placed (shared views, views read at once, skipped bytes) and the number
 // of threads, every shared view ends up holding its file's bytes, every other view too, and each
-// file's CRC-32 is zlib's over all of its bytes.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// file's CRC-32 is zlib's over all of its bytes. The writer's temp files do not outlive it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers/common.js';
-import { planReader, readPlanned, type PlannedFile } from './fileIo.js';
+import { planReader, readPlanned, removeStaleTemps, type PlannedFile } from './fileIo.js';
 
 const dir = tempDir('vaultd-fileio-');
 
@@ -63,5 +65,45 @@ describe('readPlanned', () => {
     const p = planReader(path, 8);
     p.into(new Uint8Array(new SharedArrayBuffer(8)));
     await expect(readPlanned([p.plan], 1)).rejects.toThrow(/ended early/);
+  });
+});
+
+describe('temp files of the writer', () => {
+  it('a process that exits mid-write leaves no temp file behind', () => {
+    const out = join(dir, 'exit-mid-write');
+    mkdirSync(out);
+    const fileIo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'engine', 'publish', 'fileIo.js');
+    // as when a stop's grace runs out during a large write: process.exit with the file open
+    const script = `
+      import { readdirSync } from 'node:fs';
+      import { writeStreamed } from ${JSON.stringify(fileIo)};
+      await writeStreamed(${JSON.stringify(out)}, 'series', 'bin', (sink) => {
+        sink.bytes(new Uint8Array(4096));
+        process.stdout.write(JSON.stringify(readdirSync(${JSON.stringify(out)})));
+        process.exit(0);
+      });`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual([expect.stringMatching(new RegExp(`^\\.series\\.${child.pid}\\.[0-9a-z]+\\.tmp$`))]);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it("removeStaleTemps removes the temp files of processes that are gone, and only those", () => {
+    const out = join(dir, 'stale');
+    mkdirSync(out);
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const names = {
+      gone: `.series.${gone}.k3j2h1.tmp`,
+      goneManifest: `.manifest.json.${gone}.a1.tmp`,
+      mine: `.series.${process.pid}.x9.tmp`,
+      parent: `.events.${process.ppid}.y8.tmp`,
+      snapshot: 'series-00.bin',
+      other: '.series.notapid.tmp',
+    };
+    for (const name of Object.values(names)) writeFileSync(join(out, name), 'x');
+    expect(removeStaleTemps(out).sort()).toEqual([names.gone, names.goneManifest].sort());
+    expect(readdirSync(out).sort()).toEqual([names.mine, names.parent, names.snapshot, names.other].sort());
+    expect(existsSync(join(out, names.gone))).toBe(false);
+    expect(removeStaleTemps(join(out, 'missing'))).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 // share of the bytes, taking the CRC-32 of what they read as they go: a restart's read is
 // bound by page faults on fresh memory, and those run on every core at once.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
@@ -23,12 +23,66 @@ export interface ByteSink {
 
 const BREATHE_BYTES = 8 << 20;
 
+/** Temp files this process is writing (not yet renamed to their names). */
+const writing = new Set<string>();
+
+/**
+ * A temp file in `dir` named for this process (`.<stem>.<pid>.<random>.tmp`), removed if the
+ * process exits before `done()`: a stop whose grace runs out mid-write (common/signals.ts; the
+ * benchmark world's series file takes seconds) leaves no 1.6 GB orphan. What a crash or a kill
+ * leaves, `removeStaleTemps` removes on the next write.
+ */
+export function tempFile(dir: string, stem: string): { path: string; done(): void } {
+  if (writing.size === 0) process.once('exit', removeOwnTemps);
+  const path = join(dir, `.${stem}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  writing.add(path);
+  return {
+    path,
+    done() {
+      writing.delete(path);
+      if (writing.size === 0) process.off('exit', removeOwnTemps);
+    },
+  };
+}
+
+function removeOwnTemps(): void {
+  for (const path of writing) rmSync(path, { force: true });
+}
+
+const TEMP = /^\..+\.(\d+)\.[0-9a-z]+\.tmp$/;
+
+/** Remove the temp files in `dir` of processes no longer running (killed mid-write); returns their names. */
+export function removeStaleTemps(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const stale = names.filter((name) => {
+    const pid = Number(TEMP.exec(name)?.[1] ?? NaN);
+    return Number.isSafeInteger(pid) && pid !== process.pid && !running(pid);
+  });
+  for (const name of stale) rmSync(join(dir, name), { force: true });
+  return stale;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+}
+
 /**
  * Write what `produce` appends into DIR/<role>-<sha256>.<ext> (via a temp file and a rename);
  * returns the name and size.
  */
 export async function writeStreamed(dir: string, role: string, ext: string, produce: (sink: ByteSink) => void | Promise<void>): Promise<{ name: string; bytes: number; crc32: number }> {
-  const tmp = join(dir, `.${role}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const temp = tempFile(dir, role);
+  const tmp = temp.path;
   const fd = openSync(tmp, 'w');
   const hash = createHash('sha256');
   let crc = 0;
@@ -53,11 +107,13 @@ export async function writeStreamed(dir: string, role: string, ext: string, prod
   } catch (err) {
     closeSync(fd);
     rmSync(tmp, { force: true });
+    temp.done();
     throw err;
   }
   closeSync(fd);
   const name = `${role}-${hash.digest('hex')}.${ext}`;
   renameSync(tmp, join(dir, name));
+  temp.done();
   return { name, bytes: size, crc32: crc };
 }
 

@@ -21,7 +21,7 @@ import type { Registry } from '../../model/rows.js';
 import { createEventTable, Dictionary, HASH_WORDS, type EventTable } from '../../model/events.js';
 import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, VaultSeries, WalletIndex, World } from '../../model/world.js';
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
-import { openReader, planReader, readPlanned, sha256, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
+import { openReader, planReader, readPlanned, removeStaleTemps, sha256, tempFile, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
 
 export const SNAPSHOT_FORMAT = 'vaultd-snapshot/5';
 
@@ -305,6 +305,7 @@ function readPositionItems(r: FileReader, positions: number, meta: WorldFile['it
  */
 export async function writeWorldFiles(dir: string, world: World): Promise<WorldFiles> {
   await mkdir(dir, { recursive: true });
+  removeStaleTemps(dir); // what a writer killed mid-write left
   const items = world.positionItems;
   if (!items || items.positions !== world.walletIndex.positions) throw new Error('a world is published to files with its position items');
   const series = [...world.series.values()];
@@ -343,11 +344,23 @@ async function putFile(dir: string, role: string, ext: string, body: Buffer): Pr
   const existing = await stat(path).catch(() => null);
   const intact = existing?.size === body.length && sha256(await readFile(path)) === name.slice(role.length + 1, role.length + 65);
   if (!intact) {
-    const tmp = join(dir, `.${name}.${process.pid}.tmp`);
-    await writeFile(tmp, body);
-    await rename(tmp, path);
+    await writeRenamed(dir, name, path, body);
   }
   return { name, bytes: body.length };
+}
+
+/** `body` written to a temp file in `dir`, then renamed to `path`. */
+async function writeRenamed(dir: string, stem: string, path: string, body: string | Buffer): Promise<void> {
+  const temp = tempFile(dir, stem);
+  try {
+    await writeFile(temp.path, body);
+    await rename(temp.path, path);
+  } catch (err) {
+    await rm(temp.path, { force: true });
+    throw err;
+  } finally {
+    temp.done();
+  }
 }
 
 /**
@@ -375,9 +388,7 @@ export async function writeManifest(
     written_at: new Date().toISOString(),
     files: all,
   };
-  const tmp = join(dir, `.${MANIFEST}.${process.pid}.tmp`);
-  await writeFile(tmp, JSON.stringify(manifest, null, 1));
-  await rename(tmp, join(dir, MANIFEST));
+  await writeRenamed(dir, MANIFEST, join(dir, MANIFEST), JSON.stringify(manifest, null, 1));
   const keep = new Set([...Object.values(manifest.files), ...Object.values(previous?.files ?? {})].map((f) => f.name));
   for (const name of await readdir(dir)) {
     if (NAME.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
