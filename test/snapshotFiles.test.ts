@@ -3,10 +3,11 @@
 // positions, activity); a truncated or bit-flipped file is refused, never served.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../engine/engine.js';
 import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
-import { CorruptSnapshotError, readManifest, readSnapshotDir, writeSnapshotDir } from '../engine/publish/snapshotFiles.js';
+import { CorruptSnapshotError, readManifest, readSnapshotDir, writeJsonObject, writeSnapshotDir } from '../engine/publish/snapshotFiles.js';
 import type { World } from '../model/world.js';
 import { eventRows } from '../model/events.js';
 import { walletPositionList } from '../engine/publish/walletViews.js';
@@ -164,5 +165,22 @@ describe('snapshot directory', () => {
     // unchanged content is one file shared by every generation
     expect(m3.files.series.name).toBe(m1.files.series.name);
     expect(names.filter((n) => n.startsWith('series-'))).toHaveLength(1);
+  });
+});
+
+describe('writeJsonObject', () => {
+  it("writes JSON.stringify's bytes in pieces, whatever the members (long arrays an element at a time)", async () => {
+    const member = fc.oneof(fc.jsonValue(), fc.array(fc.jsonValue(), { maxLength: 40 }), fc.constant(undefined), fc.array(fc.integer({ min: 150_000, max: 200_000 }).map((n) => 'é"\\n'.repeat(n)), { maxLength: 8 }));
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string(), member, { maxKeys: 6 }), async (obj) => {
+        const pieces: Buffer[] = [];
+        let breaths = 0;
+        await writeJsonObject({ bytes: (v) => void pieces.push(Buffer.from(v.buffer, v.byteOffset, v.byteLength)), breathe: async () => void breaths++ }, obj);
+        expect(Buffer.concat(pieces).toString('utf8')).toBe(JSON.stringify(obj));
+        // a member of more than 1 MB is not written in one piece
+        if (JSON.stringify(obj).length > 2 << 20) expect(breaths).toBeGreaterThan(0);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -254,7 +254,8 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
     else if (previous && p < previous.positions) bytes += previous.offsets[p + 1]! - previous.offsets[p]!;
     else throw new Error(`position ${p} was neither computed nor known`);
   }
-  const json = Buffer.allocUnsafe(bytes);
+  // on shared memory: the snapshot writer's thread reads it where it is (engine/publish/fileIo.ts)
+  const json = Buffer.from(new SharedArrayBuffer(bytes));
   const offsets = new Int32Array(positions + 1);
   const flags = new Uint8Array(positions);
   const skipped = new Map<number, { rows: number; message: string }>();

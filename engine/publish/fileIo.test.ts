@@ -3,14 +3,15 @@
 // of threads, every shared view ends up holding its file's bytes, every other view too, and each
 // file's CRC-32 is zlib's over all of its bytes. The writer's temp files do not outlive it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers/common.js';
-import { planReader, readPlanned, removeStaleTemps, type PlannedFile } from './fileIo.js';
+import { planReader, readPlanned, removeStaleTemps, writeStreamed, type PlannedFile } from './fileIo.js';
 
 const dir = tempDir('vaultd-fileio-');
 
@@ -65,6 +66,51 @@ describe('readPlanned', () => {
     const p = planReader(path, 8);
     p.into(new Uint8Array(new SharedArrayBuffer(8)));
     await expect(readPlanned([p.plan], 1)).rejects.toThrow(/ended early/);
+  });
+});
+
+describe('writeStreamed', () => {
+  it('writes the appended views in order, on shared memory or not, named by their SHA-256 with zlib CRC-32', async () => {
+    const out = join(dir, 'streamed');
+    mkdirSync(out);
+    // each part: its bytes, whether they sit on shared memory (at an offset), and a breathe after it
+    const partArb = fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 3000 }), fc.boolean(), fc.nat(16), fc.boolean());
+    await fc.assert(
+      fc.asyncProperty(fc.array(partArb, { maxLength: 10 }), async (parts) => {
+        const written = await writeStreamed(out, 'part', 'bin', async (sink) => {
+          for (const [bytes, shared, offset, breathe] of parts) {
+            if (shared) {
+              const view = new Uint8Array(new SharedArrayBuffer(offset + bytes.length + 3), offset, bytes.length);
+              view.set(bytes);
+              sink.bytes(view);
+            } else sink.bytes(bytes);
+            if (breathe) await sink.breathe();
+          }
+        });
+        const expected = Buffer.concat(parts.map(([bytes]) => bytes));
+        const sha = createHash('sha256').update(expected).digest('hex');
+        expect(written).toEqual({ name: `part-${sha}.bin`, bytes: expected.length, crc32: crc32(expected) });
+        expect(readFileSync(join(out, written.name)).equals(expected)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+    expect(readdirSync(out).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a produce that throws leaves no file, nor does a temp file that cannot be made', async () => {
+    const out = join(dir, 'failing');
+    mkdirSync(out);
+    await expect(
+      writeStreamed(out, 'x', 'bin', async (sink) => {
+        sink.bytes(new Uint8Array(10));
+        await sink.breathe();
+        throw new Error('produce failed');
+      }),
+    ).rejects.toThrow('produce failed');
+    expect(readdirSync(out)).toEqual([]);
+    // a directory that is not there: the temp file cannot be made
+    await expect(writeStreamed(join(out, 'missing'), 'x', 'bin', (sink) => sink.bytes(new Uint8Array(1)))).rejects.toThrow(/ENOENT/);
+    expect(readdirSync(out)).toEqual([]);
   });
 });
 
