@@ -238,10 +238,15 @@ export async function run(): Promise<BenchOutput> {
     const config = join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
     const port = 19_000 + (process.pid % 1000);
+    const wallets = (await timedVaultd(['wallets', '--db', work, '--limit', String(p.wallets)])).stdout.trim().split('\n').filter((w) => w.startsWith('0x'));
+    const rate = Number(process.env.VAULTD_SCALE_RATE ?? 5000);
     say('scale: vaultd serve, first start (recompute) …');
     const cold = await serve(work, config, port);
     const coldId = await identity(cold.base);
-    // the snapshot files are written once the server listens
+    // the snapshot files are written once the server listens (seconds, on a thread of their
+    // own): positions at the fixed rate meanwhile, as after every publish of a serving writer
+    say(`scale: positions at ${rate} req/s while the snapshot files are written …`);
+    const duringWrite = await fixedRateWrk(cold.base, cold.child.pid!, wallets, rate, 5, dir);
     const manifest = join(defaultSnapshotDir(work), 'manifest.json');
     for (const t0 = performance.now(); !existsSync(manifest) && performance.now() - t0 < 300_000; ) await new Promise((r) => setTimeout(r, 200));
     await new Promise((r) => setTimeout(r, 500));
@@ -253,12 +258,10 @@ export async function run(): Promise<BenchOutput> {
     const rssAfterStart = rssMib(warm.child.pid!, 'VmRSS');
 
     const vaults = ((await (await fetch(`${warm.base}/v1/vaults?limit=1000&include_hidden=true`)).json()) as { data: { vault_id: string }[] }).data.map((v) => v.vault_id);
-    const wallets = (await timedVaultd(['wallets', '--db', work, '--limit', String(p.wallets)])).stdout.trim().split('\n').filter((w) => w.startsWith('0x'));
     const trafficS = Number(process.env.VAULTD_SCALE_TRAFFIC_S ?? 60);
     say(`scale: ${trafficS} s of mixed traffic …`);
     const traffic = await mixedTraffic(warm.base, vaults, wallets, trafficS);
     const rssAfterTraffic = rssMib(warm.child.pid!, 'VmRSS');
-    const rate = Number(process.env.VAULTD_SCALE_RATE ?? 5000);
     const rateS = Number(process.env.VAULTD_SCALE_RATE_S ?? 10);
     say(`scale: positions of random wallets at ${rate} req/s for ${rateS} s …`);
     const positions = await fixedRate(warm.base, wallets, rate, rateS);
@@ -281,6 +284,7 @@ export async function run(): Promise<BenchOutput> {
       serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
       positions,
       positions_wrk: positionsWrk,
+      positions_wrk_during_snapshot_write: duringWrite,
       curve,
     };
     const gib = (mib: number | null) => (mib === null ? '—' : `${round1(mib / 1024)} GiB`);
@@ -300,6 +304,9 @@ export async function run(): Promise<BenchOutput> {
         { figure: `positions at ${rate} req/s (node client): p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
         ...(positionsWrk
           ? [{ figure: `positions at ${rate} req/s (wrk): p50 / p99`, value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms`, baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` }]
+          : []),
+        ...(duringWrite
+          ? [{ figure: `positions at ${rate} req/s (wrk) while a publish's snapshot files are written: p50 / p99`, value: `${duringWrite.p50_ms} / ${duringWrite.p99_ms} ms`, baseline: `${duringWrite.req_per_s} req/s, ${duringWrite.non_2xx_3xx} non-2xx; after the write: ${positionsWrk?.p99_ms ?? '—'} ms p99`, target: '' }]
           : []),
         ...curve.map((c) => ({
           figure: `curve: ${c.vaults} vaults (${c.vaults * (p.wallets / p.vaults)} wallets, ${p.days} d)`,
