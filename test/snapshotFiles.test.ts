@@ -151,6 +151,24 @@ describe('snapshot directory', () => {
     expect(await once()).toEqual(values(world));
   });
 
+  it('price strings round-trip: one per line after the doubles, or in world.json for a token with a newline in a value', async () => {
+    const out = join(dir, 'prices');
+    const usd = (w: World) => Object.fromEntries([...w.prices].map(([k, p]) => [k, { usd: [...p.usd], ts: [...p.ts], usd_f: [...p.usd_f] }]));
+    const once = async () => {
+      await writeSnapshotDir(out, world, { generation: 5, refreshed_at_s: original.refreshed_at_s, stamp: null }, null);
+      return usd((await readSnapshotDir(out)).world);
+    };
+    expect(world.prices.size).toBeGreaterThan(1);
+    expect(await once()).toEqual(usd(world));
+    // a value with a newline (not a decimal, but a string the store may hold), a token with no
+    // prices, and one whose every price is the empty string
+    const [first, second] = [...world.prices.values()];
+    first!.usd = [...first!.usd.slice(0, -1), '1.5\n2'];
+    world.prices.set('1:0x00000000000000000000000000000000000000e0', { chain_id: 1, address: '0x00000000000000000000000000000000000000e0', ts: new Float64Array(0), usd: [], usd_f: new Float64Array(0) });
+    second!.usd = second!.usd.map(() => '');
+    expect(await once()).toEqual(usd(world));
+  });
+
   it('keeps the previous generation\'s files and removes older ones', async () => {
     const out = join(dir, 'gc');
     const ids = [1, 2, 3].map((g) => ({ generation: g, refreshed_at_s: original.refreshed_at_s, stamp: null }));

@@ -6,7 +6,7 @@
 // share of the bytes, taking the CRC-32 of what they read as they go: a restart's read is
 // bound by page faults on fresh memory, and those run on every core at once.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
@@ -231,26 +231,6 @@ function readFully(fd: number, b: Uint8Array, at: number, path: string): void {
     if (n === 0) throw new RangeError(`${path} ended early`);
     k += n;
   }
-}
-
-export function openReader(path: string): FileReader {
-  const fd = openSync(path, 'r');
-  const size = fstatSync(fd).size;
-  let at = 0;
-  return {
-    size,
-    into(view) {
-      const b = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-      if (at + b.length > size) throw new RangeError(`${path} is shorter than its index`);
-      readFully(fd, b, at, path);
-      at += b.length;
-    },
-    skip(bytes) {
-      at += bytes;
-    },
-    remaining: () => size - at,
-    close: () => closeSync(fd),
-  };
 }
 
 /** Where a planned file's bytes go: `view` (on a SharedArrayBuffer) takes the bytes from offset `at`. */

@@ -21,9 +21,9 @@ import type { Registry } from '../../model/rows.js';
 import { createEventTable, Dictionary, HASH_WORDS, type EventTable } from '../../model/events.js';
 import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, VaultSeries, WalletIndex, World } from '../../model/world.js';
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
-import { openReader, planReader, readPlanned, removeStaleTemps, sha256, tempFile, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
+import { planReader, readPlanned, removeStaleTemps, sha256, tempFile, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/5';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/6';
 
 /** Threads that read a snapshot's big files (page faults on fresh memory are most of a restart's read). */
 const READ_THREADS = 2;
@@ -72,7 +72,8 @@ const ROLES = ['world', 'series', 'prices', 'events', 'strings', 'wallets', 'pos
 interface WorldFile {
   registry: Registry;
   series: { vault_id: string; numeraire_decimals: number; publishes_unit_price: boolean; length: number; skipped: number }[];
-  prices: { key: string; chain_id: number; address: string; usd: string[] }[];
+  /** `usd` only when a value holds a newline (else the strings follow the doubles in the prices file) */
+  prices: { key: string; chain_id: number; address: string; n: number; usd?: string[] }[];
   allocations: [string, { as_of: number; items: AllocationItem[] }][];
   tvlSources: TvlSourceState[];
   priceProviderErrors: World['priceProviderErrors'];
@@ -116,12 +117,38 @@ function readSeries(r: FileReader, meta: WorldFile['series']): Map<string, Vault
   return out;
 }
 
-// ---- prices: per token, its hours and the prices as doubles (the exact strings are in world.json)
-function writePrices(sink: ByteSink, prices: readonly PriceSeries[]): void {
+// ---- prices: per token, its hours and the prices as doubles; then the exact decimal strings,
+// one per line (473 k on the benchmark world: in world.json, JSON.parse copied each, ~130 ms
+// of a restart's main thread and its garbage); a token with a value holding a newline keeps
+// its strings in world.json
+const linesOf = (p: Pick<PriceSeries, 'usd'>) => !p.usd.some((v) => v.includes('\n'));
+
+async function writePrices(sink: ByteSink, prices: readonly PriceSeries[]): Promise<void> {
   for (const p of prices) {
     sink.bytes(p.ts);
     sink.bytes(p.usd_f);
   }
+  await writeLines(sink, prices.filter(linesOf).map((p) => p.usd));
+}
+
+function readPrices(buf: Buffer, meta: WorldFile['prices'], need: (ok: boolean, what: string) => void): Map<string, PriceSeries> {
+  const prices = new Map<string, PriceSeries>();
+  let at = 0;
+  for (const p of meta) {
+    need(at + 16 * p.n <= buf.length, 'prices shorter than their index');
+    prices.set(p.key, { chain_id: p.chain_id, address: p.address, ts: f64Copy(buf, at, p.n), usd: p.usd ?? [], usd_f: f64Copy(buf, at + 8 * p.n, p.n) });
+    at += 16 * p.n;
+  }
+  const lines = meta.filter((p) => p.usd === undefined);
+  const total = lines.reduce((n, p) => n + p.n, 0);
+  const values = total === 0 ? [] : buf.toString('utf8', at).split('\n');
+  need(values.length === total && (total > 0 || at === buf.length), 'prices hold another number of values than their index');
+  let k = 0;
+  for (const p of lines) {
+    prices.get(p.key)!.usd = values.slice(k, k + p.n);
+    k += p.n;
+  }
+  return prices;
 }
 
 // ---- events: the table's columns (each padded to 8 bytes), amounts, hash words
@@ -196,10 +223,17 @@ async function writeStrings(sink: ByteSink, strings: EventStrings): Promise<void
     values.push(strings[k]);
   }
   sink.bytes(Buffer.from(`${JSON.stringify(head)}\n`));
-  // the values in runs of STRING_RUN lines, the event loop running between (418 k values took
-  // 180 ms in one piece), joined by newlines: `head\nv0\nv1…` as one join would make it
+  await writeLines(sink, values);
+}
+
+/**
+ * The values of `lists`, in order, joined by newlines (as one join of them all would make it),
+ * in runs of STRING_RUN lines with the event loop running between (418 k values took 180 ms in
+ * one piece).
+ */
+async function writeLines(sink: ByteSink, lists: readonly (readonly string[])[]): Promise<void> {
   let first = true;
-  for (const list of values) {
+  for (const list of lists) {
     for (let at = 0; at < list.length; at += STRING_RUN) {
       sink.bytes(Buffer.from(`${first ? '' : '\n'}${list.slice(at, at + STRING_RUN).join('\n')}`));
       first = false;
@@ -326,7 +360,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     // RPC URLs may carry provider keys, and nothing published reads them
     registry: { ...world.registry, chains: world.registry.chains.map((c) => ({ ...c, rpc_urls: [] })) },
     series: series.map((s) => ({ vault_id: s.vault_id, numeraire_decimals: s.numeraire_decimals, publishes_unit_price: s.publishes_unit_price, length: s.length, skipped: s.skipped })),
-    prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, usd: p.usd })),
+    prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, n: p.ts.length, ...(linesOf(p) ? {} : { usd: p.usd }) })),
     allocations: [...world.allocations],
     tvlSources: world.tvlSources,
     priceProviderErrors: world.priceProviderErrors,
@@ -541,8 +575,8 @@ async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): P
   const need = (ok: boolean, what: string) => {
     if (!ok) throw new CorruptSnapshotError(`snapshot files disagree: ${what}`);
   };
-  // where every byte of the column files goes (the positions' arrays are this thread's: the
-  // threads only check that file), then the threads' read
+  // where every byte of the column files goes (a view not on shared memory, as the positions'
+  // offsets and flags, is read here at once), then the threads' read
   const consume = <R extends FileReader, T>(r: R, entry: FileEntry, f: (r: R) => T): T => {
     try {
       const out = f(r);
@@ -557,8 +591,8 @@ async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): P
   const series = plan(m.files.series, (r) => readSeries(r, meta.series));
   const events = plan(m.files.events, (r) => readEvents(r, meta.events));
   const wallets = plan(m.files.wallets, (r) => readWallets(r, meta.wallets, meta.events));
-  const positionsFile = { path: join(dir, m.files.positions.name), size: m.files.positions.bytes, places: [] };
-  const reading = readPlanned([series.plan, events.plan, wallets.plan, positionsFile], READ_THREADS);
+  const positions = plan(m.files.positions, (r) => readPositionItems(r, meta.wallets.positions, meta.items));
+  const reading = readPlanned([series.plan, events.plan, wallets.plan, positions.plan], READ_THREADS);
   reading.catch(() => undefined); // awaited below; an error here first must not leave it unhandled
 
   const [pricesBuf, stringsBuf, authBuf] = await Promise.all([
@@ -569,22 +603,14 @@ async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): P
   const strings = decodeStrings(stringsBuf, need);
   const auth = authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null;
   need(wallets.out.wallets <= strings.wallets.length, 'the wallet index names missing wallets');
-  const positionItems = consume(openReader(positionsFile.path), m.files.positions, (r) => readPositionItems(r, meta.wallets.positions, meta.items));
+  const positionItems = positions.out;
   const crcs = await reading;
   COLUMN_FILES.forEach((role, k) => {
     if (crcs[k] !== m.files[role].crc32) throw new CorruptSnapshotError(`${join(dir, m.files[role].name)} does not match its checksum (torn or altered)`);
   });
   events.out.finish(strings, need);
 
-  const prices = new Map<string, PriceSeries>();
-  let at = 0;
-  for (const p of meta.prices) {
-    const n = p.usd.length;
-    need(at + 16 * n <= pricesBuf.length, 'prices shorter than their index');
-    prices.set(p.key, { chain_id: p.chain_id, address: p.address, ts: f64Copy(pricesBuf, at, n), usd: p.usd, usd_f: f64Copy(pricesBuf, at + 8 * n, n) });
-    at += 16 * n;
-  }
-  need(at === pricesBuf.length, 'prices longer than their index');
+  const prices = readPrices(pricesBuf, meta.prices, need);
   const world: World = {
     registry: meta.registry,
     vaults: new Map(meta.registry.vaults.map((v) => [v.vault_id, v])),
