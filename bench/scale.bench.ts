@@ -3,7 +3,8 @@
 // peak RSS), the same derived tables (hourly metrics, positions, activity) computed by DuckDB
 // SQL alone with equal contents asserted, `vaultd serve` spawn → first 200 recomputing and then restoring its saved
 // snapshot (same ETag and refreshed_at), the server's RSS after a minute of mixed traffic,
-// and /v1/users/{w}/positions latency for random wallets at a fixed request rate; then the
+// and /v1/users/{w}/positions latency for random wallets at a fixed request rate (also while
+// the first start writes its snapshot files, as a serving writer does at every publish); then the
 // scaling curve: build and `recompute --full` (wall, peak RSS) at each size of
 // VAULTD_SCALE_CURVE (vault counts, default 250,500,2000,4000; empty to skip), same wallets
 // per vault and days. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;

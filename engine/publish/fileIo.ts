@@ -1,14 +1,13 @@
-// Streamed, checksummed file I/O for the published snapshot's big files: a writer appends typed
-// arrays to a temp file while hashing them (SHA-256 for the content address, CRC-32 for the
-// reader's check; no whole-file buffer: the benchmark world's series are 1.6 GB) and renames it
-// to its content address. A reader first plans where every byte goes (the typed arrays that will
+// Streamed, checksummed file I/O for the published snapshot's big files: a writer thread appends
+// typed arrays to a temp file while hashing them (SHA-256 for the content address, CRC-32 for
+// the reader's check; no whole-file buffer: the benchmark world's series are 1.6 GB), reading
+// them where they are on shared memory, and the file is renamed to its content address. A reader first plans where every byte goes (the typed arrays that will
 // hold them, on SharedArrayBuffers), then threads copy the files straight into them, each a
 // share of the bytes, taking the CRC-32 of what they read as they go: a restart's read is
 // bound by page faults on fresh memory, and those run on every core at once.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 as zlibCrc32 } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import { crc32Combine } from '../../common/crc32.js';
 

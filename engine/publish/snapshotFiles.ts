@@ -135,7 +135,7 @@ function readPrices(buf: Buffer, meta: WorldFile['prices'], need: (ok: boolean, 
   const prices = new Map<string, PriceSeries>();
   let at = 0;
   for (const p of meta) {
-    need(at + 16 * p.n <= buf.length, 'prices shorter than their index');
+    need(at + 16 * p.n <= buf.length && (p.usd === undefined || p.usd.length === p.n), 'prices shorter than their index');
     prices.set(p.key, { chain_id: p.chain_id, address: p.address, ts: f64Copy(buf, at, p.n), usd: p.usd ?? [], usd_f: f64Copy(buf, at + 8 * p.n, p.n) });
     at += 16 * p.n;
   }
