@@ -14,7 +14,7 @@ import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
 import { createRateLimiter } from './rateLimit.js';
-import { errorBody, headerLines, JSON_TYPE, jsonPage, OPEN_ARRAY, variantsFor, type Body, type JsonBody, type Reply } from './reply.js';
+import { compressible, errorBody, headerLines, JSON_TYPE, jsonPage, OPEN_ARRAY, PAGE_BROTLI_QUALITY, PAGE_GZIP_LEVEL, type Body, type JsonBody, type Reply } from './reply.js';
 import { requestIdFrom } from './requestId.js';
 import { cursorsFor, servedFor } from './generations.js';
 import { createRequestMetrics } from './requestMetrics.js';
@@ -22,7 +22,7 @@ import { matchRoute, type RouteMatch } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
 import { createEncodingChooser, type Encoding } from './transport/negotiate.js';
-import { brTemplate, gzipItemsBody, gzipTemplate, identityTemplate, PRECOMPRESS_MIN_BYTES, type BodyTemplate, type Variants } from './transport/splice.js';
+import { brTemplate, brVariant, gzipItemsBody, gzipTemplate, gzipVariant, identityTemplate, PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
 import { PAGE_SUFFIX, type Page } from '../engine/publish/page.js';
 import type { ChainStatus } from './routes/health.js';
 
@@ -51,12 +51,15 @@ export interface Served {
 }
 
 /**
- * A page ready for the wire: precompressed variants (pages over 1 KiB), one body template per
- * encoding and the header lines after the per-request ones, per encoding and /v1-ness.
+ * A page ready for the wire: one body template per encoding (a page over 1 KiB is compressed
+ * for the first client that takes each encoding: a client asking for identity, or gzip only,
+ * does not wait for a brotli pass — ~30 ms on the benchmark world's vault list, a restart's
+ * first request) and the header lines after the per-request ones, per encoding and /v1-ness.
  */
 export interface PageWire {
   page: Page;
-  variants: Variants | null;
+  /** sent compressed to clients that take it (over 1 KiB) */
+  compress: boolean;
   templates: Partial<Record<Encoding, BodyTemplate>>;
   /** [encoding 0–2 for a 200, 3 for a 304] × [not /v1, /v1] */
   lines: (Buffer | undefined)[];
@@ -389,9 +392,9 @@ export function createHandler(deps: HandlerDeps) {
   /** A page of the snapshot: its wire form's header lines and the template of the chosen encoding. */
   function writePage(x: Exchange, page: Page, served: Served): Reply {
     let wire = served.wire.get(page);
-    if (wire === undefined) served.wire.set(page, (wire = { page, variants: variantsFor(page) ?? null, templates: {}, lines: [] }));
+    if (wire === undefined) served.wire.set(page, (wire = { page, compress: compressible(page), templates: {}, lines: [] }));
     if (matchesEtag(x.req.ifNoneMatch, page.etag)) return reply(x, 304, pageLines(wire, 3, x.isV1), maxAge(x));
-    const encoding = wire.variants === null ? 'identity' : choose(x.req.acceptEncoding, true);
+    const encoding = wire.compress ? choose(x.req.acceptEncoding, true) : 'identity';
     const e = encoding === 'identity' ? 0 : encoding === 'gzip' ? 1 : 2;
     return reply(x, 200, pageLines(wire, e, x.isV1), maxAge(x), wire.templates[encoding] ?? templateOf(wire, encoding));
   }
@@ -487,7 +490,8 @@ function pageLines(wire: PageWire, kind: number, v1: boolean): Buffer {
 }
 
 function templateOf(wire: PageWire, encoding: Encoding): BodyTemplate {
-  const t = encoding === 'gzip' ? gzipTemplate(wire.variants!.gzip) : encoding === 'br' ? brTemplate(wire.variants!.br) : identityTemplate(wire.page);
+  const { prefix } = wire.page;
+  const t = encoding === 'gzip' ? gzipTemplate(gzipVariant(prefix, PAGE_GZIP_LEVEL)) : encoding === 'br' ? brTemplate(brVariant(prefix, PAGE_BROTLI_QUALITY)) : identityTemplate(wire.page);
   wire.templates[encoding] = t;
   return t;
 }

@@ -4,13 +4,12 @@ import { hash } from 'node:crypto';
 import { VaultdError } from '../common/errors.js';
 import { metaText, type ListMeta, type Page } from '../engine/publish/page.js';
 import type { DeflatedItems } from '../engine/publish/seriesBuffers.js';
-import { buildVariants, PRECOMPRESS_MIN_BYTES, type BodyTemplate, type Variants } from './transport/splice.js';
+import { PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
 
-/** A prebuilt page of the snapshot (variants are added once, lazily, per snapshot). */
+/** A prebuilt page of the snapshot (its compressed variants are made per snapshot, on first use: server/handle.ts). */
 export interface PageBody {
   kind: 'page';
   page: Page;
-  variants?: Variants;
 }
 
 /** A body built for this request from snapshot data ({data, meta} envelope). */
@@ -143,7 +142,9 @@ export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string
 
 export const OPEN_ARRAY = Buffer.from('{"data":[');
 
-/** Precompressed variants for pages over 1 KiB (DESIGN §5.6), else undefined. */
-export function variantsFor(page: Page, quality = 5): Variants | undefined {
-  return page.prefix.length + 40 > PRECOMPRESS_MIN_BYTES ? buildVariants(page, { brotliQuality: quality, gzipLevel: 6 }) : undefined;
-}
+/** Whether a page is sent compressed to a client that takes it: bodies over 1 KiB (DESIGN §5.6). */
+export const compressible = (page: Page): boolean => page.prefix.length + 40 > PRECOMPRESS_MIN_BYTES;
+
+/** A page's gzip level and brotli quality: made on the first request wanting each, once per snapshot. */
+export const PAGE_GZIP_LEVEL = 6;
+export const PAGE_BROTLI_QUALITY = 5;

@@ -1,8 +1,10 @@
 // Issue #11: what the request path now remembers — page answers per request target (path and
 // query), parsed queries and cursors — gives the answers a handler with nothing remembered
-// gives, forgets them when a new snapshot is published, and never remembers an error.
+// gives, forgets them when a new snapshot is published, and never remembers an error; a page
+// is compressed only in the encodings clients take, once each per snapshot.
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import zlib, { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine } from '../engine/engine.js';
 import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
@@ -11,6 +13,7 @@ import { createAuthTable } from '../server/auth.js';
 import { createCursorCodec } from '../server/cursor.js';
 import { createHandler, type Served } from '../server/handle.js';
 import { replyHeaders, replyParts } from '../server/reply.js';
+import { PRECOMPRESS_MIN_BYTES } from '../server/transport/splice.js';
 import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
 
@@ -108,4 +111,35 @@ describe('what the request path remembers', () => {
     expect(other.etag).not.toBe(fresh.etag);
     expect(JSON.parse(other.body).meta.next_cursor).not.toBe(next);
   });
+
+  it('a page is compressed per encoding when a client first takes it: identity and gzip clients make no brotli variant', () => {
+    const served = servedOf(first.snapshot); // nothing on the wire yet
+    const h = handlerOf(() => served);
+    const target = '/v1/vaults?include_hidden=true';
+    const page = first.snapshot.pages.get(target)!;
+    expect(page.prefix.length).toBeGreaterThan(PRECOMPRESS_MIN_BYTES);
+    const made = () => Object.keys(served.wire.get(page)?.templates ?? {}).sort();
+    const brotli = vi.spyOn(zlib, 'brotliCompressSync');
+    try {
+      const plain = get(h, target, 'identity');
+      expect(plain.encoding).toBeUndefined();
+      expect(made()).toEqual(['identity']);
+      const gz = get(h, target, 'gzip');
+      expect(gz.encoding).toBe('gzip');
+      expect(made()).toEqual(['gzip', 'identity']);
+      expect(brotli).not.toHaveBeenCalled();
+      const br = get(h, target, 'gzip, deflate, br');
+      expect(br.encoding).toBe('br');
+      expect(made()).toEqual(['br', 'gzip', 'identity']);
+      expect(brotli).toHaveBeenCalledTimes(1);
+      get(h, target, 'br');
+      expect(brotli).toHaveBeenCalledTimes(1); // made once per snapshot
+      // each decodes to the identity body
+      expect(gunzipSync(Buffer.from(gz.body, 'latin1')).toString('latin1')).toBe(plain.body);
+      expect(brotliDecompressSync(Buffer.from(br.body, 'latin1')).toString('latin1')).toBe(plain.body);
+    } finally {
+      brotli.mockRestore();
+    }
+  });
 });
+

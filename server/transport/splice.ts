@@ -43,27 +43,33 @@ export interface BuildVariantsOptions {
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
 
 export function buildVariants(page: Pick<Page, 'prefix'>, options: BuildVariantsOptions = {}): Variants {
-  const { prefix } = page;
+  return { gzip: gzipVariant(page.prefix, options.gzipLevel), br: brVariant(page.prefix, options.brotliQuality) };
+}
+
+/** The gzip variant of a page's constant prefix (zlib level 1–9). */
+export function gzipVariant(prefix: Buffer, level = 9): GzipVariant {
   const deflated = zlib.deflateRawSync(prefix, {
-    level: options.gzipLevel ?? 9,
+    level,
     // A sync flush ends on an empty stored block (00 00 ff ff): byte-aligned and not final.
     finishFlush: zlib.constants.Z_SYNC_FLUSH,
   });
+  // Buffer.concat copies: the sync API returns a view into a 16 KiB+ chunk we must not retain.
+  return { head: Buffer.concat([GZIP_HEADER, deflated]), crcAfterPrefix: crc32Native(prefix), prefixLength: prefix.length };
+}
+
+/** The brotli variant of a page's constant prefix (quality 0–11). */
+export function brVariant(prefix: Buffer, quality = 11): BrotliVariant {
   const brotli = zlib.brotliCompressSync(prefix, {
     // OPERATION_FLUSH pads to a byte boundary (with an empty metadata block if needed) and
     // leaves the stream open; the sync API honours finishFlush like the zlib formats do.
     finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
     params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: options.brotliQuality ?? 11,
+      [zlib.constants.BROTLI_PARAM_QUALITY]: quality,
       [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: prefix.length,
     },
   });
-  return {
-    // Buffer.concat copies: the sync APIs return views into 16 KiB+ chunks we must not retain.
-    gzip: { head: Buffer.concat([GZIP_HEADER, deflated]), crcAfterPrefix: crc32Native(prefix), prefixLength: prefix.length },
-    br: { head: Buffer.concat([brotli]) },
-  };
+  return { head: Buffer.concat([brotli]) }; // a copy, as above
 }
 
 /**
