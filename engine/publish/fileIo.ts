@@ -1,10 +1,11 @@
 // Streamed, checksummed file I/O for the published snapshot's big files: a writer thread appends
 // typed arrays to a temp file while hashing them (SHA-256 for the content address, CRC-32 for
 // the reader's check; no whole-file buffer: the benchmark world's series are 1.6 GB), reading
-// them where they are on shared memory, and the file is renamed to its content address. A reader first plans where every byte goes (the typed arrays that will
-// hold them, on SharedArrayBuffers), then threads copy the files straight into them, each a
-// share of the bytes, taking the CRC-32 of what they read as they go: a restart's read is
-// bound by page faults on fresh memory, and those run on every core at once.
+// them where they are on shared memory, and the file is renamed to its content address. A
+// reader first plans where every byte goes (the typed arrays that will hold them, on
+// SharedArrayBuffers), then threads copy the files straight into them, each a share of the
+// bytes, taking the CRC-32 of what they read as they go: a restart's read is bound by page
+// faults on fresh memory, and those run on every core at once.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,16 +86,22 @@ export async function writeStreamed(dir: string, role: string, ext: string, prod
   const temp = tempFile(dir, role);
   const fd = openSync(temp.path, 'w');
   const writer = startWriter(fd);
+  let open = true;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
   try {
     await produce(writer.sink);
     const { sha256: hex, crc32, size } = await writer.end();
-    closeSync(fd);
+    close();
     const name = `${role}-${hex}.${ext}`;
     renameSync(temp.path, join(dir, name));
     return { name, bytes: size, crc32 };
   } catch (err) {
+    // (a failed rename comes here with the file closed: closing it again would hide the error)
     await writer.abort();
-    closeSync(fd);
+    close();
     rmSync(temp.path, { force: true });
     throw err;
   } finally {

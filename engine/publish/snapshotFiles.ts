@@ -121,14 +121,13 @@ function readSeries(r: FileReader, meta: WorldFile['series']): Map<string, Vault
 // one per line (473 k on the benchmark world: in world.json, JSON.parse copied each, ~130 ms
 // of a restart's main thread and its garbage); a token with a value holding a newline keeps
 // its strings in world.json
-const linesOf = (p: Pick<PriceSeries, 'usd'>) => !p.usd.some((v) => v.includes('\n'));
-
-async function writePrices(sink: ByteSink, prices: readonly PriceSeries[]): Promise<void> {
+/** `meta`: the world file's entries of `prices`, in order (a token with `usd` there has no lines here). */
+async function writePrices(sink: ByteSink, prices: readonly PriceSeries[], meta: WorldFile['prices']): Promise<void> {
   for (const p of prices) {
     sink.bytes(p.ts);
     sink.bytes(p.usd_f);
   }
-  await writeLines(sink, prices.filter(linesOf).map((p) => p.usd));
+  await writeLines(sink, prices.filter((_, k) => meta[k]!.usd === undefined).map((p) => p.usd));
 }
 
 function readPrices(buf: Buffer, meta: WorldFile['prices'], need: (ok: boolean, what: string) => void): Map<string, PriceSeries> {
@@ -140,14 +139,8 @@ function readPrices(buf: Buffer, meta: WorldFile['prices'], need: (ok: boolean, 
     at += 16 * p.n;
   }
   const lines = meta.filter((p) => p.usd === undefined);
-  const total = lines.reduce((n, p) => n + p.n, 0);
-  const values = total === 0 ? [] : buf.toString('utf8', at).split('\n');
-  need(values.length === total && (total > 0 || at === buf.length), 'prices hold another number of values than their index');
-  let k = 0;
-  for (const p of lines) {
-    prices.get(p.key)!.usd = values.slice(k, k + p.n);
-    k += p.n;
-  }
+  const values = readLines(buf.toString('utf8', at), lines.map((p) => p.n), need, 'prices hold another number of values than their index');
+  lines.forEach((p, k) => (prices.get(p.key)!.usd = values[k]!));
   return prices;
 }
 
@@ -217,7 +210,7 @@ async function writeStrings(sink: ByteSink, strings: EventStrings): Promise<void
   const head: Partial<EventStrings> & { lines: Partial<Record<(typeof LINE_LISTS)[number], number>> } = { ...strings, lines: {} };
   const values: string[][] = [];
   for (const k of LINE_LISTS) {
-    if (strings[k].some((v) => v.includes('\n'))) continue;
+    if (!lineSafe(strings[k])) continue;
     delete head[k];
     head.lines[k] = strings[k].length;
     values.push(strings[k]);
@@ -244,6 +237,18 @@ async function writeLines(sink: ByteSink, lists: readonly (readonly string[])[])
 
 const STRING_RUN = 4096;
 
+/** Whether `values` can be written one per line (none holds a newline). */
+const lineSafe = (values: readonly string[]): boolean => !values.some((v) => v.includes('\n'));
+
+/** What writeLines wrote for lists of `counts` values, split back into those lists; `need` fails on another number of lines. */
+function readLines(text: string, counts: readonly number[], need: (ok: boolean, what: string) => void, what: string): string[][] {
+  const total = counts.reduce((a, b) => a + b, 0);
+  const values = total === 0 && text === '' ? [] : text.split('\n');
+  need(values.length === total, what);
+  let at = 0;
+  return counts.map((n) => values.slice(at, (at += n)));
+}
+
 function decodeStrings(buf: Buffer, need: (ok: boolean, what: string) => void): EventStrings {
   const text = buf.toString('utf8');
   const nl = text.indexOf('\n');
@@ -251,16 +256,9 @@ function decodeStrings(buf: Buffer, need: (ok: boolean, what: string) => void): 
   const head = JSON.parse(text.slice(0, nl)) as EventStrings & { lines?: Partial<Record<(typeof LINE_LISTS)[number], number>> };
   const lines = head.lines ?? {};
   delete head.lines;
-  const counts = LINE_LISTS.map((k) => lines[k] ?? 0);
-  const total = counts.reduce((a, b) => a + b, 0);
-  const values = total === 0 ? [] : text.slice(nl + 1).split('\n');
-  need(values.length === total, 'the strings file holds another number of values than its head says');
-  let at = 0;
-  LINE_LISTS.forEach((k, j) => {
-    if (lines[k] === undefined) return;
-    head[k] = values.slice(at, at + counts[j]!);
-    at += counts[j]!;
-  });
+  const listed = LINE_LISTS.filter((k) => lines[k] !== undefined);
+  const values = readLines(text.slice(nl + 1), listed.map((k) => lines[k]!), need, 'the strings file holds another number of values than its head says');
+  listed.forEach((k, j) => (head[k] = values[j]!));
   for (const k of ['vaults', 'wallets', 'tokens', 'kinds', 'requests', 'odd'] as const) need(Array.isArray(head[k]), `the strings file has no ${k}`);
   return head;
 }
@@ -360,7 +358,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     // RPC URLs may carry provider keys, and nothing published reads them
     registry: { ...world.registry, chains: world.registry.chains.map((c) => ({ ...c, rpc_urls: [] })) },
     series: series.map((s) => ({ vault_id: s.vault_id, numeraire_decimals: s.numeraire_decimals, publishes_unit_price: s.publishes_unit_price, length: s.length, skipped: s.skipped })),
-    prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, n: p.ts.length, ...(linesOf(p) ? {} : { usd: p.usd }) })),
+    prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, n: p.ts.length, ...(lineSafe(p.usd) ? {} : { usd: p.usd }) })),
     allocations: [...world.allocations],
     tvlSources: world.tvlSources,
     priceProviderErrors: world.priceProviderErrors,
@@ -373,7 +371,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
   return {
     world: await writeStreamed(dir, 'world', 'json', (sink) => writeJsonObject(sink, meta)),
     series: await writeStreamed(dir, 'series', 'bin', (sink) => writeSeries(sink, series)),
-    prices: await writeStreamed(dir, 'prices', 'bin', (sink) => writePrices(sink, prices.map(([, p]) => p))),
+    prices: await writeStreamed(dir, 'prices', 'bin', (sink) => writePrices(sink, prices.map(([, p]) => p), meta.prices)),
     events: await writeStreamed(dir, 'events', 'bin', (sink) => writeEvents(sink, world.events)),
     strings: await writeStreamed(dir, 'strings', 'txt', (sink) => writeStrings(sink, eventStrings(world.events))),
     wallets: await writeStreamed(dir, 'wallets', 'bin', (sink) => writeWallets(sink, world.walletIndex)),

@@ -5,7 +5,17 @@ import { performance } from 'node:perf_hooks';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPage, pageBody } from '../../engine/publish/page.js';
-import { brBody, buildVariants, crc32, gzipBody, type Variants } from './splice.js';
+import { brBody, brVariant, crc32, gzipBody, gzipVariant, type BrotliVariant, type GzipVariant } from './splice.js';
+
+/** Both variants of a page (the server makes each when a client first takes it: server/handle.ts). */
+interface Variants {
+  gzip: GzipVariant;
+  br: BrotliVariant;
+}
+const buildVariants = (page: { prefix: Buffer }, options: { gzipLevel?: number; brotliQuality?: number } = {}): Variants => ({
+  gzip: gzipVariant(page.prefix, options.gzipLevel),
+  br: brVariant(page.prefix, options.brotliQuality),
+});
 
 const requestIdArb = fc.stringMatching(/^[A-Za-z0-9._-]{1,128}$/);
 

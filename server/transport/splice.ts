@@ -26,27 +26,11 @@ export interface BrotliVariant {
   head: Buffer;
 }
 
-export interface Variants {
-  gzip: GzipVariant;
-  br: BrotliVariant;
-}
-
-export interface BuildVariantsOptions {
-  /** zlib level 1–9; default 9 (publish time, not per request) */
-  gzipLevel?: number;
-  /** brotli quality 0–11; default 11 */
-  brotliQuality?: number;
-}
-
 // 1f 8b = magic, 08 = deflate, FLG 0 (no name/comment/extra), MTIME 0 (reproducible bytes),
 // XFL 0, OS 255 (unknown). See RFC 1952 §2.3.
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
 
-export function buildVariants(page: Pick<Page, 'prefix'>, options: BuildVariantsOptions = {}): Variants {
-  return { gzip: gzipVariant(page.prefix, options.gzipLevel), br: brVariant(page.prefix, options.brotliQuality) };
-}
-
-/** The gzip variant of a page's constant prefix (zlib level 1–9). */
+/** The gzip variant of a page's constant prefix (zlib level 1–9; made once per snapshot, not per request). */
 export function gzipVariant(prefix: Buffer, level = 9): GzipVariant {
   const deflated = zlib.deflateRawSync(prefix, {
     level,
