@@ -10,6 +10,8 @@ import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig, type Config } from '../../common/config.js';
 import { describeError, VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
+import { holdStopWhileProgressing } from '../../common/signals.js';
+import { bytesWritten } from '../../engine/publish/fileIo.js';
 import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
@@ -126,6 +128,9 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     },
   });
   engine.subscribe((snapshot) => void writer.write(snapshot));
+  // a stop waits for files being written while they progress (past the stop's 5 s grace if
+  // need be): the next start serves them instead of recomputing
+  holdStopWhileProgressing(bytesWritten);
   common.shutdown.add('snapshot files', () => writer.flush());
   const restored = await restoreSnapshot(common, access, engine, snapDir, (m) => writer.seed(m));
   if (!restored) {

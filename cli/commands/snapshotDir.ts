@@ -150,7 +150,10 @@ export function createSnapshotWriter(
       started = true;
       void kick();
     },
-    flush: () => running ?? Promise.resolve(),
+    flush() {
+      if (running) common.logger.info({ dir }, 'finishing the snapshot files being written before the stop (the next start serves them)');
+      return running ?? Promise.resolve();
+    },
     seed(manifest) {
       const { auth: _auth, ...files } = manifest.files;
       last = { identity: { generation: manifest.generation, refreshed_at_s: manifest.refreshed_at_s }, stamp: manifest.stamp, files };

@@ -109,6 +109,10 @@ export async function writeStreamed(dir: string, role: string, ext: string, prod
   }
 }
 
+let writtenTotal = 0;
+/** Bytes the writing threads of this process have written so far (a stop waits while it grows). */
+export const bytesWritten = (): number => writtenTotal;
+
 /** Bytes appended but not yet written by the thread, before `breathe` waits for it. */
 const WRITE_AHEAD = 64 << 20;
 /** `breathe` lets the event loop run when the producer has held it this long (ms). */
@@ -171,6 +175,7 @@ function startWriter(fd: number): { sink: ByteSink; end(): Promise<{ sha256: str
   finished.catch(() => undefined); // end() or abort() awaits it
   worker.on('message', (m: { written: number } | { sha256: string; crc32: number; size: number }) => {
     if ('written' in m) {
+      writtenTotal += m.written - written;
       written = m.written;
       progress?.();
     } else {
