@@ -4,7 +4,8 @@
 // SQL alone with equal contents asserted, `vaultd serve` spawn → first 200 recomputing and then restoring its saved
 // snapshot (same ETag and refreshed_at), the server's RSS after a minute of mixed traffic,
 // and /v1/users/{w}/positions latency for random wallets at a fixed request rate (also while
-// the first start writes its snapshot files, as a serving writer does at every publish); then the
+// the first start writes its snapshot files, as a serving writer does at every publish; and,
+// as its floor, bare uWebSockets.js answering the same bytes at the same rate); then the
 // scaling curve: build and `recompute --full` (wall, peak RSS) at each size of
 // VAULTD_SCALE_CURVE (vault counts, default 250,500,2000,4000; empty to skip), same wallets
 // per vault and days. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;
@@ -19,6 +20,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSnapshotDir } from '../cli/commands/snapshotDir.js';
 import type { BenchOutput } from './run.js';
+import type { BaselineSpec } from './http/baselineServer.js';
+import { freePort, get as getRaw, SERVER_HEADERS, startProcess } from './http/servers.js';
 import { ensureTools } from './http/tools.js';
 import { paceScript, runWrk } from './http/wrk.js';
 import type { SqlBaselineResult } from './scale/sqlBaseline.js';
@@ -189,15 +192,20 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
  * event loop in it. Null when wrk is unavailable.
  */
 async function fixedRateWrk(base: string, pid: number, wallets: string[], rate: number, seconds: number, dir: string) {
+  const sample = Array.from({ length: Math.min(20_000, wallets.length) }, () => pick(wallets));
+  return pacedWrk(base, pid, sample.map((w) => `/v1/users/${w}/positions`), rate, seconds, dir);
+}
+
+/** wrk at a fixed `rate` over random picks of `paths` (as a browser asks: gzip taken). */
+async function pacedWrk(base: string, pid: number, paths: string[], rate: number, seconds: number, dir: string) {
   const tools = await ensureTools();
   if (!tools.wrk) return null;
   const pacer = paceScript(dir, rate);
-  const sample = Array.from({ length: Math.min(20_000, wallets.length) }, () => pick(wallets));
   const script = join(dir, 'positions.lua');
   writeFileSync(
     script,
     `${readFileSync(pacer, 'utf8')}
-local paths = { ${sample.map((w) => `"/v1/users/${w}/positions"`).join(',')} }
+local paths = { ${paths.map((p) => `"${p}"`).join(',')} }
 math.randomseed(7)
 function request()
   return wrk.format("GET", paths[math.random(#paths)], { ["Accept-Encoding"] = "gzip" })
@@ -206,6 +214,36 @@ end
   );
   const r = await runWrk({ url: base, headers: {}, seconds, connections: 64, core: null, serverPids: () => [pid], script });
   return { rate, seconds, req_per_s: r.req_per_s, p50_ms: r.latency_ms.p50, p99_ms: r.latency_ms.p99, max_ms: r.latency_ms.max, non_2xx_3xx: r.non_2xx_3xx, server_cpu_us_per_req: r.server_cpu_us_per_req };
+}
+
+/** Positions bodies the baseline serves: a sample of wallets (their sizes as vaultd's mix). */
+const BARE_WALLETS = 500;
+
+/**
+ * The floor of the positions row: bare uWebSockets.js answering BARE_WALLETS of the wallets'
+ * positions paths with the bytes and header list vaultd sent for each, offered the same rate
+ * by the same wrk script. What this machine and wrk cost with no vaultd in the path.
+ */
+async function bareUwsPositions(vaultdPort: number, wallets: string[], rate: number, seconds: number, dir: string) {
+  const routes: BaselineSpec['routes'] = {};
+  for (let k = 0; k < BARE_WALLETS; k++) {
+    const path = `/v1/users/${pick(wallets)}/positions`;
+    const res = await getRaw(vaultdPort, path, { 'Accept-Encoding': 'gzip' });
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status} while making the bare uWS baseline`);
+    const bodyFile = join(dir, `positions-${k}.body`);
+    writeFileSync(bodyFile, res.body);
+    routes[path] = { bodyFile, headers: res.rawHeaders.filter(([name]) => !SERVER_HEADERS.has(name.toLowerCase())) };
+  }
+  const specPath = join(dir, 'positions-baseline.json');
+  writeFileSync(specPath, JSON.stringify({ routes }));
+  const paths = Object.keys(routes);
+  const port = await freePort();
+  const bare = await startProcess('uws-positions', [process.execPath, join(here, 'http', 'baselineServer.js'), 'uws', String(port), specPath], { core: null, dir, port, readyPath: paths[0]! });
+  try {
+    return await pacedWrk(`http://127.0.0.1:${port}`, bare.pid, paths, rate, seconds, dir);
+  } finally {
+    await bare.stop();
+  }
 }
 
 export async function run(): Promise<BenchOutput> {
@@ -269,6 +307,8 @@ export async function run(): Promise<BenchOutput> {
     say(`scale: the same with wrk as the client …`);
     const positionsWrk = await fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir);
     const hwm = rssMib(warm.child.pid!, 'VmHWM');
+    say(`scale: baseline: the same bytes from bare uWebSockets.js at ${rate} req/s …`);
+    const positionsBare = positionsWrk ? await bareUwsPositions(port, wallets, rate, rateS, dir) : null;
     await stop(warm);
     rmSync(dir, { recursive: true, force: true });
 
@@ -285,6 +325,7 @@ export async function run(): Promise<BenchOutput> {
       serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
       positions,
       positions_wrk: positionsWrk,
+      positions_bare_uws: positionsBare,
       positions_wrk_during_snapshot_write: duringWrite,
       curve,
     };
@@ -304,7 +345,14 @@ export async function run(): Promise<BenchOutput> {
         { figure: `serve RSS after ${trafficS} s mixed traffic`, value: gib(rssAfterTraffic), baseline: `after start ${gib(rssAfterStart)}`, target: `≤ ${TARGETS.serve_rss_gib} GiB` },
         { figure: `positions at ${rate} req/s (node client): p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
         ...(positionsWrk
-          ? [{ figure: `positions at ${rate} req/s (wrk): p50 / p99`, value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms`, baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` }]
+          ? [
+              {
+                figure: `positions at ${rate} req/s (wrk): p50 / p99`,
+                value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms`,
+                baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req${positionsBare ? `; bare uWS, same bytes: ${positionsBare.p50_ms} / ${positionsBare.p99_ms} ms, ${positionsBare.server_cpu_us_per_req} µs CPU/req` : ''}`,
+                target: `p99 ≤ ${TARGETS.positions_p99_ms} ms`,
+              },
+            ]
           : []),
         ...(duringWrite
           ? [{ figure: `positions at ${rate} req/s (wrk) while a publish's snapshot files are written: p50 / p99`, value: `${duringWrite.p50_ms} / ${duringWrite.p99_ms} ms`, baseline: `${duringWrite.req_per_s} req/s, ${duringWrite.non_2xx_3xx} non-2xx; after the write: ${positionsWrk?.p99_ms ?? '—'} ms p99`, target: '' }]

@@ -19,7 +19,7 @@ import type { BenchOutput } from '../run.js';
 import type { BaselineSpec } from './baselineServer.js';
 import { loadAverage, rssMiB } from './procStat.js';
 import { compare, type CaseResult } from './report.js';
-import { freePort, get, spawnPinned, startNginx, startProcess, stopChild, waitFor200, type Fetched, type Running } from './servers.js';
+import { freePort, get, SERVER_HEADERS, spawnPinned, startNginx, startProcess, stopChild, waitFor200, type Fetched, type Running } from './servers.js';
 import { ensureTools } from './tools.js';
 import { measureReaders, type ReadersResult } from './readers.js';
 import { capture, combineRounds, paceScript, runWrk, type WrkRun } from './wrk.js';
@@ -58,9 +58,6 @@ export const settings = {
   /** what a browser sends: the window answer is gzip (windows have no brotli variant) */
   browserAcceptEncoding: 'gzip, deflate, br, zstd',
 };
-
-/** Response headers a server adds itself; the rest are copied to the baselines. */
-const SERVER_HEADERS = new Set(['date', 'content-length', 'connection', 'uwebsockets', 'server', 'keep-alive', 'transfer-encoding']);
 
 interface Case {
   /** key in results.runs, e.g. "vaultd.page_1kb" */

@@ -48,6 +48,9 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
   });
 }
 
+/** Headers each server writes itself: a baseline answering vaultd's bytes leaves them out of its list. */
+export const SERVER_HEADERS = new Set(['date', 'content-length', 'connection', 'uwebsockets', 'server', 'keep-alive', 'transfer-encoding']);
+
 export interface Fetched {
   status: number;
   headers: Record<string, string>;
