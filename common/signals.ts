@@ -25,7 +25,7 @@ export function stopRequested(): string | null {
 
 /**
  * Let a stop wait past its grace while `progress` (a count of work done) moves: work that is
- * well under way is finished, not thrown away (a publish's snapshot files take ~7 s to write on
+ * well under way is finished, not thrown away (a publish's snapshot files take ~5–11 s to write on
  * the benchmark world, and a stop that cut them made the next start recompute for ~30 s). The
  * stop exits once no counter moved for a step, or HOLD_MAX_MS after the grace. Returns the release.
  */
