@@ -310,4 +310,13 @@ CREATE TABLE vault_metrics_hourly (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'activity: vaultd_units formats the most negative HUGEINT',
+    sql: `
+-- abs(-2^127) is past HUGEINT, so migration 5's macro failed the whole activity query on a
+-- delta of exactly -2^127 (a value the writer stores). The digits come from the text instead.
+CREATE OR REPLACE MACRO vaultd_units_digits(x, d) AS lpad(ltrim(x::VARCHAR, '-'), greatest(length(ltrim(x::VARCHAR, '-')), d + 1)::INTEGER, '0');
+`,
+  },
 ];
