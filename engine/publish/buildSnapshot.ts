@@ -7,7 +7,7 @@ import { isoSeconds } from '../../model/format/numbers.js';
 import { indexRegistry, vaultDefinition, vaultDetail, type VaultDetail } from '../metrics/vaultDetail.js';
 import { currentMetrics, type VaultMetrics } from '../metrics/vaultPoint.js';
 import { priceKey, type World } from '../../model/world.js';
-import { buildPage, type Page } from './page.js';
+import { buildPage, PageMap } from './page.js';
 import type { WalletIndex } from './walletIndex.js';
 
 export const VAULT_LIST_LIMIT = 1000;
@@ -44,8 +44,8 @@ export interface Snapshot {
   /** the serialized latest price per `${chain_id}:${address}` (/v1/prices) */
   priceBodies: Map<string, Buffer>;
   wallets: WalletIndex;
-  /** pre-serialized bodies of the fixed routes, keyed by path and canonical query */
-  pages: Map<string, Page>;
+  /** pre-serialized bodies of the fixed routes, keyed by path and canonical query (each made on first use) */
+  pages: PageMap;
 }
 
 export function buildSnapshot(world: World, opts: { generation: number; now: number }): Snapshot {
@@ -109,7 +109,7 @@ export function buildSnapshot(world: World, opts: { generation: number; now: num
     latestPrices,
     priceBodies: new Map([...latestPrices].map(([key, price]) => [key, priceBody(price)])),
     wallets: world.walletIndex,
-    pages: new Map(),
+    pages: new PageMap(),
   };
   buildFixedPages(snapshot);
   return snapshot;
@@ -122,10 +122,10 @@ const list = (items: unknown[], limit: number | null, partial: PartialError[] = 
   partial_errors: partial.length > 0 ? partial : null,
 });
 
-/** Pages of every route whose body depends only on the snapshot. */
+/** Pages of every route whose body depends only on the snapshot (serialized when first asked for). */
 function buildFixedPages(s: Snapshot): void {
   const put = (key: string, data: unknown, meta: Parameters<typeof buildPage>[1]) =>
-    s.pages.set(key, buildPage(data, meta, s.refreshed_at));
+    s.pages.define(key, () => buildPage(data, meta, s.refreshed_at));
   // Lists that fit one default page; longer ones are paged on demand with signed cursors.
   for (const [key, items] of [
     ['/v1/vaults', s.vaultList.visible],

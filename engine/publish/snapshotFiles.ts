@@ -602,13 +602,12 @@ async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): P
   const auth = authBuf ? (JSON.parse(authBuf.toString('utf8')) as SnapshotAuth) : null;
   need(wallets.out.wallets <= strings.wallets.length, 'the wallet index names missing wallets');
   const positionItems = positions.out;
+  const prices = readPrices(pricesBuf, meta.prices, need); // while the threads read
   const crcs = await reading;
   COLUMN_FILES.forEach((role, k) => {
     if (crcs[k] !== m.files[role].crc32) throw new CorruptSnapshotError(`${join(dir, m.files[role].name)} does not match its checksum (torn or altered)`);
   });
   events.out.finish(strings, need);
-
-  const prices = readPrices(pricesBuf, meta.prices, need);
   const world: World = {
     registry: meta.registry,
     vaults: new Map(meta.registry.vaults.map((v) => [v.vault_id, v])),
