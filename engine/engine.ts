@@ -75,8 +75,10 @@ export interface Engine {
   /**
    * Publish a world read back from its published files (engine/publish/snapshotFiles.ts) under
    * the identity it was published with, without recomputing; refreshes then extend it.
+   * `digests`: the price digests of the inputs the world was published from, when the caller
+   * reads them itself (else they are read here, while the snapshot is built).
    */
-  adopt(w: World, at: { generation: number; refreshed_at_s: number }): Promise<StageTimings>;
+  adopt(w: World, at: { generation: number; refreshed_at_s: number }, digests?: Promise<Map<string, PriceDigest>>): Promise<StageTimings>;
   /** Run `work` while no recompute or refresh runs (the world is exactly the current snapshot's). */
   locked<T>(work: () => T | Promise<T>): Promise<T>;
 }
@@ -205,11 +207,12 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
         return timings;
       }),
     locked: (work) => exclusive(async () => work()),
-    adopt: (w, at) =>
+    adopt: (w, at, loaded) =>
       exclusive(async () => {
         const timings: StageTimings = {};
-        // DuckDB reads the digests on its threads while this one builds the pages
-        const loading = timed(timings, 'load', () => access((store) => loadPriceDigests(store)));
+        // DuckDB reads the digests on its threads while this one publishes (or they were read
+        // while the world's files were: restoreSnapshot)
+        const loading = timed(timings, 'load', () => loaded ?? access((store) => loadPriceDigests(store)));
         loading.catch(() => undefined); // awaited below, after the publish
         await publish(w, timings, { generation: at.generation, now: at.refreshed_at_s }, 'keep');
         digests = await loading;
