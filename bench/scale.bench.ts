@@ -64,6 +64,10 @@ async function serve(db: string, config: string, port: number): Promise<Served> 
   }
 }
 
+/** Starts of `serve` from the saved snapshot measured (the median is the figure). */
+const RESTARTS = 3;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 async function stop(s: Served): Promise<void> {
   if (s.child.exitCode !== null) return;
   const exited = new Promise((r) => s.child.once('exit', r));
@@ -290,8 +294,18 @@ export async function run(): Promise<BenchOutput> {
     for (const t0 = performance.now(); !existsSync(manifest) && performance.now() - t0 < 300_000; ) await new Promise((r) => setTimeout(r, 200));
     await new Promise((r) => setTimeout(r, 500));
     await stop(cold);
-    say('scale: vaultd serve, restart (saved snapshot) …');
-    const warm = await serve(work, config, port);
+    // three starts from the same saved files, the last kept serving: a start's read of 2 GB
+    // into fresh memory is CPU-bound on both cores, and one start varies ±10 % on this VM
+    say('scale: vaultd serve, restart (saved snapshot), three starts …');
+    const starts: number[] = [];
+    let warm = await serve(work, config, port);
+    starts.push(warm.ms);
+    while (starts.length < RESTARTS) {
+      await stop(warm);
+      warm = await serve(work, config, port);
+      starts.push(warm.ms);
+    }
+    const restartMs = median(starts);
     const warmId = await identity(warm.base);
     const sameIdentity = warmId.etag === coldId.etag && warmId.refreshed_at === coldId.refreshed_at;
     const rssAfterStart = rssMib(warm.child.pid!, 'VmRSS');
@@ -321,7 +335,7 @@ export async function run(): Promise<BenchOutput> {
       sql_baseline: { ...sql, peak_rss_mib: sqlRun.peak_rss_mib, vaultd_same_work_ms: Math.round(vaultdMetricsMs) },
       sql_derived: { ...derived, peak_rss_mib: derivedRun.peak_rss_mib },
       sql_all_ms: Math.round(sqlAllMs),
-      restart: { recompute_start_ms: Math.round(cold.ms), restore_start_ms: Math.round(warm.ms), same_identity: sameIdentity },
+      restart: { recompute_start_ms: Math.round(cold.ms), restore_start_ms: Math.round(restartMs), restore_starts_ms: starts.map(Math.round), same_identity: sameIdentity },
       serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
       positions,
       positions_wrk: positionsWrk,
@@ -341,7 +355,12 @@ export async function run(): Promise<BenchOutput> {
         { figure: 'all derived tables: recompute --full vs DuckDB SQL alone', value: sec(rc.wall_ms), baseline: sec(sqlAllMs), ratio: round1(sqlAllMs / rc.wall_ms), target: `≥ ${TARGETS.over_sql}× faster` },
         { figure: 'metrics table: vaultd load+series+write vs DuckDB SQL alone', value: sec(vaultdMetricsMs), baseline: sec(sql.total_ms), ratio: round1(sql.total_ms / Math.max(1, vaultdMetricsMs)), target: `≥ ${TARGETS.over_sql}× faster` },
         { figure: 'serve: spawn → first 200, recomputing', value: sec(cold.ms), baseline: '', target: '' },
-        { figure: 'serve: spawn → first 200, saved snapshot', value: sec(warm.ms), baseline: sameIdentity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS', target: `≤ ${TARGETS.restart_s} s` },
+        {
+          figure: `serve: spawn → first 200, saved snapshot (median of ${RESTARTS} starts)`,
+          value: `${Math.round(restartMs)} ms (${starts.map(Math.round).join(', ')})`,
+          baseline: sameIdentity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS',
+          target: `≤ ${TARGETS.restart_s} s`,
+        },
         { figure: `serve RSS after ${trafficS} s mixed traffic`, value: gib(rssAfterTraffic), baseline: `after start ${gib(rssAfterStart)}`, target: `≤ ${TARGETS.serve_rss_gib} GiB` },
         { figure: `positions at ${rate} req/s (node client): p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
         ...(positionsWrk
