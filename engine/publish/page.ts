@@ -24,8 +24,9 @@ export interface ListMeta {
 
 /**
  * A snapshot's pages by key, each serialized the first time it is asked for: a publish (and a
- * restart from saved files) no longer serializes and hashes three pages a vault up front (~90 ms
- * of the main thread on the benchmark world's 1,000 vaults, at every publish). A page is built
+ * restart from saved files) no longer serializes and hashes three pages a vault up front (on the
+ * benchmark world's 1,000 vaults that and its garbage held the serving thread ~250 ms at every
+ * publish: a restart's publish step went from ~320 to ~70 ms). A page is built
  * once and kept, so every request of the snapshot gets the same object (its wire variants are
  * keyed by it). Keys keep the order they were defined in.
  */
