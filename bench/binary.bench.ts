@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../common/version.js';
 import type { BenchOutput } from './run.js';
+import { median } from './stats.js';
 
 const STARTS = 7;
 const binary = join(PROJECT_ROOT, 'dist', `vaultd-${process.platform}-${process.arch}`);
@@ -28,8 +29,6 @@ async function firstOk(cmd: string, args: string[], port: number, env: NodeJS.Pr
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(): Promise<BenchOutput> {
   const built = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'buildBinary.mjs')], { stdio: 'inherit' });

@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSnapshotDir } from '../cli/commands/snapshotDir.js';
 import type { BenchOutput } from './run.js';
+import { median } from './stats.js';
 import type { BaselineSpec } from './http/baselineServer.js';
 import { freePort, get as getRaw, SERVER_HEADERS, startProcess } from './http/servers.js';
 import { ensureTools } from './http/tools.js';
@@ -66,7 +67,6 @@ async function serve(db: string, config: string, port: number): Promise<Served> 
 
 /** Starts of `serve` from the saved snapshot measured (the median is the figure). */
 const RESTARTS = 3;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function stop(s: Served): Promise<void> {
   if (s.child.exitCode !== null) return;

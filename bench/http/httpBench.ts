@@ -16,6 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { BenchOutput } from '../run.js';
+import { median } from '../stats.js';
 import type { BaselineSpec } from './baselineServer.js';
 import { loadAverage, rssMiB } from './procStat.js';
 import { compare, type CaseResult } from './report.js';
@@ -413,8 +414,7 @@ async function measureColdStart(db: string, configPath: string, opts: { fresh: b
       await stopChild(child);
     }
   }
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { samples, median: sorted[Math.floor(sorted.length / 2)]! };
+  return { samples, median: median(samples) };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
