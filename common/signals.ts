@@ -27,11 +27,11 @@ export function stopRequested(): string | null {
  * Let a stop wait past its grace while `progress` (a count of work done) moves: work that is
  * well under way is finished, not thrown away (a publish's snapshot files take ~5–11 s to write on
  * the benchmark world, and a stop that cut them made the next start recompute for ~30 s). The
- * stop exits once no counter moved for a step, or HOLD_MAX_MS after the grace. Returns the release.
+ * stop exits once no counter moved for a step, or HOLD_MAX_MS after the grace. A counter that
+ * stands still costs a stop nothing, so a holder registers once for the process's life.
  */
-export function holdStopWhileProgressing(progress: () => number): () => void {
+export function holdStopWhileProgressing(progress: () => number): void {
   holds.add(progress);
-  return () => holds.delete(progress);
 }
 
 /** Install once, at the CLI entry, before any command starts work. */
