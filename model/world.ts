@@ -36,7 +36,10 @@ export interface VaultSeries {
   unit_price: I128Array;
   /** unit_price / 1e18 as a double: input of APY and ROI ratios only */
   unit_price_f: Float64Array;
-  /** APY fractions at each point; NaN = null (warming up) */
+  /**
+   * APY fractions at each point; NaN = null (warming up). Empty in a serving world, which
+   * computes a point's APY when it reads it (engine/series/apyWindows.ts: apyAt).
+   */
   apy_7d: Float64Array;
   apy_30d: Float64Array;
   apy_90d: Float64Array;

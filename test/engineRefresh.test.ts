@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../engine/engine.js';
 import { priceKey } from '../model/world.js';
+import { APY_WINDOW_DAYS, apyAt, keepsApy } from '../engine/series/apyWindows.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import { createRawWriter } from '../store/rawWriter.js';
 import type { PriceRow } from '../model/rows.js';
@@ -25,7 +26,8 @@ const access = <T>(work: (store: Store) => Promise<T>) => withStore(common, { pa
 beforeAll(async () => {
   path = join(tempDir('vaultd-refresh-'), 'world.duckdb');
   await createDemoWorld(common, { path, params: { seed: 5, now: NOW, vaults: null, wallets: 60, days: 40 }, force: true });
-  engine = createEngine(common, access, { clock: () => NOW });
+  // a serving engine (no APY columns: computed on read); the full recomputes it is compared with keep them
+  engine = createEngine(common, access, { clock: () => NOW, apyColumns: false });
   await engine.recomputeFull();
 }, 60_000);
 
@@ -54,6 +56,9 @@ const itemsOf = (s: Snapshot) => {
 };
 const pricesOf = (s: Snapshot) => [...s.world.prices].map(([k, p]) => [k, [...p.ts], p.usd] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
 const tvlUsd = (s: Snapshot) => [...s.details].map(([id, d]) => [id, d.metrics.tvl.usd]);
+/** every vault's latest metrics (APY windows included) and its hourly series' APYs, point by point */
+const apysOf = (s: Snapshot) =>
+  [...s.world.series].map(([id, v]) => [id, s.details.get(id)?.metrics, APY_WINDOW_DAYS.map((d) => Array.from({ length: v.length }, (_, i) => apyAt(v, d, i)))]);
 
 describe('engine.refresh after the prices job wrote', () => {
   it('nothing new: no publish', async () => {
@@ -137,6 +142,11 @@ describe('engine.refresh after the prices job wrote', () => {
     const after = engine.current()!;
     expect(after.world.walletIndex.positions).toBeGreaterThanOrEqual(before.world.walletIndex.positions);
     expect(itemsOf(after)).not.toEqual(itemsOf(before));
-    expect(itemsOf(after)).toEqual(itemsOf(await fullSnapshot()));
+    const full = await fullSnapshot();
+    expect(itemsOf(after)).toEqual(itemsOf(full));
+    // the new hours' APYs, computed on read by the serving world, equal the kept columns of a full recompute
+    expect([...after.world.series.values()].some(keepsApy)).toBe(false);
+    expect([...full.world.series.values()].every(keepsApy)).toBe(true);
+    expect(apysOf(after)).toEqual(apysOf(full));
   });
 });

@@ -10,6 +10,7 @@ import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js
 import { CorruptSnapshotError, readManifest, readSnapshotDir, writeJsonObject, writeSnapshotDir } from '../engine/publish/snapshotFiles.js';
 import type { World } from '../model/world.js';
 import { eventRows } from '../model/events.js';
+import { APY_WINDOW_DAYS, apyAt, apyColumn, keepsApy } from '../engine/series/apyWindows.js';
 import { walletPositionList } from '../engine/publish/walletViews.js';
 import { createStore } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
@@ -82,14 +83,24 @@ describe('snapshot directory', () => {
       expect(rebuilt.pages.get(key)!.prefix.equals(page.prefix), key).toBe(true);
     }
     // the world itself: series values, events, wallet views
+    let finiteApys = 0;
     for (const [id, s] of world.series) {
       const r = loaded.world.series.get(id)!;
       expect(r.length).toBe(s.length);
-      for (const k of ['ts', 'unit_price_f', 'apy_7d', 'apy_30d', 'apy_90d'] as const) expect(r[k].subarray(0, r.length)).toEqual(s[k].subarray(0, s.length));
+      for (const k of ['ts', 'unit_price_f'] as const) expect(r[k].subarray(0, r.length)).toEqual(s[k].subarray(0, s.length));
+      // a restored (serving) world keeps no APY columns: each point's is computed on read, to the bit
+      expect(keepsApy(s) && !keepsApy(r)).toBe(true);
+      for (const d of APY_WINDOW_DAYS) {
+        const kept = Array.from(apyColumn(s, d).subarray(0, s.length));
+        const onRead = kept.map((_, i) => apyAt(r, d, i));
+        expect(onRead).toEqual(kept);
+        finiteApys += kept.filter((x) => Number.isFinite(x)).length;
+      }
       for (const k of ['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) {
         expect(r[k].words.subarray(0, 2 * r.length)).toEqual(s[k].words.subarray(0, 2 * s.length));
       }
     }
+    expect(finiteApys).toBeGreaterThan(1000);
     expect(eventRows(loaded.world.events)).toEqual(eventRows(world.events));
     expect(loaded.world.walletIndex).toEqual(world.walletIndex);
     const items = loaded.world.positionItems!;

@@ -109,7 +109,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // (with no TVL sources configured there is nothing to sync: no store opened for it)
   if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config)))) common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
-  const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true });
+  const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true, apyColumns: false });
   let served: Served | null = null;
   engine.subscribe((snapshot) => {
     served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs };

@@ -9,6 +9,7 @@
 import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import { VaultdError } from '../../common/errors.js';
 import type { VaultSeries } from '../../model/world.js';
+import { keepsApy } from '../series/apyWindows.js';
 import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type VaultSeriesMeta } from '../series/vaultSeries.js';
 import type { Store } from '../../store/store.js';
 import { float64Items, hugeintBytes, int64Items } from './vectorMemory.js';
@@ -27,6 +28,8 @@ export interface LoadSeriesOptions {
    * a GB here). Never pass series a published snapshot still serves.
    */
   reuse?: ReadonlyMap<string, VaultSeries>;
+  /** allocate APY columns (default true); a serving world computes APY on read (apyAt) */
+  apy?: boolean;
   /** called once with what the load did (logging, tests) */
   onStats?: (stats: LoadSeriesStats) => void;
 }
@@ -106,7 +109,7 @@ export async function loadVaultSeries(
     // staggered spare room: every vault gains a row each hour, and equal room would make all
     // of them reallocate (copy their whole history) in the same hour
     const room = spare + (spare > 0 ? k % spare : 0);
-    const series = seriesFor(v, positional[k]! + layout.mixedRows[k]!, room, opts.reuse);
+    const series = seriesFor(v, positional[k]! + layout.mixedRows[k]!, room, opts.reuse, opts.apy ?? true);
     return {
       vault: k,
       series,
@@ -145,9 +148,9 @@ export async function loadVaultSeries(
   return out;
 }
 
-function seriesFor(v: VaultSeriesMeta, rows: number, spare: number, reuse: ReadonlyMap<string, VaultSeries> | undefined): VaultSeries {
+function seriesFor(v: VaultSeriesMeta, rows: number, spare: number, reuse: ReadonlyMap<string, VaultSeries> | undefined, apy: boolean): VaultSeries {
   const old = reuse?.get(v.vault_id);
-  if (!old || capacityOf(old) < rows) return createVaultSeries(v, rows + spare);
+  if (!old || capacityOf(old) < rows || keepsApy(old) !== apy) return createVaultSeries(v, rows + spare, { apy });
   old.numeraire_decimals = v.numeraire_decimals;
   old.publishes_unit_price = publishesUnitPrice(v.vault_type);
   old.length = 0;

@@ -19,13 +19,15 @@ export const EVENT_SPARE_ROWS = 65_536;
 export interface LoadWorldOptions {
   /** read events' block and transaction hashes (pages show them; a batch recompute does not need them) */
   eventHashes?: boolean;
+  /** allocate the series' APY columns (default true; a serving world computes APY on read) */
+  apy?: boolean;
 }
 
 export async function loadWorld(common: Common, store: Store, opts: LoadWorldOptions = {}): Promise<World> {
   const t0 = performance.now();
   const registry = await readRegistry(store);
   const vaults = new Map(registry.vaults.map((v) => [v.vault_id, v]));
-  const series = await loadVaultSeries(store, registry.vaults);
+  const series = await loadVaultSeries(store, registry.vaults, { apy: opts.apy ?? true });
   const prices = await loadPrices(store);
   const events = await loadEventTable(store, null, '', { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true });
   const allocations = await loadAllocations(store);

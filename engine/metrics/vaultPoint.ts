@@ -2,6 +2,7 @@
 // timeseries point and the current `metrics` object share these values.
 import { formatUnits, isoSeconds, SHARE_DECIMALS, UNIT_PRICE_DECIMALS } from '../../model/format/numbers.js';
 import type { PriceSeries, VaultSeries } from '../../model/world.js';
+import { apyAt } from '../series/apyWindows.js';
 import { usdIndexAt } from '../series/asOf.js';
 import { usdE18 } from '../positions/usdPriceCache.js';
 import { usdString, usdUnits } from './usdValue.js';
@@ -58,9 +59,9 @@ export function vaultPointValues(s: VaultSeries, i: number, prices: PriceSeries 
     total_supply: formatUnits(s.total_supply.get(i), SHARE_DECIMALS),
     tvl: { native: formatUnits(assets, s.numeraire_decimals), usd: usdAt(assets, s.numeraire_decimals, prices, s.ts[i]!) },
     unit_price: formatUnits(s.unit_price.get(i), UNIT_PRICE_DECIMALS),
-    apy_7d: apy(s.apy_7d[i]!),
-    apy_30d: apy(s.apy_30d[i]!),
-    apy_90d: apy(s.apy_90d[i]!),
+    apy_7d: apy(apyAt(s, 7, i)),
+    apy_30d: apy(apyAt(s, 30, i)),
+    apy_90d: apy(apyAt(s, 90, i)),
   };
 }
 

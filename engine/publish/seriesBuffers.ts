@@ -90,9 +90,11 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
 /**
  * Serialized blocks and their deflated chunks are kept up to SERIES_CACHE_BYTES in all, least
  * recently used first out (a block dropped is serialized again when a window next needs it):
- * a crawler walking every vault's hourly history cannot grow the server by gigabytes.
+ * a crawler walking every vault's hourly history cannot grow the server by gigabytes. 64 MiB
+ * holds every block the HTTP bench's random windows touch on the demo world (~30 MB with their
+ * chunks); on the benchmark world's 17 M hours any budget fills, and it is that much RSS.
  */
-export const SERIES_CACHE_BYTES = 128 * 1024 * 1024;
+export const SERIES_CACHE_BYTES = 64 * 1024 * 1024;
 let budget = SERIES_CACHE_BYTES;
 const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number; at: number }>();
 let cachedBytes = 0;

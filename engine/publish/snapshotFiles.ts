@@ -23,7 +23,7 @@ import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, Vau
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
 import { planReader, readPlanned, removeStaleTemps, sha256, tempFile, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/6';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/7';
 
 /** Threads that read a snapshot's big files (page faults on fresh memory are most of a restart's read). */
 const READ_THREADS = 2;
@@ -87,8 +87,9 @@ interface WorldFile {
 
 export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
 
-// ---- series: per vault, its columns of `length` points; the published unit price only where the family publishes one
-const F64 = ['ts', 'unit_price_f', 'apy_7d', 'apy_30d', 'apy_90d'] as const;
+// ---- series: per vault, its columns of `length` points; the published unit price only where the family publishes one.
+// No APY columns: a restored (serving) world computes a point's APY when it reads it (apyAt).
+const F64 = ['ts', 'unit_price_f'] as const;
 const seriesI128 = (s: Pick<VaultSeries, 'publishes_unit_price'>) =>
   s.publishes_unit_price ? (['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) : (['total_assets', 'total_supply', 'unit_price'] as const);
 
@@ -106,7 +107,7 @@ function readSeries(r: FileReader, meta: WorldFile['series']): Map<string, Vault
   const out = new Map<string, VaultSeries>();
   for (const m of meta) {
     const n = m.length;
-    const s = createVaultSeries({ vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' }, n + DEFAULT_SPARE_HOURS);
+    const s = createVaultSeries({ vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' }, n + DEFAULT_SPARE_HOURS, { apy: false });
     s.publishes_unit_price = m.publishes_unit_price;
     for (const k of F64) r.into(bytes(s[k], n * 8));
     for (const k of seriesI128(s)) r.into(bytes(s[k].words, n * 16));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { closeApy, DAY, E18, HOUR, oracleApy, T0, vaultArb } from '../../test/helpers/seriesWorld.js';
 import type { VaultSeries } from '../../model/world.js';
-import { APY_WINDOW_DAYS, apyColumn, computeApy } from './apyWindows.js';
+import { APY_WINDOW_DAYS, apyAt, apyColumn, computeApy, keepsApy } from './apyWindows.js';
 import { computeUnitPrices } from './unitPrices.js';
 import { appendSnapshot, createVaultSeries } from './vaultSeries.js';
 
@@ -110,6 +110,35 @@ describe('computeApy', () => {
         expect(APY_WINDOW_DAYS.map((d) => col(s, d))).toEqual(full);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('a series that keeps no APY columns computes each point\'s on read, bit for bit', () => {
+    fc.assert(
+      fc.property(vaultArb(1), (v) => {
+        const kept = createVaultSeries(v, 1);
+        const onRead = createVaultSeries(v, 1, { apy: false });
+        for (const r of v.rows) {
+          appendSnapshot(kept, r);
+          appendSnapshot(onRead, r); // grows past its capacity as the kept one does
+        }
+        for (const s of [kept, onRead]) {
+          computeUnitPrices(s);
+          computeApy(s);
+        }
+        expect(keepsApy(kept)).toBe(true);
+        expect(keepsApy(onRead)).toBe(false);
+        expect([onRead.apy_7d.length, onRead.apy_30d.length, onRead.apy_90d.length]).toEqual([0, 0, 0]);
+        for (const days of APY_WINDOW_DAYS) {
+          const want = col(kept, days);
+          for (let i = 0; i < onRead.length; i++) {
+            const got = apyAt(onRead, days, i);
+            if (!Object.is(got, want[i]!)) expect.fail(`apy_${days}d[${i}] on read ${got}, kept ${want[i]}`);
+            expect(apyAt(kept, days, i)).toBe(want[i]!);
+          }
+        }
+      }),
+      { numRuns: 150 },
     );
   });
 });

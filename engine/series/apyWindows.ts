@@ -17,7 +17,31 @@ export function apyColumn(series: ApyColumns, days: ApyWindowDays): Float64Array
 }
 
 /**
- * Fill apy_7d/30d/90d for points i ≥ from; unit_price_f must be computed up to length.
+ * Whether the series keeps APY columns. A serving world does not (its columns are empty): the
+ * three doubles a point were 24 of its 88 resident bytes (~410 MB of the benchmark world's
+ * 17 M points), and a page or window reads few points, so apyAt computes them on read.
+ */
+export function keepsApy(series: Pick<ApyColumns, 'apy_7d'>): boolean {
+  return series.apy_7d.length > 0;
+}
+
+/**
+ * The N-day APY at point i: the column's value, or computed on the spot for a series that keeps
+ * none — the same function of the same doubles as computeApy (as-of index of t − N days, then
+ * expm1((365/N)·(ln p_i − ln p_j))), so the same bits either way.
+ */
+export function apyAt(series: ApyColumns, days: ApyWindowDays, i: number): number {
+  if (keepsApy(series)) return apyColumn(series, days)[i]!;
+  const ts = series.ts;
+  const p = series.unit_price_f;
+  const t = ts[i]! - days * DAY;
+  const j = asOfIndex(ts, series.length, t);
+  return j >= 0 && ts[j]! <= t && p[j]! > 0 ? Math.expm1((365 / days) * (Math.log(p[i]!) - Math.log(p[j]!))) : Number.NaN;
+}
+
+/**
+ * Fill apy_7d/30d/90d for points i ≥ from; unit_price_f must be computed up to length. A
+ * series that keeps no APY columns (keepsApy) has nothing to fill.
  *
  * One pass with three pointers: the as-of index j of ts[i] − N days only moves forward as i
  * does, so the pass is O(n) after one binary search per window for the starting j.
@@ -31,7 +55,7 @@ export function apyColumn(series: ApyColumns, days: ApyWindowDays): Float64Array
  */
 export function computeApy(series: ApyColumns, from = 0): void {
   const n = series.length;
-  if (from >= n) return;
+  if (from >= n || !keepsApy(series)) return;
   const ts = series.ts;
   const p = series.unit_price_f;
   const t0 = ts[from]!;

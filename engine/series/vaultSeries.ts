@@ -5,6 +5,7 @@ import { I128Array } from '../../model/int128.js';
 import { familyOf } from '../../families/index.js';
 import type { VaultSeries } from '../../model/world.js';
 import type { SnapshotRow } from '../../model/rows.js';
+import { keepsApy } from './apyWindows.js';
 
 /** Spare points allocated beyond the loaded history: one week of hours. */
 export const DEFAULT_SPARE_HOURS = 168;
@@ -26,10 +27,12 @@ export function publishesUnitPrice(vaultType: string): boolean {
 /**
  * An empty series with room for `capacity` points. All columns share one SharedArrayBuffer
  * (one allocation instead of nine; pages are faulted in only where values are written).
+ * `apy: false` (a serving world) allocates no APY columns: apyAt computes a point's on read.
  */
-export function createVaultSeries(meta: VaultSeriesMeta, capacity: number): VaultSeries {
+export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts: { apy?: boolean } = {}): VaultSeries {
   const cap = Math.max(1, Math.ceil(capacity));
-  const block = new SharedArrayBuffer(cap * BYTES_PER_POINT);
+  const apy = opts.apy ?? true;
+  const block = new SharedArrayBuffer(cap * (apy ? BYTES_PER_POINT : BYTES_PER_POINT - APY_BYTES_PER_POINT));
   let offset = 0;
   const f64 = (): Float64Array => {
     const a = new Float64Array(block, offset, cap);
@@ -52,15 +55,17 @@ export function createVaultSeries(meta: VaultSeriesMeta, capacity: number): Vaul
     published_price: i128(),
     unit_price: i128(),
     unit_price_f: f64(),
-    apy_7d: f64(),
-    apy_30d: f64(),
-    apy_90d: f64(),
+    apy_7d: apy ? f64() : NO_APY,
+    apy_30d: apy ? f64() : NO_APY,
+    apy_90d: apy ? f64() : NO_APY,
     skipped: 0,
   };
 }
 
 /** ts, unit_price_f and three APY doubles; assets, supply, published and unit price 128-bit */
 const BYTES_PER_POINT = 5 * 8 + 4 * 16;
+const APY_BYTES_PER_POINT = 3 * 8;
+const NO_APY = new Float64Array(0);
 
 /** Number of points the series can hold without reallocating. */
 export function capacityOf(series: VaultSeries): number {
@@ -74,9 +79,11 @@ export function ensureCapacity(series: VaultSeries, needed: number): void {
   const next = createVaultSeries(
     { vault_id: series.vault_id, numeraire_decimals: series.numeraire_decimals, vault_type: '' },
     Math.max(needed, cap * 2),
+    { apy: keepsApy(series) },
   );
   const n = series.length;
-  for (const k of ['ts', 'unit_price_f', 'apy_7d', 'apy_30d', 'apy_90d'] as const) next[k].set(series[k].subarray(0, n));
+  for (const k of ['ts', 'unit_price_f'] as const) next[k].set(series[k].subarray(0, n));
+  if (keepsApy(series)) for (const k of ['apy_7d', 'apy_30d', 'apy_90d'] as const) next[k].set(series[k].subarray(0, n));
   for (const k of ['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) {
     next[k].words.set(series[k].words.subarray(0, 2 * n));
   }
