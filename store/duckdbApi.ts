@@ -12,6 +12,7 @@ export const {
   DuckDBTableFunction,
   DuckDBDataChunk,
   DuckDBBigIntVector,
+  DuckDBDecimal128Vector,
   DuckDBDoubleVector,
   DuckDBHugeIntVector,
   DuckDBIntegerVector,
@@ -32,6 +33,7 @@ export type DuckDBInstance = DuckDB.DuckDBInstance;
 export type DuckDBTableFunction = DuckDB.DuckDBTableFunction;
 export type DuckDBDataChunk = DuckDB.DuckDBDataChunk;
 export type DuckDBBigIntVector = DuckDB.DuckDBBigIntVector;
+export type DuckDBDecimal128Vector = DuckDB.DuckDBDecimal128Vector;
 export type DuckDBDoubleVector = DuckDB.DuckDBDoubleVector;
 export type DuckDBHugeIntVector = DuckDB.DuckDBHugeIntVector;
 export type DuckDBIntegerVector = DuckDB.DuckDBIntegerVector;

@@ -6,13 +6,11 @@
 // freshly built world) stream in table order and land by position. Only rows in 2,048-row
 // blocks that interleave several vaults (hours appended live) are read with an integer vault
 // index joined in SQL and scattered one by one.
-import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
-import { VaultdError } from '../../common/errors.js';
 import type { VaultSeries } from '../../model/world.js';
 import { keepsApy } from '../series/apyWindows.js';
 import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type VaultSeriesMeta } from '../series/vaultSeries.js';
 import type { Store } from '../../store/store.js';
-import { float64Items, hugeintBytes, int64Items } from './vectorMemory.js';
+import { float64Items, hugeintBytes, int64Items, streamChunks } from './vectorMemory.js';
 
 export { appendSnapshot } from '../series/vaultSeries.js';
 
@@ -326,21 +324,6 @@ async function readMixed(store: Store, vaults: readonly VaultSeriesMeta[], range
       t.mixedRowids.push(Number(rowids[j]!));
     }
   });
-}
-
-async function streamChunks(store: Store, label: string, sql: string, onChunk: (chunk: DuckDBDataChunk) => void): Promise<void> {
-  let result: DuckDBResult;
-  try {
-    result = await store.stream(label, sql);
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      onChunk(chunk);
-    }
-  } catch (cause) {
-    if (cause instanceof VaultdError) throw cause;
-    throw new VaultdError('STORE_QUERY_FAILED', `query "${label}" failed: ${(cause as Error).message.split('\n')[0]}`, { cause, details: { label } });
-  }
 }
 
 // ---- order, duplicates, corrupt rows ----

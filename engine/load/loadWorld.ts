@@ -10,7 +10,8 @@ import { getSetting, PRICE_PROVIDER_ERRORS } from '../../store/settings.js';
 import { trimZeros } from '../../model/format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
-import { float64Items } from './vectorMemory.js';
+import { decimal128Words, float64Items, int32Items, streamChunks } from './vectorMemory.js';
+import { primeUsdTableWords, USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
 import { loadEventTable } from './loadEvents.js';
 
 /** Room for appended events (a few weeks of a busy world's hours) before the table is copied to grow. */
@@ -51,9 +52,11 @@ export interface PriceSlice {
 }
 
 /**
- * Price series by token: every row, or only the given slices. Each token's hours and prices
- * arrive as two comma-joined strings (one string per token crosses from DuckDB, not one per
- * row: decoding 470 k strings one by one took ~3 s here).
+ * Price series by token: every row, or only the given slices. Rows stream as typed columns — a
+ * token number, the hour, the price's 128-bit unscaled value — so DuckDB converts nothing per
+ * row (its decimal-to-text and the ordered string_agg this replaced were ~0.2 s of a demo
+ * world's cold start); the exact decimal strings are formatted here from those words, which
+ * also prime the replay's price table (engine/positions/usdPriceCache.ts: no string is parsed).
  */
 export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
   if (slices?.length === 0) return new Map();
@@ -62,21 +65,108 @@ export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): 
           ON p.chain_id = k.chain_id AND p.address = k.address
        WHERE epoch(p.ts) > coalesce(k.after, -1e15))`
     : 'prices';
-  const groups = await store.rows<{ chain_id: number; address: string; n: number; ts: string; usd: string }>(
+  const tokens: { chain_id: number; address: string }[] = [];
+  const chunks: { id: Int32Array; ts: Float64Array; words: Uint32Array }[] = [];
+  await streamChunks(
+    store,
     slices ? 'load.prices.slices' : 'load.prices',
-    `SELECT chain_id::DOUBLE AS chain_id, address, count(*)::DOUBLE AS n,
-            string_agg(epoch(ts)::BIGINT::VARCHAR, ',' ORDER BY ts) AS ts, string_agg(usd::VARCHAR, ',' ORDER BY ts) AS usd
-       FROM ${rows} GROUP BY chain_id, address ORDER BY chain_id, address`,
+    `WITH r AS (SELECT chain_id, address, ts, usd FROM ${rows}),
+          k AS (SELECT chain_id, address, (row_number() OVER (ORDER BY chain_id, address) - 1)::INTEGER AS id
+                  FROM (SELECT DISTINCT chain_id, address FROM r))
+     SELECT k.id, k.chain_id::DOUBLE AS chain_id, k.address, epoch(r.ts)::DOUBLE AS ts, r.usd
+       FROM r JOIN k USING (chain_id, address)`,
+    (chunk) => {
+      const n = chunk.rowCount;
+      const id = int32Items(chunk.getColumnVector(0));
+      for (let j = 0; j < n; j++) {
+        const k = id[j]!;
+        if (tokens[k] === undefined) tokens[k] = { chain_id: chunk.getColumnVector(1).getItem(j) as number, address: chunk.getColumnVector(2).getItem(j) as string };
+      }
+      const words = decimal128Words(chunk.getColumnVector(4), USD_PRICE_DECIMALS);
+      // copied as 32-bit words: reading a BigUint64Array allocates a bigint per element
+      chunks.push({ id: id.slice(0, n), ts: float64Items(chunk.getColumnVector(3)).slice(0, n), words: new Uint32Array(words.buffer, words.byteOffset, 4 * n).slice() });
+    },
     slices ? [JSON.stringify(slices)] : [],
   );
-  const out = new Map<string, PriceSeries>();
-  for (const g of groups) {
-    const ts = Float64Array.from(g.ts.split(','), Number);
-    const usd = g.usd.split(',').map(trimZeros);
-    if (ts.length !== g.n || usd.length !== g.n) throw new Error(`prices of ${g.chain_id}:${g.address}: read ${usd.length} of ${g.n}`);
-    out.set(priceKey(g.chain_id, g.address), { chain_id: g.chain_id, address: g.address, ts, usd, usd_f: Float64Array.from(usd, Number) });
+  // each token's rows (runs of one token copied whole), then in hour order
+  const count = new Int32Array(tokens.length);
+  for (const c of chunks) for (const k of c.id) count[k]!++;
+  const ts = Array.from(count, (n) => new Float64Array(n));
+  const words = Array.from(count, (n) => new Uint32Array(4 * n));
+  const at = new Int32Array(tokens.length);
+  for (const c of chunks) {
+    for (let j = 0; j < c.id.length; ) {
+      const k = c.id[j]!;
+      let end = j + 1;
+      while (end < c.id.length && c.id[end] === k) end++;
+      const d = at[k]!;
+      ts[k]!.set(c.ts.subarray(j, end), d);
+      words[k]!.set(c.words.subarray(4 * j, 4 * end), 4 * d);
+      at[k] = d + end - j;
+      j = end;
+    }
   }
+  const out = new Map<string, PriceSeries>();
+  tokens.forEach((t, k) => {
+    const [hours, w] = inHourOrder(ts[k]!, words[k]!);
+    const w64 = new BigUint64Array(w.buffer, w.byteOffset, w.length / 2);
+    const usd = new Array<string>(hours.length);
+    for (let i = 0; i < hours.length; i++) usd[i] = decimalString(w64[2 * i]!, w64[2 * i + 1]!, USD_PRICE_DECIMALS);
+    const p: PriceSeries = { chain_id: t.chain_id, address: t.address, ts: hours, usd, usd_f: Float64Array.from(usd, Number) };
+    primeUsdTableWords(p, w);
+    out.set(priceKey(t.chain_id, t.address), p);
+  });
   return out;
+}
+
+/** The hours ascending, each with its four 32-bit words (the join hands rows over in no particular order). */
+function inHourOrder(ts: Float64Array, words: Uint32Array): [Float64Array, Uint32Array] {
+  const n = ts.length;
+  let sorted = true;
+  let whole = n < INDEX_SPAN;
+  for (let i = 0; i < n; i++) {
+    const t = ts[i]!;
+    if (i > 0 && ts[i - 1]! > t) sorted = false;
+    if (!(Number.isInteger(t) && t >= 0 && t < 2 ** 32)) whole = false;
+  }
+  if (sorted) return [ts, words];
+  let order: ArrayLike<number>;
+  if (whole) {
+    // whole seconds below 2^32 and fewer than 2^21 rows: (second, row) packed exactly into one
+    // double each, sorted natively (~10× a comparator sort), ties by row
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = ts[i]! * INDEX_SPAN + i;
+    keys.sort();
+    order = Int32Array.from(keys, (key) => key % INDEX_SPAN);
+  } else order = Array.from(ts.keys()).sort((a, b) => ts[a]! - ts[b]! || a - b);
+  const hours = new Float64Array(n);
+  const w = new Uint32Array(words.length);
+  for (let i = 0; i < n; i++) {
+    const from = order[i]!;
+    hours[i] = ts[from]!;
+    w.set(words.subarray(4 * from, 4 * from + 4), 4 * i);
+  }
+  return [hours, w];
+}
+
+const INDEX_SPAN = 2 ** 21;
+const SIGN64 = 1n << 63n;
+
+/**
+ * The unscaled 128-bit two's-complement value (lo, hi) with `scale` decimals as the shortest
+ * exact decimal string: no trailing fraction zeros, no point for a whole number, "0" not "-0"
+ * — what DuckDB's text of the decimal gives after trimZeros.
+ */
+export function decimalString(lo: bigint, hi: bigint, scale: number): string {
+  const v = hi === 0n ? lo : ((hi >= SIGN64 ? hi - (1n << 64n) : hi) << 64n) | lo;
+  const negative = v < 0n;
+  let digits = (negative ? -v : v).toString();
+  if (digits.length <= scale) digits = '0'.repeat(scale + 1 - digits.length) + digits;
+  const cut = digits.length - scale;
+  let end = digits.length;
+  while (end > cut && digits.charCodeAt(end - 1) === 48) end--;
+  const s = end === cut ? digits.slice(0, cut) : `${digits.slice(0, cut)}.${digits.slice(cut, end)}`;
+  return negative && s !== '0' ? `-${s}` : s;
 }
 
 /** Per token: row count, newest hour and an order-free digest of its rows (refresh compares them). */

@@ -3,7 +3,8 @@
 // @duckdb/node-api keeps these views in private fields; we read them through a checked cast
 // and fail loudly if a library upgrade renames them.
 import { endianness } from 'node:os';
-import { DuckDBBigIntVector, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBUBigIntVector, DuckDBUTinyIntVector, type DuckDBVector } from '../../store/duckdbApi.js';
+import { DuckDBBigIntVector, DuckDBDecimal128Vector, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBUBigIntVector, DuckDBUTinyIntVector, type DuckDBDataChunk, type DuckDBResult, type DuckDBVector } from '../../store/duckdbApi.js';
+import type { Params, Store } from '../../store/store.js';
 import { VaultdError } from '../../common/errors.js';
 
 // I128Array and DuckDB's hugeint_t {uint64 lower; int64 upper} agree only on little-endian hosts.
@@ -56,4 +57,32 @@ export function hugeintBytes(vector: DuckDBVector): Uint8Array {
   const view = (vector as unknown as { dataView: unknown }).dataView;
   if (!(view instanceof DataView)) return internal(vector, 'dataView', 'DataView');
   return new Uint8Array(view.buffer, view.byteOffset, vector.itemCount * 16);
+}
+
+/**
+ * The DECIMAL(w, scale) column's unscaled values as 128-bit two's-complement words (lo, hi per
+ * row): DuckDB stores a decimal wider than 18 digits as a hugeint.
+ */
+export function decimal128Words(vector: DuckDBVector, scale: number): BigUint64Array {
+  if (!(vector instanceof DuckDBDecimal128Vector)) return internal(vector, 'dataView', 'DECIMAL(38, s) column');
+  if (vector.type.scale !== scale) return internal(vector, 'decimalType', `scale ${scale}`);
+  const view = (vector as unknown as { dataView: unknown }).dataView;
+  if (!(view instanceof DataView)) return internal(vector, 'dataView', 'DataView');
+  return new BigUint64Array(view.buffer, view.byteOffset, vector.itemCount * 2);
+}
+
+/** Run a streaming read, handing each result chunk to `onChunk` (its vectors are valid during the call). */
+export async function streamChunks(store: Store, label: string, sql: string, onChunk: (chunk: DuckDBDataChunk) => void, params?: Params): Promise<void> {
+  let result: DuckDBResult;
+  try {
+    result = await store.stream(label, sql, params);
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      onChunk(chunk);
+    }
+  } catch (cause) {
+    if (cause instanceof VaultdError) throw cause;
+    throw new VaultdError('STORE_QUERY_FAILED', `query "${label}" failed: ${(cause as Error).message.split('\n')[0]}`, { cause, details: { label } });
+  }
 }

@@ -70,6 +70,37 @@ export function primeUsdTable(prices: PriceSeries, t: Pick<UsdTable, 'hourly' | 
   tables.set(prices, { prices, n: prices.ts.length, hourly: t.hourly, lo: t.lo, hi: t.hi, bad: t.bad });
 }
 
+/**
+ * Register the table of `prices` from its exact values as 128-bit two's-complement numbers,
+ * four little-endian 32-bit words each (lo to hi), as the columnar loader reads them: the same
+ * table usdTable builds by parsing the strings (a negative price is marked bad), with no string
+ * parsed and no bigint made.
+ */
+export function primeUsdTableWords(prices: PriceSeries, words: Uint32Array): void {
+  const n = prices.ts.length;
+  const ts = prices.ts;
+  const lo = new Uint32Array(2 * n);
+  let hi: Uint32Array | null = null;
+  let bad: Uint8Array | null = null;
+  let hourly = true;
+  for (let i = 0; i < n; i++) {
+    const h0 = words[4 * i + 2]!;
+    const h1 = words[4 * i + 3]!;
+    if (h1 >>> 31 === 1) (bad ??= new Uint8Array(n))[i] = 1;
+    else {
+      lo[2 * i] = words[4 * i]!;
+      lo[2 * i + 1] = words[4 * i + 1]!;
+      if (h0 !== 0 || h1 !== 0) {
+        hi ??= new Uint32Array(2 * n);
+        hi[2 * i] = h0;
+        hi[2 * i + 1] = h1;
+      }
+    }
+    if (ts[i] !== ts[0]! + i * HOUR) hourly = false;
+  }
+  primeUsdTable(prices, { hourly, lo: new BigUint64Array(lo.buffer), hi: hi && new BigUint64Array(hi.buffer), bad });
+}
+
 /** Same result as usdIndexAt(table.prices, t): the as-of price if at most 48 h old, else −1. */
 export function usdIndexIn(table: UsdTable, t: number): number {
   const { n } = table;
