@@ -67,6 +67,23 @@ async function serve(db: string, config: string, port: number): Promise<Served> 
 
 /** Starts of `serve` from the saved snapshot measured (the median is the figure). */
 const RESTARTS = 3;
+/**
+ * Fixed-rate positions rounds (vaultd and the bare-uWS floor alike): the round with the median
+ * p99 is reported beside every round's p99 — one 10 s round's tail on this VM moved from 1.7 to
+ * 8.9 ms between runs of the same build.
+ */
+const POSITION_ROUNDS = 3;
+
+async function medianRound<T extends { p99_ms: number }>(round: () => Promise<T | null>): Promise<(T & { rounds_p99_ms: number[] }) | null> {
+  const rounds: T[] = [];
+  for (let i = 0; i < POSITION_ROUNDS; i++) {
+    const r = await round();
+    if (!r) return null;
+    rounds.push(r);
+  }
+  const byTail = [...rounds].sort((a, b) => a.p99_ms - b.p99_ms);
+  return { ...byTail[Math.floor(byTail.length / 2)]!, rounds_p99_ms: rounds.map((r) => r.p99_ms) };
+}
 
 async function stop(s: Served): Promise<void> {
   if (s.child.exitCode !== null) return;
@@ -319,10 +336,10 @@ export async function run(): Promise<BenchOutput> {
     say(`scale: positions of random wallets at ${rate} req/s for ${rateS} s …`);
     const positions = await fixedRate(warm.base, wallets, rate, rateS);
     say(`scale: the same with wrk as the client …`);
-    const positionsWrk = await fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir);
+    const positionsWrk = await medianRound(() => fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir));
     const hwm = rssMib(warm.child.pid!, 'VmHWM');
     say(`scale: baseline: the same bytes from bare uWebSockets.js at ${rate} req/s …`);
-    const positionsBare = positionsWrk ? await bareUwsPositions(port, wallets, rate, rateS, dir) : null;
+    const positionsBare = positionsWrk ? await medianRound(() => bareUwsPositions(port, wallets, rate, rateS, dir)) : null;
     await stop(warm);
     rmSync(dir, { recursive: true, force: true });
 
@@ -366,9 +383,9 @@ export async function run(): Promise<BenchOutput> {
         ...(positionsWrk
           ? [
               {
-                figure: `positions at ${rate} req/s (wrk): p50 / p99`,
-                value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms`,
-                baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req${positionsBare ? `; bare uWS, same bytes: ${positionsBare.p50_ms} / ${positionsBare.p99_ms} ms, ${positionsBare.server_cpu_us_per_req} µs CPU/req` : ''}`,
+                figure: `positions at ${rate} req/s (wrk): p50 / p99, the median of ${POSITION_ROUNDS} rounds by p99`,
+                value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms (p99s ${positionsWrk.rounds_p99_ms.join(', ')})`,
+                baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req${positionsBare ? `; bare uWS, same bytes: ${positionsBare.p50_ms} / ${positionsBare.p99_ms} ms (p99s ${positionsBare.rounds_p99_ms.join(', ')}), ${positionsBare.server_cpu_us_per_req} µs CPU/req` : ''}`,
                 target: `p99 ≤ ${TARGETS.positions_p99_ms} ms`,
               },
             ]
