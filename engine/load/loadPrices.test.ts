@@ -5,12 +5,13 @@
 // only the rows after its hour.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trimZeros } from '../../model/format/numbers.js';
+import { formatUnits, trimZeros } from '../../model/format/numbers.js';
+import { I128Array } from '../../model/int128.js';
 import { priceKey, type PriceSeries } from '../../model/world.js';
 import { createStore, type Store } from '../../store/store.js';
 import { testCommon } from '../../test/helpers/common.js';
 import { usdTable } from '../positions/usdPriceCache.js';
-import { decimalString, loadPrices } from './loadWorld.js';
+import { loadPrices } from './loadWorld.js';
 
 let store: Store;
 beforeAll(async () => {
@@ -124,7 +125,7 @@ describe('loadPrices', () => {
     fc.assert(
       fc.property(priceArb, (v) => {
         const words = BigInt.asUintN(128, v);
-        const text = decimalString(words & ((1n << 64n) - 1n), words >> 64n, 18);
+        const text = formatUnits(I128Array.from(new BigUint64Array([words & ((1n << 64n) - 1n), words >> 64n])).get(0), 18);
         expect(text).toBe(trimZeros(literal(v)).replace(/^-0$/, '0'));
         expect(text).not.toMatch(/\.$|\.\d*0$|^-0$/);
       }),

@@ -7,7 +7,8 @@ import { priceKey } from '../../model/world.js';
 import { readRegistry } from '../../store/registryStore.js';
 import type { Store } from '../../store/store.js';
 import { getSetting, PRICE_PROVIDER_ERRORS } from '../../store/settings.js';
-import { trimZeros } from '../../model/format/numbers.js';
+import { formatUnits, trimZeros } from '../../model/format/numbers.js';
+import { I128Array } from '../../model/int128.js';
 import { loadVaultSeries } from './loadSeries.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
 import { decimal128Words, float64Items, int32Items, streamChunks } from './vectorMemory.js';
@@ -55,7 +56,7 @@ export interface PriceSlice {
  * Price series by token: every row, or only the given slices. Rows stream as typed columns — a
  * token number, the hour, the price's 128-bit unscaled value — so DuckDB converts nothing per
  * row (its decimal-to-text and the ordered string_agg this replaced were ~0.2 s of a demo
- * world's cold start); the exact decimal strings are formatted here from those words, which
+ * world's cold start); the exact decimal strings are formatted here from those words (formatUnits), which
  * also prime the replay's price table (engine/positions/usdPriceCache.ts: no string is parsed).
  */
 export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
@@ -109,9 +110,9 @@ export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): 
   const out = new Map<string, PriceSeries>();
   tokens.forEach((t, k) => {
     const [hours, w] = inHourOrder(ts[k]!, words[k]!);
-    const w64 = new BigUint64Array(w.buffer, w.byteOffset, w.length / 2);
+    const values = I128Array.from(new BigUint64Array(w.buffer, w.byteOffset, w.length / 2));
     const usd = new Array<string>(hours.length);
-    for (let i = 0; i < hours.length; i++) usd[i] = decimalString(w64[2 * i]!, w64[2 * i + 1]!, USD_PRICE_DECIMALS);
+    for (let i = 0; i < hours.length; i++) usd[i] = formatUnits(values.get(i), USD_PRICE_DECIMALS);
     const p: PriceSeries = { chain_id: t.chain_id, address: t.address, ts: hours, usd, usd_f: Float64Array.from(usd, Number) };
     primeUsdTableWords(p, w);
     out.set(priceKey(t.chain_id, t.address), p);
@@ -150,25 +151,6 @@ function inHourOrder(ts: Float64Array, words: Uint32Array): [Float64Array, Uint3
 }
 
 const INDEX_SPAN = 2 ** 21;
-const SIGN64 = 1n << 63n;
-
-/**
- * The unscaled 128-bit two's-complement value (lo, hi) with `scale` decimals as the shortest
- * exact decimal string: no trailing fraction zeros, no point for a whole number, "0" not "-0"
- * — what DuckDB's text of the decimal gives after trimZeros.
- */
-export function decimalString(lo: bigint, hi: bigint, scale: number): string {
-  const v = hi === 0n ? lo : ((hi >= SIGN64 ? hi - (1n << 64n) : hi) << 64n) | lo;
-  const negative = v < 0n;
-  let digits = (negative ? -v : v).toString();
-  if (digits.length <= scale) digits = '0'.repeat(scale + 1 - digits.length) + digits;
-  const cut = digits.length - scale;
-  let end = digits.length;
-  while (end > cut && digits.charCodeAt(end - 1) === 48) end--;
-  const s = end === cut ? digits.slice(0, cut) : `${digits.slice(0, cut)}.${digits.slice(cut, end)}`;
-  return negative && s !== '0' ? `-${s}` : s;
-}
-
 /** Per token: row count, newest hour and an order-free digest of its rows (refresh compares them). */
 export interface PriceDigest {
   n: number;
