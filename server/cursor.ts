@@ -48,6 +48,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     throw new VaultdError('CONFIG_INVALID', `cursor secret is ${secret.length} bytes; it must be at least ${MIN_SECRET_BYTES}`);
   }
   const mac = macOf(secret);
+  const signed = signerOf(secret);
   // a cursor is a pure function of its payload: every client of a popular window gets the same
   const made = new Map<string, string>();
 
@@ -56,8 +57,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
       const text = JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation });
       let cursor = made.get(text);
       if (cursor !== undefined) return cursor;
-      const json = Buffer.from(text);
-      cursor = Buffer.concat([json, mac(json)]).toString('base64url');
+      cursor = signed(text);
       if (cursor.length > MAX_CURSOR_LENGTH) {
         throw new VaultdError('INTERNAL', `cursor of ${cursor.length} chars exceeds ${MAX_CURSOR_LENGTH}; the page key is too long`);
       }
@@ -106,8 +106,18 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
  * bytes — the test compares it with createHmac).
  */
 function macOf(secret: Buffer): (json: Buffer) => Buffer {
-  const BLOCK = 64;
-  const key = secret.length > BLOCK ? (hash('sha256', secret, 'buffer') as unknown as Buffer) : secret;
+  const { inner, outer } = padsOf(secret);
+  return (json) => {
+    outer.write(hash('sha256', Buffer.concat([inner, json]), 'hex'), BLOCK, 'hex');
+    return Buffer.from(hash('sha256', outer, 'hex').slice(0, 2 * MAC_BYTES), 'hex');
+  };
+}
+
+const BLOCK = 64;
+
+/** HMAC's key pads: ipad ‖ DOMAIN (the start of every inner hash) and opad with room for the inner digest. */
+function padsOf(secret: Buffer): { inner: Buffer; outer: Buffer } {
+  const key = secret.length > BLOCK ? Buffer.from(hash('sha256', secret, 'hex'), 'hex') : secret;
   const inner = Buffer.alloc(BLOCK + DOMAIN.length, 0x36);
   const outer = Buffer.alloc(BLOCK + 32, 0x5c);
   for (let i = 0; i < key.length; i++) {
@@ -115,10 +125,33 @@ function macOf(secret: Buffer): (json: Buffer) => Buffer {
     outer[i]! ^= key[i]!;
   }
   DOMAIN.copy(inner, BLOCK);
-  return (json) => {
-    const ih = hash('sha256', Buffer.concat([inner, json]), 'buffer') as unknown as Buffer;
-    ih.copy(outer, BLOCK);
-    return (hash('sha256', outer, 'buffer') as unknown as Buffer).subarray(0, MAC_BYTES);
+  return { inner, outer };
+}
+
+/**
+ * The cursor of payload `text`: base64url(text ‖ MAC), made in reused buffers. A digest asked
+ * as hex costs ~0.5 µs here, as a Buffer ~2.6 µs (Node 20's one-shot hash): the MAC goes
+ * through hex, and the payload is written once into the inner hash's input and once into the
+ * cursor's bytes (~2 µs a cursor, vs ~7 µs with Buffer digests and concatenations).
+ */
+function signerOf(secret: Buffer): (text: string) => string {
+  const { inner, outer } = padsOf(secret);
+  // a payload's UTF-8 is at most 3 bytes a UTF-16 unit: a cursor's payload that can fit does
+  const room = 3 * MAX_CURSOR_LENGTH;
+  const innerInput = Buffer.alloc(inner.length + room);
+  inner.copy(innerInput, 0);
+  const bytes = Buffer.alloc(room + MAC_BYTES);
+  const slow = macOf(secret);
+  return (text) => {
+    if (3 * text.length > room) {
+      const json = Buffer.from(text);
+      return Buffer.concat([json, slow(json)]).toString('base64url');
+    }
+    const n = innerInput.write(text, inner.length, 'utf8');
+    outer.write(hash('sha256', innerInput.subarray(0, inner.length + n), 'hex'), BLOCK, 'hex');
+    bytes.write(text, 0, 'utf8');
+    bytes.write(hash('sha256', outer, 'hex'), n, MAC_BYTES, 'hex');
+    return bytes.toString('base64url', 0, n + MAC_BYTES);
   };
 }
 
@@ -159,41 +192,48 @@ function contextHash(route: string, query: CursorQuery): string {
 const byQuery = new WeakMap<object, Map<string, string>>();
 
 function canonicalHash(route: string, query: CursorQuery): string {
-  const byName = new Map<string, string[]>();
-  const add = (name: string, value: QueryValue): void => {
-    if (UNBOUND.has(name) || value === undefined || value === null) return;
-    const values = byName.get(name);
-    if (values) values.push(String(value));
-    else byName.set(name, [String(value)]);
-  };
+  // 12 bytes are 16 base64url characters: the digest's first 24 hex digits
+  return Buffer.from(hash('sha256', canonicalText(route, query), 'hex').slice(0, 2 * HASH_BYTES), 'hex').toString('base64url');
+}
+
+/** JSON of [route, [[name, [values…]]…]]: names sorted, values as strings in order, unbound names and absent values left out. */
+function canonicalText(route: string, query: CursorQuery): string {
   if (query instanceof URLSearchParams) {
-    for (const [name, value] of query) add(name, value);
-  } else {
-    for (const name of Object.keys(query)) {
-      const value = query[name];
-      if (Array.isArray(value)) for (const item of value as readonly QueryValue[]) add(name, item);
-      else add(name, value as QueryValue);
+    const byName = new Map<string, string[]>();
+    for (const [name, value] of query) {
+      if (UNBOUND.has(name)) continue;
+      const values = byName.get(name);
+      if (values) values.push(value);
+      else byName.set(name, [value]);
     }
+    return JSON.stringify([route, [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   }
-  const canonical = JSON.stringify([route, [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
-  // every page of a walk (and every client of a popular window) hashes the same context
-  let h = contextHashes.get(canonical);
-  if (h === undefined) {
-    h = Buffer.from(hash('sha256', canonical, 'buffer') as unknown as Buffer)
-      .subarray(0, HASH_BYTES)
-      .toString('base64url');
-    if (contextHashes.size >= CONTEXT_HASHES) contextHashes.clear();
-    contextHashes.set(canonical, h);
+  // an object's names are distinct: sorted in place (a few), each with its values written out
+  const names = Object.keys(query);
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i]!;
+    let j = i - 1;
+    for (; j >= 0 && names[j]! > name; j--) names[j + 1] = names[j]!;
+    names[j + 1] = name;
   }
-  return h;
+  let text = `[${JSON.stringify(route)},[`;
+  let first = true;
+  for (const name of names) {
+    if (UNBOUND.has(name)) continue;
+    const value = query[name];
+    let values = '';
+    if (Array.isArray(value)) {
+      for (const item of value as readonly QueryValue[]) if (item !== undefined && item !== null) values += `${values === '' ? '' : ','}${JSON.stringify(String(item))}`;
+    } else if (value !== undefined && value !== null) values = JSON.stringify(String(value as QueryValue));
+    if (values === '') continue;
+    text += `${first ? '' : ','}[${JSON.stringify(name)},[${values}]]`;
+    first = false;
+  }
+  return `${text}]]`;
 }
 
 /** Cursors remembered by their payload text per codec (bounded, cleared when full). */
 const CURSORS_MADE = 256;
-
-/** Context hashes remembered by their canonical text (a pure function; bounded, cleared when full). */
-const CONTEXT_HASHES = 4096;
-const contextHashes = new Map<string, string>();
 
 function invalid(message: string): VaultdError {
   return new VaultdError('INVALID_CURSOR', message, { details: { parameter: 'next' } });
