@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32, crc32Combine, crc32Range, crc32Shift } from './crc32.js';
+import { crc32, crc32Combine, crc32Range, crc32Shift, crc32ShiftBitsForTest } from './crc32.js';
 
 describe('crc32', () => {
   it('the standard check value, and zlib.crc32 on random bytes', () => {
@@ -39,6 +39,26 @@ describe('crc32', () => {
         const range = (crc32(bytes.subarray(0, z)) ^ crc32Shift(crc32(bytes.subarray(0, a)), z - a)) >>> 0;
         expect(range).toBe(crc32(bytes.subarray(a, z)));
       }),
+    );
+  });
+
+  it('the byte-table shift equals the operator built bit by bit, for any CRC and any length below 2^32', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.oneof(fc.nat({ max: 70_000 }), fc.integer({ min: 0, max: 0xffffffff })), (crc, bytes) => {
+        expect(crc32Shift(crc, bytes)).toBe(crc32ShiftBitsForTest(crc, bytes));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('combine over lengths past one and two table bytes (a window of hundreds of KB) matches zlib on the whole', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 60_000, max: 400_000 }), fc.integer({ min: 0, max: 255 }), (a, n, fill) => {
+        const b = Buffer.alloc(n, fill);
+        b[n >> 1] = fill ^ 0x5a;
+        expect(crc32Combine(crc32(a), crc32(b), n)).toBe(zlib.crc32(Buffer.concat([a, b])) >>> 0);
+      }),
+      { numRuns: 25 },
     );
   });
 });

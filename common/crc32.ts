@@ -54,29 +54,42 @@ const X2N = (() => {
   return t;
 })();
 
-/** x^(8·bytes) modulo the polynomial: the operator that moves a CRC past `bytes` bytes. */
-function x8n(bytes: number): number {
+/** x^(8·bytes) modulo the polynomial, bit by bit (the byte tables' start). */
+function x8nBits(bytes: number): number {
   let p = 0x80000000; // x^0
   let k = 3;
   for (let n = bytes; n > 0; n = Math.floor(n / 2), k++) if (n % 2 === 1) p = multmodp(X2N[k & 31]!, p);
   return p;
 }
 
+/** X8N[j][d] = x^(8·d·256^j): a shift by any length below 2^32 bytes is at most four products, not one per bit. */
+const X8N = (() => {
+  const t: Uint32Array[] = [];
+  for (let j = 0; j < 4; j++) {
+    const row = new Uint32Array(256);
+    row[0] = 0x80000000;
+    row[1] = x8nBits(256 ** j);
+    for (let d = 2; d < 256; d++) row[d] = multmodp(row[d - 1]!, row[1]!);
+    t.push(row);
+  }
+  return t;
+})();
+
+/** x^(8·bytes) modulo the polynomial: the operator that moves a CRC past `bytes` bytes (bytes < 2^32). */
+function x8n(bytes: number): number {
+  let p = X8N[0]![bytes & 0xff]!;
+  for (let j = 1, n = bytes >>> 8; n > 0; j++, n >>>= 8) if ((n & 0xff) !== 0) p = multmodp(X8N[j]![n & 0xff]!, p);
+  return p;
+}
+
 /** crc(A) moved past `bytes` zero-CRC bytes: crc(A‖B) = crc32Shift(crc(A), |B|) ^ crc(B). */
 export function crc32Shift(crc: number, bytes: number): number {
   if (bytes === 0) return crc >>> 0;
-  // a window's segments are mostly whole blocks and chunks: the same lengths again and again
-  let op = shifts.get(bytes);
-  if (op === undefined) {
-    if (shifts.size >= SHIFTS_KEPT) shifts.clear();
-    shifts.set(bytes, (op = x8n(bytes)));
-  }
-  return multmodp(op, crc);
+  return multmodp(x8n(bytes), crc);
 }
 
-/** x8n operators remembered by length (bounded, cleared when full). */
-const SHIFTS_KEPT = 4096;
-const shifts = new Map<number, number>();
+/** @internal the operator bit by bit, for the test that holds the tables to it */
+export const crc32ShiftBitsForTest = (crc: number, bytes: number): number => (bytes === 0 ? crc >>> 0 : multmodp(x8nBits(bytes), crc));
 
 /** CRC of A‖B from crc(A), crc(B) and |B| (zlib's crc32_combine). */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
