@@ -61,12 +61,26 @@ describe('sliceSeries over lazily serialized blocks', () => {
     }
   });
 
+  it('deflated windows: a descending window across a last block that ends mid-chunk carries its ragged run as a stored block', () => {
+    // day points: few enough that the last block is partial, and some vault's count is off the 8-point grid
+    const sb = vaults.map((id) => buildSeriesBuffer(snapshot.world, id, 'day')!).find((b) => (b.instants.length % SERIES_BLOCK) % 8 !== 0 && b.instants.length > SERIES_BLOCK);
+    const hourly = vaults.map((id) => buildSeriesBuffer(snapshot.world, id, 'hour')!).find((b) => (b.instants.length % SERIES_BLOCK) % 8 !== 0);
+    const pick = sb ?? hourly;
+    expect(pick).toBeDefined();
+    for (const limit of [SERIES_BLOCK, SERIES_BLOCK + 40, 2 * SERIES_BLOCK]) {
+      const slice = sliceSeries(pick!, pick!.instants[0]!, pick!.instants.at(-1)!, 'desc', limit);
+      expectInflatesToBody(slice);
+      // the ragged end of the last block, mid-window: a 5-byte stored header among the parts
+      expect(slice.deflate().parts.some((p) => p.length === 5 && (p[0]! & 0x07) === 0)).toBe(true);
+    }
+  });
+
   it('deflated windows are mostly compressed: a 600-point window is under a quarter of its bytes', () => {
     const sb = buildSeriesBuffer(snapshot.world, vaults[0]!, 'hour')!;
     const slice = sliceSeries(sb, sb.instants[3]!, sb.instants.at(-1)!, 'asc', 600);
     const d = slice.deflate();
     expect(d.length).toBe(Buffer.concat(slice.body).length);
-    expect(Buffer.concat(d.parts).length).toBeLessThan(d.length / 4);
+    expect(d.head.length + Buffer.concat(d.parts).length + d.tail.length).toBeLessThan(d.length / 4);
   });
 
   it('keeps serialized blocks within the cache budget, evicting the least recently used, and answers the same', () => {
@@ -93,7 +107,12 @@ describe('sliceSeries over lazily serialized blocks', () => {
   });
 });
 
-/** The slice's deflate stream, closed with an empty final block, inflates to its identity bytes. */
+/**
+ * The slice's head, its deflate stream (closed with an empty final block) inflated, and its tail
+ * are its identity bytes; the ends are ragged runs of at most 7 points (and the last) when the
+ * window holds a whole chunk (else it is all uncompressed, at most 15 points), and a window is a
+ * few views per block, not one per chunk.
+ */
 function expectInflatesToBody(slice: SeriesSlice): void {
   const identity = Buffer.concat(slice.body);
   const d = slice.deflate();
@@ -101,5 +120,12 @@ function expectInflatesToBody(slice: SeriesSlice): void {
   expect(d.crc).toBe(zlib.crc32(identity) >>> 0);
   // BFINAL=1 stored block of length 0 ends the stream
   const inflated = zlib.inflateRawSync(Buffer.concat([...d.parts, Buffer.from([1, 0, 0, 0xff, 0xff])]));
-  expect(inflated.equals(identity)).toBe(true);
+  expect(Buffer.concat([d.head, inflated, d.tail]).equals(identity)).toBe(true);
+  const points = (b: Buffer) => b.toString().split('},{').length - (b.length === 0 ? 1 : 0);
+  if (d.parts.length > 0) {
+    expect(points(d.head)).toBeLessThanOrEqual(7);
+    expect(points(d.tail)).toBeLessThanOrEqual(8); // up to 7 whole points and the last one
+  }
+  // per block at most: a small run, a large run, a small run (and a stored block where a partial block ends mid-window)
+  expect(d.parts.length).toBeLessThanOrEqual(3 * Math.ceil(slice.count / 256 + 1) + 4);
 }

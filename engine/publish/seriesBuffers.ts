@@ -8,12 +8,15 @@
 // Compressed windows (issue #11): a block's points are also deflated in chunks of CHUNK_SMALL
 // and CHUNK_LARGE points, each an independent raw deflate stream ended by a sync flush (byte
 // aligned, not final), so any run of whole chunks concatenates into a valid deflate stream.
-// A window is: its ragged ends as stored (uncompressed) blocks of at most 7 points, small chunks
-// up to a large-chunk boundary, large chunks in the middle — a copy of prepared bytes, ~1.05×
-// the size of compressing the window whole. Its CRC-32 comes from prefix CRCs kept per block
-// (common/crc32.ts: crc(range) = P(end) ^ shift(P(start), length)), never from a pass over it.
+// A block's small chunks are laid end to end in one buffer, and its large chunks in another,
+// so a run of chunks is one view. A window is: its ragged ends (at most 7 points each) left
+// uncompressed for the response's own stored blocks to carry, small chunks up to a large-chunk
+// boundary, large chunks in the middle — a few views of prepared bytes (~10 for 1,000 hours),
+// ~1.05× the size of compressing the window whole. Its CRC-32 comes from prefix CRCs kept per
+// block (common/crc32.ts: crc(range) = P(end) ^ shift(P(start), length)), never from a pass over it.
 import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { crc32Range, crc32Shift } from '../../common/crc32.js';
+import { pushStored } from '../../common/deflateStored.js';
 import { lowerBound } from '../../common/search.js';
 import { priceKey, type World } from '../../model/world.js';
 import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
@@ -29,9 +32,15 @@ interface Block {
   offsets: Uint32Array;
   /** CRC-32 of buf[0, offsets[k]) for every k (made on the first compressed window) */
   crc?: Uint32Array;
-  /** deflated chunks of CHUNK_SMALL / CHUNK_LARGE points, each made on first use */
-  small?: (Buffer | undefined)[];
-  large?: (Buffer | undefined)[];
+  /** the block's chunks, made on the first compressed window that takes one */
+  small?: ChunkRun;
+  large?: ChunkRun;
+}
+
+/** Chunks of one size laid end to end: chunk k is bytes[at[k], at[k + 1]). */
+interface ChunkRun {
+  bytes: Buffer;
+  at: Uint32Array;
 }
 
 /** Points per chunk: small chunks reach the large-chunk boundary, large ones fill the middle. */
@@ -172,10 +181,17 @@ export interface SeriesSlice {
   deflate(): DeflatedItems;
 }
 
-/** A window's points as a byte-aligned, non-final raw deflate stream (RFC 1951). */
+/**
+ * A window's points as `head` ‖ inflate(`parts`) ‖ `tail`: `parts` a byte-aligned, non-final
+ * raw deflate stream (RFC 1951) whose own uncompressed runs inside are stored blocks; `head`
+ * and `tail` the ragged ends, uncompressed, for the response's opening and closing stored
+ * blocks to carry (no block headers made per request for them).
+ */
 export interface DeflatedItems {
+  head: Buffer;
   parts: Buffer[];
-  /** CRC-32 and length of the points' bytes (what the stream inflates to) */
+  tail: Buffer;
+  /** CRC-32 and length of the points' bytes (head, what parts inflate to, tail) */
   crc: number;
   length: number;
 }
@@ -188,7 +204,8 @@ interface Segment {
   last: boolean;
 }
 
-const EMPTY_DEFLATE: DeflatedItems = { parts: [], crc: 0, length: 0 };
+const NO_BYTES: Buffer = Buffer.alloc(0);
+const EMPTY_DEFLATE: DeflatedItems = { head: NO_BYTES, parts: [], tail: NO_BYTES, crc: 0, length: 0 };
 
 /** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
 export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
@@ -230,9 +247,29 @@ export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order:
   };
 }
 
-/** The window's points as stored blocks and prepared chunks, with their CRC-32 and length. */
+/** The window's points as prepared chunk runs between uncompressed ends, with their CRC-32 and length. */
 function deflateSegments(segments: Segment[]): DeflatedItems {
   const parts: Buffer[] = [];
+  let head: Buffer = NO_BYTES;
+  // an uncompressed run not yet placed: the head if nothing precedes it, the tail if nothing
+  // follows, else a stored block (only where a partial block ends a run mid-window)
+  let pending: Buffer | null = null;
+  const place = (): void => {
+    if (pending === null) return;
+    if (parts.length === 0 && head.length === 0) head = pending;
+    else pushStored(parts, pending);
+    pending = null;
+  };
+  const raw = (buf: Buffer, from: number, to: number): void => {
+    if (to <= from) return;
+    place();
+    pending = buf.subarray(from, to);
+  };
+  const run = (r: ChunkRun, k0: number, k1: number): void => {
+    if (k1 <= k0) return;
+    place();
+    parts.push(r.bytes.subarray(r.at[k0]!, r.at[k1]!));
+  };
   let crc = 0;
   let length = 0;
   for (const { block, l0, l1, last } of segments) {
@@ -240,44 +277,31 @@ function deflateSegments(segments: Segment[]): DeflatedItems {
     const P = (block.crc ??= prefixCrcs(block));
     // points [l0, end) go with their commas; the window's last point without its comma
     const end = last ? l1 - 1 : l1;
-    const bytes = offsets[end]! - offsets[l0]!;
-    crc = (crc32Shift(crc ^ P[l0]!, bytes) ^ P[end]!) >>> 0;
-    length += bytes;
-    let rawFrom = offsets[l0]!; // start of the uncompressed run not yet emitted
-    let p = l0;
-    const chunk = (k: number, size: number) => {
-      if (rawFrom < offsets[p]!) stored(parts, buf, rawFrom, offsets[p]!);
-      parts.push(chunkOf(block, k, size));
-      p += size;
-      rawFrom = offsets[p]!;
-    };
-    p = Math.min(end, Math.ceil(l0 / CHUNK_SMALL) * CHUNK_SMALL); // ragged start: stored
-    while (p % CHUNK_LARGE !== 0 && p + CHUNK_SMALL <= end) chunk(p / CHUNK_SMALL, CHUNK_SMALL);
-    while (p % CHUNK_LARGE === 0 && p + CHUNK_LARGE <= end) chunk(p / CHUNK_LARGE, CHUNK_LARGE);
-    while (p + CHUNK_SMALL <= end && p % CHUNK_SMALL === 0) chunk(p / CHUNK_SMALL, CHUNK_SMALL);
-    if (last) {
-      const stop = offsets[l1]! - 1;
-      crc = crc32Range(buf, offsets[end]!, stop, crc);
-      length += stop - offsets[end]!;
-      if (rawFrom < stop) stored(parts, buf, rawFrom, stop);
-    } else if (rawFrom < offsets[end]!) stored(parts, buf, rawFrom, offsets[end]!);
+    const stop = last ? offsets[l1]! - 1 : offsets[end]!;
+    crc = (crc32Shift(crc ^ P[l0]!, offsets[end]! - offsets[l0]!) ^ P[end]!) >>> 0;
+    if (last) crc = crc32Range(buf, offsets[end]!, stop, crc);
+    length += stop - offsets[l0]!;
+    // whole small chunks [a, e), the large ones among them [A, E)
+    const a = Math.ceil(l0 / CHUNK_SMALL) * CHUNK_SMALL;
+    const e = Math.floor(end / CHUNK_SMALL) * CHUNK_SMALL;
+    if (e <= a) {
+      raw(buf, offsets[l0]!, stop);
+      continue;
+    }
+    raw(buf, offsets[l0]!, offsets[a]!);
+    const A = Math.ceil(a / CHUNK_LARGE) * CHUNK_LARGE;
+    const E = Math.floor(e / CHUNK_LARGE) * CHUNK_LARGE;
+    const small = (block.small ??= chunkRun(block, CHUNK_SMALL));
+    if (E <= A) run(small, a / CHUNK_SMALL, e / CHUNK_SMALL);
+    else {
+      run(small, a / CHUNK_SMALL, A / CHUNK_SMALL);
+      run((block.large ??= chunkRun(block, CHUNK_LARGE)), A / CHUNK_LARGE, E / CHUNK_LARGE);
+      run(small, E / CHUNK_SMALL, e / CHUNK_SMALL);
+    }
+    raw(buf, offsets[e]!, stop);
   }
-  return { parts, crc, length };
-}
-
-/** Largest LEN of a stored deflate block. */
-const STORED_MAX = 65_535;
-
-/** buf[from, to) as non-final stored blocks (BFINAL=0, BTYPE=00, LEN, NLEN; byte-aligned). */
-function stored(parts: Buffer[], buf: Buffer, from: number, to: number): void {
-  for (let at = from; at < to; at += STORED_MAX) {
-    const n = Math.min(STORED_MAX, to - at);
-    const header = Buffer.allocUnsafe(5);
-    header[0] = 0;
-    header.writeUInt16LE(n, 1);
-    header.writeUInt16LE(n ^ 0xffff, 3);
-    parts.push(header, buf.subarray(at, at + n));
-  }
+  const tail = pending ?? NO_BYTES;
+  return { head, parts, tail, crc, length };
 }
 
 function prefixCrcs(block: Block): Uint32Array {
@@ -287,23 +311,24 @@ function prefixCrcs(block: Block): Uint32Array {
   return P;
 }
 
-/** Chunk k of `size` points: an independent raw deflate stream ended by a sync flush. */
-function chunkOf(block: Block, k: number, size: number): Buffer {
-  const cache = size === CHUNK_SMALL ? (block.small ??= []) : (block.large ??= []);
-  let c = cache[k];
-  if (c === undefined) {
-    const from = block.offsets[k * size]!;
-    const to = block.offsets[(k + 1) * size]!;
-    const out = deflateRawSync(block.buf.subarray(from, to), {
+/** Every whole chunk of `size` points of the block, each an independent raw deflate stream ended by a sync flush, end to end. */
+function chunkRun(block: Block, size: number): ChunkRun {
+  const count = Math.floor((block.offsets.length - 1) / size);
+  const chunks: Buffer[] = [];
+  const at = new Uint32Array(count + 1);
+  for (let k = 0; k < count; k++) {
+    const c = deflateRawSync(block.buf.subarray(block.offsets[k * size]!, block.offsets[(k + 1) * size]!), {
       level: 6,
       // a small chunk is ~2 KB: a 4 KB window loses nothing and allocates less state
       ...(size === CHUNK_SMALL ? { windowBits: 12, memLevel: 4 } : {}),
       finishFlush: zlibConstants.Z_SYNC_FLUSH,
     });
-    // a copy: the sync API returns a view into a larger chunk we must not retain
-    cache[k] = c = Buffer.from(out);
-    const e = lru.get(block);
-    if (e) keep(block, e.cache, e.b, c.length);
+    chunks.push(c);
+    at[k + 1] = at[k]! + c.length;
   }
-  return c;
+  // a copy: the sync API returns views into larger chunks we must not retain
+  const r = { bytes: Buffer.concat(chunks, at[count]!), at };
+  const e = lru.get(block);
+  if (e) keep(block, e.cache, e.b, r.bytes.length + at.byteLength);
+  return r;
 }

@@ -8,6 +8,7 @@ import { VaultdError } from '../../common/errors.js';
 import { PAGE_SUFFIX, type Page } from '../../engine/publish/page.js';
 import { REQUEST_ID_MAX_LENGTH } from '../requestId.js';
 import { crc32, crc32Combine, crc32Range } from '../../common/crc32.js';
+import { pushStored, storedHeader, STORED_MAX } from '../../common/deflateStored.js';
 import type { DeflatedItems } from '../../engine/publish/seriesBuffers.js';
 
 /** Bodies at or below this size are served raw (DESIGN §5.6: "bodies over 1 KiB"). */
@@ -184,49 +185,51 @@ export function brTemplate(variant: BrotliVariant): BodyTemplate {
 
 /**
  * A gzip body of `open` ‖ items ‖ `tail` ‖ requestId ‖ `"}}` whose items are already a deflate
- * stream (a timeseries window: engine/publish/seriesBuffers.ts): the opening and the
- * per-request end go as stored blocks around the prepared stream, and the CRC-32 is combined
- * from the parts' CRCs — a copy of prepared bytes, no compression per request.
+ * stream (a timeseries window: engine/publish/seriesBuffers.ts): the opening with the items'
+ * uncompressed head, and the items' uncompressed tail with the per-request end, go as stored
+ * blocks around the prepared stream, and the CRC-32 is combined from the parts' CRCs — a copy
+ * of prepared bytes, no compression per request.
  */
 export function gzipItemsBody(open: Buffer, openCrc: number, items: DeflatedItems, tail: Buffer, requestId: string): Buffer[] {
-  const head = Buffer.allocUnsafe(GZIP_HEADER.length + 5 + open.length);
+  const headIn = open.length + items.head.length <= STORED_MAX ? items.head.length : 0;
+  const head = Buffer.allocUnsafe(GZIP_HEADER.length + 5 + open.length + headIn);
   GZIP_HEADER.copy(head, 0);
-  storedHeader(head, GZIP_HEADER.length, open.length, false);
+  storedHeader(head, GZIP_HEADER.length, open.length + headIn, false);
   open.copy(head, GZIP_HEADER.length + 5);
-  const parts = [head, ...items.parts];
+  if (headIn > 0) items.head.copy(head, GZIP_HEADER.length + 5 + open.length);
+  const parts: Buffer[] = [head];
+  if (headIn < items.head.length) pushStored(parts, items.head);
+  for (let i = 0; i < items.parts.length; i++) parts.push(items.parts[i]!);
   let crc = crc32Combine(openCrc, items.crc, items.length);
-  // the constant part of the tail in non-final stored blocks while it is longer than one can hold
-  let from = 0;
+  // the final block holds the items' tail, the page's tail, the id and `"}}`; what would make
+  // it longer than a block can hold goes before it in non-final stored blocks
   const last = REQUEST_ID_MAX_LENGTH + PAGE_SUFFIX.length;
+  let itemsTail = items.tail;
+  if (itemsTail.length + tail.length > STORED_MAX - last) {
+    pushStored(parts, itemsTail);
+    itemsTail = EMPTY;
+  }
+  let from = 0;
   while (tail.length - from > STORED_MAX - last) {
-    const header = Buffer.allocUnsafe(5);
-    storedHeader(header, 0, STORED_MAX - last, false);
-    parts.push(header, tail.subarray(from, from + STORED_MAX - last));
+    pushStored(parts, tail.subarray(from, from + STORED_MAX - last));
     crc = crc32Range(tail, from, from + STORED_MAX - last, crc);
     from += STORED_MAX - last;
   }
   const rest = tail.length - from;
-  const n = rest + checkedLength(requestId) + PAGE_SUFFIX.length;
+  const n = itemsTail.length + rest + checkedLength(requestId) + PAGE_SUFFIX.length;
   const end = Buffer.allocUnsafe(5 + n + 8);
   storedHeader(end, 0, n, true);
-  tail.copy(end, 5, from);
-  writeSuffix(end, 5 + rest, requestId);
-  writeUInt32LE(end, crc32Range(end, 5, 5 + n, crc), 5 + n);
+  itemsTail.copy(end, 5);
+  tail.copy(end, 5 + itemsTail.length, from);
+  writeSuffix(end, 5 + itemsTail.length + rest, requestId);
+  // the items' tail is in items.crc already
+  writeUInt32LE(end, crc32Range(end, 5 + itemsTail.length, 5 + n, crc), 5 + n);
   writeUInt32LE(end, (open.length + items.length + tail.length + requestId.length + PAGE_SUFFIX.length) >>> 0, 9 + n);
   parts.push(end);
   return parts;
 }
 
-const STORED_MAX = 65_535;
-
-/** A stored block's header (RFC 1951 §3.2.4): BFINAL, BTYPE=00 and padding, LEN, NLEN. */
-function storedHeader(buf: Uint8Array, at: number, n: number, final: boolean): void {
-  buf[at] = final ? 1 : 0;
-  buf[at + 1] = n & 0xff;
-  buf[at + 2] = n >>> 8;
-  buf[at + 3] = ~n & 0xff;
-  buf[at + 4] = (~n >>> 8) & 0xff;
-}
+const EMPTY: Buffer = Buffer.alloc(0);
 
 export { crc32 };
 
