@@ -14,7 +14,7 @@ import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
 import { createRateLimiter } from './rateLimit.js';
-import { compressible, errorBody, headerLines, JSON_TYPE, jsonPage, OPEN_ARRAY, PAGE_BROTLI_QUALITY, PAGE_GZIP_LEVEL, type Body, type JsonBody, type Reply } from './reply.js';
+import { compressible, errorBody, headerLines, headerText, JSON_TYPE, jsonPage, OPEN_ARRAY, PAGE_BROTLI_QUALITY, PAGE_GZIP_LEVEL, type Body, type JsonBody, type Reply } from './reply.js';
 import { requestIdFrom } from './requestId.js';
 import { cursorsFor, servedFor } from './generations.js';
 import { createRequestMetrics } from './requestMetrics.js';
@@ -139,6 +139,12 @@ export const MAX_TARGET = 8192;
 const ROUTE_CACHE_BYTES = 4 * 1024 * 1024;
 /** /v1 answers depend on the credential (401, tier headers): caches must key on it too. */
 const VARY_V1 = 'Accept-Encoding, Authorization, X-API-Key';
+/** Per-request JSON answers' constant header lines as text, around their ETag (writeJson). */
+const CORS_TEXT = headerText(CORS);
+const VARY_V1_TEXT = headerText([['Vary', VARY_V1]]);
+const VARY_TEXT = headerText([['Vary', 'Accept-Encoding']]);
+const JSON_TEXT = headerText([JSON_CONTENT]);
+const JSON_GZIP_TEXT = headerText([JSON_CONTENT, ['Content-Encoding', 'gzip']]);
 
 /** One access-log line per this many requests (errors are always logged). */
 const LOG_SAMPLE = 1000;
@@ -402,19 +408,18 @@ export function createHandler(deps: HandlerDeps) {
   /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
   function writeJson(x: Exchange, body: JsonBody, served: Served): Reply {
     const built = jsonPage(body, served.snapshot.refreshed_at, served.id);
-    const lines: [string, string][] = [...CORS];
-    if (body.headers) lines.push(...body.headers);
-    lines.push(['ETag', built.page.etag], ['Vary', x.isV1 ? VARY_V1 : 'Accept-Encoding']);
-    if (matchesEtag(x.req.ifNoneMatch, built.page.etag)) return reply(x, 304, headerLines(lines), maxAge(x));
-    lines.push(JSON_CONTENT);
+    // the lines of headerLines([...CORS, ...body.headers, ETag, Vary, Content-Type, Content-Encoding?]),
+    // written as one string of prebuilt pieces: only the ETag (and rare extra headers) vary
+    const before = body.headers ? CORS_TEXT + headerText(body.headers) : CORS_TEXT;
+    const etagVary = `${before}\r\nETag: ${built.page.etag}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`;
+    if (matchesEtag(x.req.ifNoneMatch, built.page.etag)) return reply(x, 304, Buffer.from(etagVary, 'latin1'), maxAge(x));
     const compressible = body.deflated !== undefined && built.prefixLength + x.requestId.length + PAGE_SUFFIX.length > PRECOMPRESS_MIN_BYTES;
     if (compressible && choose(x.req.acceptEncoding, false) === 'gzip') {
-      lines.push(['Content-Encoding', 'gzip']);
       const parts = gzipItemsBody(OPEN_ARRAY, OPEN_CRC, body.deflated!(), built.page.prefix, x.requestId);
-      return reply(x, 200, headerLines(lines), maxAge(x), null, parts);
+      return reply(x, 200, Buffer.from(etagVary + JSON_GZIP_TEXT, 'latin1'), maxAge(x), null, parts);
     }
     const parts = [...built.head, built.page.prefix, Buffer.from(x.requestId, 'latin1'), PAGE_SUFFIX];
-    return reply(x, 200, headerLines(lines), maxAge(x), null, parts);
+    return reply(x, 200, Buffer.from(etagVary + JSON_TEXT, 'latin1'), maxAge(x), null, parts);
   }
 
   /** The Cache-Control line: public on snapshot routes, private on wallet routes (DESIGN §5.6). */

@@ -74,9 +74,14 @@ export interface Reply {
 
 /** Header lines as the wire has them after the status line: `\r\nName: value` each (Latin-1). */
 export function headerLines(headers: readonly (readonly [string, string])[]): Buffer {
+  return Buffer.from(headerText(headers), 'latin1');
+}
+
+/** The text of headerLines (to join with other lines before one encoding). */
+export function headerText(headers: readonly (readonly [string, string])[]): string {
   let text = '';
   for (const [name, value] of headers) text += `\r\n${name}: ${value}`;
-  return Buffer.from(text, 'latin1');
+  return text;
 }
 
 /** The reply's headers as name/value pairs, in wire order (the node transport, tests). */
