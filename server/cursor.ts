@@ -130,9 +130,10 @@ function padsOf(secret: Buffer): { inner: Buffer; outer: Buffer } {
 
 /**
  * The cursor of payload `text`: base64url(text ‖ MAC), made in reused buffers. A digest asked
- * as hex costs ~0.5 µs here, as a Buffer ~2.6 µs (Node 20's one-shot hash): the MAC goes
- * through hex, and the payload is written once into the inner hash's input and once into the
- * cursor's bytes (~2 µs a cursor, vs ~7 µs with Buffer digests and concatenations).
+ * as hex costs ~0.5–0.8 µs here, as a Buffer ~2.3–2.6 µs (Node 20's one-shot hash): the MAC
+ * goes through hex, and the payload is written once into the inner hash's input and once into
+ * the cursor's bytes (~4.1–4.7 µs a cursor, against ~5.2–7.6 µs with Buffer digests and
+ * concatenations; a timeseries payload, 300 k signings alternated three times).
  */
 function signerOf(secret: Buffer): (text: string) => string {
   const { inner, outer } = padsOf(secret);
