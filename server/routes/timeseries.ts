@@ -5,7 +5,7 @@
 import { isoSeconds } from '../../model/format/numbers.js';
 import { positionContext } from '../../engine/publish/walletIndex.js';
 import { defaultPositionStart, positionPoints } from '../../engine/publish/door.js';
-import { windowPoints, type Granularity } from '../../engine/publish/door.js';
+import { windowPoints } from '../../engine/publish/door.js';
 import { seriesBuffer, sliceSeries } from '../../engine/publish/door.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
 import type { Body } from '../reply.js';
@@ -26,8 +26,6 @@ function iso(seconds: number): string {
   return text;
 }
 
-/** The cursor context of a parsed query (frozen, one per parsed query: its hash is kept with it). */
-const filtersOf = new WeakMap<SeriesQuery, Readonly<{ start: number | ''; end: number | ''; granularity: Granularity }>>();
 
 /** Window bounds and cursor handling shared by both timeseries routes. */
 function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { start: number; end: number }) {
@@ -36,8 +34,8 @@ function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { st
   }
   const start = q.start ?? defaults.start;
   const end = q.end ?? defaults.end;
-  let filters = filtersOf.get(q);
-  if (filters === undefined) filtersOf.set(q, (filters = Object.freeze({ start: q.start ?? '', end: q.end ?? '', granularity: q.granularity })));
+  // the cursor context: the row-selecting parameters as given
+  const filters = { start: q.start ?? '', end: q.end ?? '', granularity: q.granularity };
   const after = q.next === undefined ? undefined : (ctx.cursors.decode(q.next, route, filters, q.order) as number);
   return { start, end, filters, after };
 }
