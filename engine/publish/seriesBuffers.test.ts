@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { demoSnapshot, SMALL_DEMO } from '../../test/helpers/demoSnapshot.js';
-import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, seriesCacheBytes, setSeriesCacheBudget, sliceSeries, type SeriesSlice } from './seriesBuffers.js';
+import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, seriesCacheBytes, setSeriesCacheBudget, sliceSeries, type SeriesBuffer, type SeriesSlice } from './seriesBuffers.js';
 
 const snapshot = demoSnapshot({ ...SMALL_DEMO, days: 40, wallets: 10 });
 const vaults = [...snapshot.world.series.keys()].filter((id) => snapshot.world.series.get(id)!.length > SERIES_BLOCK * 2);
@@ -81,6 +81,34 @@ describe('sliceSeries over lazily serialized blocks', () => {
     const d = slice.deflate();
     expect(d.length).toBe(Buffer.concat(slice.body).length);
     expect(d.head.length + Buffer.concat(d.parts).length + d.tail.length).toBeLessThan(d.length / 4);
+  });
+
+  it('evicts by second chance: a block used since it was placed stays, one not used since goes', () => {
+    const touch = (sb: SeriesBuffer, b: number) => sliceSeries(sb, sb.instants[b * SERIES_BLOCK]!, sb.instants[b * SERIES_BLOCK]!, 'asc', 1);
+    const old = setSeriesCacheBudget(0);
+    try {
+      for (let round = 0; round < 3; round++) {
+        // a zero budget empties the cache but for the block being added
+        const x = buildSeriesBuffer(snapshot.world, vaults[0]!, 'hour')!;
+        setSeriesCacheBudget(0);
+        touch(x, 2);
+        const one = seriesCacheBytes();
+        setSeriesCacheBudget(one * 2.5);
+        const sb = buildSeriesBuffer(snapshot.world, vaults[1 % vaults.length]!, 'hour')!;
+        touch(sb, 0);
+        touch(sb, 0); // used again after it was placed
+        touch(sb, 1); // over the budget: x's block (not used since placed) goes
+        expect(x.asc[2]).toBeUndefined();
+        touch(sb, 2); // over again: block 0 gets a second chance, block 1 goes
+        expect(sb.asc[0]).toBeDefined();
+        expect(sb.asc[1]).toBeUndefined();
+        expect(sb.asc[2]).toBeDefined();
+        expect(seriesCacheBytes()).toBeLessThanOrEqual(one * 2.5 + 256 * 1024);
+        setSeriesCacheBudget(0);
+      }
+    } finally {
+      setSeriesCacheBudget(old);
+    }
   });
 
   it('keeps serialized blocks within the cache budget, evicting the least recently used, and answers the same', () => {

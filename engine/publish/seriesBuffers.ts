@@ -97,33 +97,44 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
 }
 
 /**
- * Serialized blocks and their deflated chunks are kept up to SERIES_CACHE_BYTES in all, least
- * recently used first out (a block dropped is serialized again when a window next needs it):
- * a crawler walking every vault's hourly history cannot grow the server by gigabytes. 64 MiB
- * holds every block the HTTP bench's random windows touch on the demo world (~30 MB with their
- * chunks); on the benchmark world's 17 M hours any budget fills, and it is that much RSS.
+ * Serialized blocks and their deflated chunks are kept up to SERIES_CACHE_BYTES in all, the
+ * least recently used first out (a block dropped is serialized again when a window next needs
+ * it): a crawler walking every vault's hourly history cannot grow the server by gigabytes. 64
+ * MiB holds every block the HTTP bench's random windows touch on the demo world (~30 MB with
+ * their chunks); on the benchmark world's 17 M hours any budget fills, and it is that much RSS.
+ * The order is kept by second chance (CLOCK): a use only stamps the entry, and when the budget
+ * is passed, entries at the front used since they were put there go to the back instead of out.
+ * Moving every used block to the back (a Map delete and set per use) grew the Map's table per
+ * request, and that table lived long enough to be promoted (~120 bytes a random window).
  */
 export const SERIES_CACHE_BYTES = 64 * 1024 * 1024;
 let budget = SERIES_CACHE_BYTES;
-const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number; at: number }>();
+const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number; at: number; placed: number }>();
 let cachedBytes = 0;
-/** Uses so far; a block used again within RECENT uses is not moved (a hot window's blocks are not re-inserted per request). */
+/** Uses so far: an entry used after it was placed (at > placed) gets a second chance. */
 let uses = 0;
-const RECENT = 256;
 
 function keep(block: Block, cache: (Block | undefined)[], b: number, bytes: number): void {
   const e = lru.get(block);
   uses++;
-  if (e && bytes === 0 && uses - e.at < RECENT) return;
   if (e) {
-    lru.delete(block);
     e.bytes += bytes;
     e.at = uses;
-    lru.set(block, e);
-  } else lru.set(block, { cache, b, bytes, at: uses });
+  } else lru.set(block, { cache, b, bytes, at: uses, placed: uses });
   cachedBytes += bytes;
+  if (cachedBytes <= budget) return;
+  // entries moved to the back are visited again by this loop (a Map iterates what is added),
+  // now as placed: each is moved at most once, so the loop ends
   for (const [old, x] of lru) {
-    if (cachedBytes <= budget || old === block) break;
+    if (cachedBytes <= budget) break;
+    if (old === block) continue;
+    if (x.at > x.placed) {
+      lru.delete(old);
+      x.placed = uses;
+      x.at = uses;
+      lru.set(old, x);
+      continue;
+    }
     lru.delete(old);
     cachedBytes -= x.bytes;
     if (x.cache[x.b] === old) x.cache[x.b] = undefined;
