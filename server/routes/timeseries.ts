@@ -26,7 +26,6 @@ function iso(seconds: number): string {
   return text;
 }
 
-
 /** Window bounds and cursor handling shared by both timeseries routes. */
 function window(ctx: RouteContext, route: string, q: SeriesQuery, defaults: { start: number; end: number }) {
   if (q.start !== undefined && q.end !== undefined && q.start > q.end) {
