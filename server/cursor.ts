@@ -47,8 +47,10 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   if (secret.length < MIN_SECRET_BYTES) {
     throw new VaultdError('CONFIG_INVALID', `cursor secret is ${secret.length} bytes; it must be at least ${MIN_SECRET_BYTES}`);
   }
-  const mac = macOf(secret);
-  const signed = signerOf(secret);
+  // one MAC for signing and checking (its buffers are used within a synchronous call)
+  const macHex = macHexOf(secret);
+  const mac = macOf(macHex);
+  const signed = signerOf(macHex);
   // a cursor is a pure function of its payload: every client of a popular window gets the same
   const made = new Map<string, string>();
 
@@ -101,22 +103,12 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
 }
 
 /**
- * HMAC-SHA256(secret, DOMAIN ‖ json) cut to MAC_BYTES, RFC 2104 spelled out with one-shot
- * hashes over precomputed pads (~3 µs, vs ~5 µs for a createHmac object per cursor; the same
- * bytes — the test compares it with createHmac).
+ * HMAC-SHA256(secret, DOMAIN ‖ payload) as 64 hex digits, RFC 2104 spelled out with one-shot
+ * hashes over precomputed pads (the same bytes as createHmac; the test compares them). The
+ * payload is written into a reused buffer after the inner pad, and digests are asked as hex:
+ * Node 20's one-shot hash gives hex in ~0.5–0.8 µs and a Buffer in ~2.3–2.6 µs.
  */
-function macOf(secret: Buffer): (json: Buffer) => Buffer {
-  const { inner, outer } = padsOf(secret);
-  return (json) => {
-    outer.write(hash('sha256', Buffer.concat([inner, json]), 'hex'), BLOCK, 'hex');
-    return Buffer.from(hash('sha256', outer, 'hex').slice(0, 2 * MAC_BYTES), 'hex');
-  };
-}
-
-const BLOCK = 64;
-
-/** HMAC's key pads: ipad ‖ DOMAIN (the start of every inner hash) and opad with room for the inner digest. */
-function padsOf(secret: Buffer): { inner: Buffer; outer: Buffer } {
+function macHexOf(secret: Buffer): (payload: string | Buffer) => string {
   const key = secret.length > BLOCK ? Buffer.from(hash('sha256', secret, 'hex'), 'hex') : secret;
   const inner = Buffer.alloc(BLOCK + DOMAIN.length, 0x36);
   const outer = Buffer.alloc(BLOCK + 32, 0x5c);
@@ -125,39 +117,52 @@ function padsOf(secret: Buffer): { inner: Buffer; outer: Buffer } {
     outer[i]! ^= key[i]!;
   }
   DOMAIN.copy(inner, BLOCK);
-  return { inner, outer };
+  const input = Buffer.alloc(inner.length + PAYLOAD_ROOM);
+  inner.copy(input, 0);
+  return (payload) => {
+    // UTF-8 is at most 3 bytes a UTF-16 unit: a string that can fit does
+    const fits = typeof payload === 'string' ? 3 * payload.length <= PAYLOAD_ROOM : payload.length <= PAYLOAD_ROOM;
+    let message: Buffer;
+    if (!fits) message = Buffer.concat([inner, typeof payload === 'string' ? Buffer.from(payload) : payload]);
+    else {
+      const n = typeof payload === 'string' ? input.write(payload, inner.length, 'utf8') : payload.copy(input, inner.length);
+      message = input.subarray(0, inner.length + n);
+    }
+    outer.write(hash('sha256', message, 'hex'), BLOCK, 'hex');
+    return hash('sha256', outer, 'hex');
+  };
+}
+
+const BLOCK = 64;
+/** Payload bytes signed in the reused buffers (a cursor's payload always fits: it is under MAX_CURSOR_LENGTH chars). */
+const PAYLOAD_ROOM = 3 * MAX_CURSOR_LENGTH;
+
+/** The MAC of `json`: HMAC-SHA256 cut to MAC_BYTES. */
+function macOf(macHex: (payload: string | Buffer) => string): (json: Buffer) => Buffer {
+  return (json) => Buffer.from(macHex(json).slice(0, 2 * MAC_BYTES), 'hex');
 }
 
 /**
- * The cursor of payload `text`: base64url(text ‖ MAC), made in reused buffers. A digest asked
- * as hex costs ~0.5–0.8 µs here, as a Buffer ~2.3–2.6 µs (Node 20's one-shot hash): the MAC
- * goes through hex, and the payload is written once into the inner hash's input and once into
- * the cursor's bytes (~4.1–4.7 µs a cursor, against ~5.2–7.6 µs with Buffer digests and
- * concatenations; a timeseries payload, 300 k signings alternated three times).
+ * The cursor of payload `text`: base64url(text ‖ MAC), its bytes made in a reused buffer
+ * (~4.1–4.7 µs a cursor, against ~5.2–7.6 µs with Buffer digests and concatenations; a
+ * timeseries payload, 300 k signings alternated three times).
  */
-function signerOf(secret: Buffer): (text: string) => string {
-  const { inner, outer } = padsOf(secret);
-  // a payload's UTF-8 is at most 3 bytes a UTF-16 unit: a cursor's payload that can fit does
-  const room = 3 * MAX_CURSOR_LENGTH;
-  const innerInput = Buffer.alloc(inner.length + room);
-  inner.copy(innerInput, 0);
-  const bytes = Buffer.alloc(room + MAC_BYTES);
-  const slow = macOf(secret);
+function signerOf(macHex: (payload: string | Buffer) => string): (text: string) => string {
+  const mac = macOf(macHex);
+  const bytes = Buffer.alloc(PAYLOAD_ROOM + MAC_BYTES);
   return (text) => {
-    if (3 * text.length > room) {
+    if (3 * text.length > PAYLOAD_ROOM) {
       const json = Buffer.from(text);
-      return Buffer.concat([json, slow(json)]).toString('base64url');
+      return Buffer.concat([json, mac(json)]).toString('base64url');
     }
-    const n = innerInput.write(text, inner.length, 'utf8');
-    outer.write(hash('sha256', innerInput.subarray(0, inner.length + n), 'hex'), BLOCK, 'hex');
-    bytes.write(text, 0, 'utf8');
-    bytes.write(hash('sha256', outer, 'hex'), n, MAC_BYTES, 'hex');
+    const n = bytes.write(text, 0, 'utf8');
+    bytes.write(macHex(text), n, MAC_BYTES, 'hex');
     return bytes.toString('base64url', 0, n + MAC_BYTES);
   };
 }
 
 /** @internal the MAC, for the test that holds it to createHmac */
-export const cursorMacForTest = macOf;
+export const cursorMacForTest = (secret: Buffer): ((json: Buffer) => Buffer) => macOf(macHexOf(secret));
 
 /**
  * The snapshot generation a cursor names, unverified (null when none): it only chooses which
