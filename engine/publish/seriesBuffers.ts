@@ -124,14 +124,13 @@ function keep(block: Block, cache: (Block | undefined)[], b: number, bytes: numb
   cachedBytes += bytes;
   if (cachedBytes <= budget) return;
   // entries moved to the back are visited again by this loop (a Map iterates what is added),
-  // now as placed: each is moved at most once, so the loop ends
+  // now placed after their last use: each is moved at most once, so the loop ends
   for (const [old, x] of lru) {
     if (cachedBytes <= budget) break;
     if (old === block) continue;
     if (x.at > x.placed) {
       lru.delete(old);
-      x.placed = uses;
-      x.at = uses;
+      x.placed = uses; // at <= uses: no second chance again until it is used
       lru.set(old, x);
       continue;
     }
