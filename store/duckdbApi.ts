@@ -39,4 +39,4 @@ export type DuckDBHugeIntVector = DuckDB.DuckDBHugeIntVector;
 export type DuckDBIntegerVector = DuckDB.DuckDBIntegerVector;
 export type DuckDBUBigIntVector = DuckDB.DuckDBUBigIntVector;
 export type DuckDBUTinyIntVector = DuckDB.DuckDBUTinyIntVector;
-export type { DuckDBAppender, DuckDBResult, DuckDBType, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
+export type { DuckDBAppender, DuckDBConnection, DuckDBResult, DuckDBType, DuckDBValue, DuckDBVector } from '@duckdb/node-api';

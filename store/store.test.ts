@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, testCommon } from '../test/helpers/common.js';
@@ -16,8 +16,15 @@ async function openStore(path: string, migrations?: readonly Migration[]) {
   open.push(s);
   return s;
 }
+const dirs: string[] = [];
+function dir(): string {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+}
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 const registry: Registry = {
@@ -71,7 +78,7 @@ function event(i: number): EventRow {
 
 describe('store', () => {
   it('migrations are idempotent: a second open applies nothing', async () => {
-    const path = join(tempDir(), 'm.duckdb');
+    const path = join(dir(), 'm.duckdb');
     const a = await openStore(path);
     expect(await a.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
     expect(await migrate(a, MIGRATIONS)).toEqual([]);
@@ -82,7 +89,7 @@ describe('store', () => {
   });
 
   it('a failing migration rolls back whole and keeps the version', async () => {
-    const path = join(tempDir(), 'bad.duckdb');
+    const path = join(dir(), 'bad.duckdb');
     const bad = [...MIGRATIONS, { version: 99, name: 'broken', sql: 'CREATE TABLE half (x INT); SELECT * FROM no_such_table;' }];
     await expect(openStore(path, bad)).rejects.toThrow(/migrate\.99/);
     const s = await openStore(path);
@@ -135,7 +142,7 @@ describe('store', () => {
   });
 
   it('keys: stored only as SHA-256, revocable', async () => {
-    const path = join(tempDir(), 'k.duckdb');
+    const path = join(dir(), 'k.duckdb');
     const s = await openStore(path);
     const { id, secret } = await createApiKey(s, 'ci bot');
     expect(secret).toMatch(/^vk_[A-Za-z0-9_-]{43}$/);
@@ -176,5 +183,31 @@ describe('store', () => {
     ).rejects.toBe(boom);
     expect(await limit()).toBe(own);
     expect(await s.rows('q', 'SELECT x FROM t ORDER BY x')).toEqual([{ x: 1 }]);
+  });
+
+  it('sibling: a second connection to the same file reads beside the first, with its own temp tables and transaction; closing it leaves the store open, closing the store closes it', async () => {
+    const s = await openStore(join(dir(), 'w.duckdb'));
+    await s.run('q', 'CREATE TABLE t AS SELECT range AS x FROM range(200000)');
+    const b = await s.sibling();
+    const sum = (st: Store) => st.one<{ n: number }>('q', 'SELECT sum(x)::DOUBLE AS n FROM t');
+    // both connections stream at once
+    const [x, y] = await Promise.all([sum(s), sum(b)]);
+    expect(x).toEqual({ n: 199999 * 100000 });
+    expect(y).toEqual(x);
+    await b.run('q', 'CREATE TEMP TABLE only_b AS SELECT 1 AS one');
+    await expect(s.run('q', 'SELECT * FROM only_b')).rejects.toThrow(/only_b/);
+    // a transaction on the sibling is its own: the store does not see its rows until it commits
+    await expect(b.transaction('t', async () => {
+      await b.run('q', 'INSERT INTO t VALUES (-1)');
+      expect(await s.one('q', 'SELECT count(*)::INTEGER AS n FROM t WHERE x < 0')).toEqual({ n: 0 });
+      throw new Error('undo');
+    })).rejects.toThrow('undo');
+    expect(await s.one('q', 'SELECT count(*)::INTEGER AS n FROM t WHERE x < 0')).toEqual({ n: 0 });
+    await b.close();
+    expect(await sum(s)).toEqual(x);
+    const c = await s.sibling();
+    open.splice(open.indexOf(s), 1);
+    await s.close();
+    await expect(sum(c)).rejects.toThrow();
   });
 });

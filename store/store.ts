@@ -3,7 +3,7 @@
 // auto-installed (no network) and memory is bounded explicitly (DESIGN §8).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBResult, type DuckDBTableFunction, type DuckDBValue } from './duckdbApi.js';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBResult, type DuckDBTableFunction, type DuckDBValue } from './duckdbApi.js';
 import { Histogram } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { ensureDir } from '../common/ensureDir.js';
@@ -69,6 +69,13 @@ export interface Store {
   readonly openedState: string | null;
   /** Run `fn` once the file is closed (publishIdentity saves its stamp then). */
   afterClose(fn: () => void): void;
+  /**
+   * A second connection to the same open database, for reads that run beside this store's
+   * (DuckDB runs one statement per connection at a time; a load of independent tables on two
+   * connections overlaps one table's JavaScript with another's query). Its close() closes only
+   * that connection; temp tables and transactions are per connection.
+   */
+  sibling(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -110,7 +117,6 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
   const openedState = fileState(path);
   const instance = await openInstance(path, { ...options, memoryLimit });
-  const connection = await instance.connect();
   const histogram = queryHistogram(common);
   const logger = common.logger.child({ component: 'store' });
 
@@ -119,103 +125,118 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   const noteWrite = (table: string | null) => {
     if (table !== null && (table === '*' || INPUTS.has(table))) inputWrites++;
   };
-
-  async function timed<T>(label: string, sql: string, work: () => Promise<T>): Promise<T> {
-    noteWrite(writtenTable(sql));
-    const end = histogram.startTimer({ label });
-    try {
-      return await work();
-    } catch (cause) {
-      throw new VaultdError('STORE_QUERY_FAILED', `query "${label}" failed: ${(cause as Error).message.split('\n')[0]}`, {
-        cause,
-        details: { label },
-      });
-    } finally {
-      const seconds = end();
-      if (seconds > 1) logger.debug({ label, seconds }, 'slow query');
-    }
-  }
-
-  let inTransaction = false;
-  /** settings to restore once the transaction ends (an aborted one refuses SET) */
-  let afterTransaction: (() => Promise<void>)[] = [];
-  const runAfterTransaction = async () => {
-    const pending = afterTransaction;
-    afterTransaction = [];
-    for (const restore of pending) await restore();
+  const siblings = new Set<DuckDBConnection>();
+  const connect = async (): Promise<Store> => {
+    const connection = await instance.connect();
+    siblings.add(connection);
+    return bind(connection, async () => void siblings.delete(connection));
   };
-  /** Run `work` with `SET set`, then `SET restore` (after the transaction when `work` failed inside one). */
-  async function withSetting<T>(name: string, set: string, restore: string, work: () => Promise<T>): Promise<T> {
-    const undo = () => store.run(`settings.${name}`, `SET ${restore}`);
-    await store.run(`settings.${name}`, `SET ${set}`);
-    let failed = false;
-    try {
-      return await work();
-    } catch (err) {
-      failed = true;
-      throw err;
-    } finally {
-      try {
-        await undo();
-      } catch (err) {
-        if (inTransaction) afterTransaction.push(undo);
-        else if (!failed) throw err; // else the work's own error is the one to see
-      }
-    }
-  }
-
-  const store: Store = {
-    path,
-    stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
-    appender: (table) => {
-      noteWrite(tableName(table));
-      return connection.createAppender(table);
-    },
-    registerTableFunction: (fn) => connection.registerTableFunction(fn),
-    run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
-    rows: (label, sql, params) =>
-      timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),
-    async one(label, sql, params) {
-      const rows = await store.rows(label, sql, params);
-      return (rows[0] as never) ?? null;
-    },
-    async transaction(label, fn) {
-      if (inTransaction) throw new VaultdError('STORE_QUERY_FAILED', `nested transaction "${label}"`);
-      inTransaction = true;
-      await connection.run('BEGIN TRANSACTION');
-      try {
-        const result = await fn();
-        await connection.run('COMMIT');
-        return result;
-      } catch (err) {
-        await connection.run('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        inTransaction = false;
-        await runAfterTransaction();
-      }
-    },
-    async withoutInsertionOrder(work) {
-      const before = await store.one<{ v: string }>('settings.insertion_order', "SELECT current_setting('preserve_insertion_order')::VARCHAR AS v");
-      return withSetting('insertion_order', 'preserve_insertion_order = false', `preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`, work);
-    },
-    withMemoryLimit: (limit, work) => withSetting('memory_limit', `memory_limit = '${limit}'`, `memory_limit = '${memoryLimit}'`, work),
-    async schemaVersion() {
-      const row = await store.one<{ v: number | null }>('schema.version', 'SELECT max(version)::INTEGER AS v FROM schema_migrations');
-      return row?.v ?? 0;
-    },
-    inputWrites: () => inputWrites,
-    openedState,
-    afterClose: (fn) => void closeHooks.push(fn),
-    async close() {
-      connection.closeSync();
-      instance.closeSync();
-      for (const fn of closeHooks.splice(0)) fn();
-    },
-  };
-
+  const store = bind(await instance.connect(), async () => {
+    for (const c of siblings) c.closeSync();
+    siblings.clear();
+    instance.closeSync();
+    for (const fn of closeHooks.splice(0)) fn();
+  });
   await migrate(store, options.migrations ?? MIGRATIONS);
   return store;
+
+  /** The store on one connection; `closeThis` runs after that connection is closed. */
+  function bind(connection: DuckDBConnection, closeThis: () => Promise<void>): Store {
+    async function timed<T>(label: string, sql: string, work: () => Promise<T>): Promise<T> {
+      noteWrite(writtenTable(sql));
+      const end = histogram.startTimer({ label });
+      try {
+        return await work();
+      } catch (cause) {
+        throw new VaultdError('STORE_QUERY_FAILED', `query "${label}" failed: ${(cause as Error).message.split('\n')[0]}`, {
+          cause,
+          details: { label },
+        });
+      } finally {
+        const seconds = end();
+        if (seconds > 1) logger.debug({ label, seconds }, 'slow query');
+      }
+    }
+
+    let inTransaction = false;
+    /** settings to restore once the transaction ends (an aborted one refuses SET) */
+    let afterTransaction: (() => Promise<void>)[] = [];
+    const runAfterTransaction = async () => {
+      const pending = afterTransaction;
+      afterTransaction = [];
+      for (const restore of pending) await restore();
+    };
+    /** Run `work` with `SET set`, then `SET restore` (after the transaction when `work` failed inside one). */
+    async function withSetting<T>(name: string, set: string, restore: string, work: () => Promise<T>): Promise<T> {
+      const undo = () => store.run(`settings.${name}`, `SET ${restore}`);
+      await store.run(`settings.${name}`, `SET ${set}`);
+      let failed = false;
+      try {
+        return await work();
+      } catch (err) {
+        failed = true;
+        throw err;
+      } finally {
+        try {
+          await undo();
+        } catch (err) {
+          if (inTransaction) afterTransaction.push(undo);
+          else if (!failed) throw err; // else the work's own error is the one to see
+        }
+      }
+    }
+
+    const store: Store = {
+      path,
+      stream: (label, sql, params) => timed(label, sql, () => connection.stream(sql, params)),
+      appender: (table) => {
+        noteWrite(tableName(table));
+        return connection.createAppender(table);
+      },
+      registerTableFunction: (fn) => connection.registerTableFunction(fn),
+      run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
+      rows: (label, sql, params) =>
+        timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),
+      async one(label, sql, params) {
+        const rows = await store.rows(label, sql, params);
+        return (rows[0] as never) ?? null;
+      },
+      async transaction(label, fn) {
+        if (inTransaction) throw new VaultdError('STORE_QUERY_FAILED', `nested transaction "${label}"`);
+        inTransaction = true;
+        await connection.run('BEGIN TRANSACTION');
+        try {
+          const result = await fn();
+          await connection.run('COMMIT');
+          return result;
+        } catch (err) {
+          await connection.run('ROLLBACK').catch(() => undefined);
+          throw err;
+        } finally {
+          inTransaction = false;
+          await runAfterTransaction();
+        }
+      },
+      async withoutInsertionOrder(work) {
+        const before = await store.one<{ v: string }>('settings.insertion_order', "SELECT current_setting('preserve_insertion_order')::VARCHAR AS v");
+        return withSetting('insertion_order', 'preserve_insertion_order = false', `preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`, work);
+      },
+      withMemoryLimit: (limit, work) => withSetting('memory_limit', `memory_limit = '${limit}'`, `memory_limit = '${memoryLimit}'`, work),
+      async schemaVersion() {
+        const row = await store.one<{ v: number | null }>('schema.version', 'SELECT max(version)::INTEGER AS v FROM schema_migrations');
+        return row?.v ?? 0;
+      },
+      inputWrites: () => inputWrites,
+      openedState,
+      afterClose: (fn) => void closeHooks.push(fn),
+      sibling: connect,
+      async close() {
+        connection.closeSync();
+        await closeThis();
+      },
+    };
+    return store;
+  }
 }
 
 /** Open the file once; storeHandle's openStoreWithRetry waits out another process's lock. */
