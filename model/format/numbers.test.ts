@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { compareDecimal, D, formatDown, formatUnits, formatUsd, isoSeconds, parseUnits, unitPriceE18 } from './numbers.js';
+import { compareDecimal, D, formatDown, formatUnits, formatUnitsWords, formatUsd, isoSeconds, parseUnits, unitPriceE18 } from './numbers.js';
 
 // Oracle: string arithmetic only, written independently of the implementation.
 function naiveUnits(v: bigint, decimals: number): string {
@@ -12,6 +12,34 @@ function naiveUnits(v: bigint, decimals: number): string {
   const out = frac ? `${int}.${frac}` : int;
   return out === '0' ? '0' : sign + out;
 }
+
+describe('formatUnitsWords', () => {
+  /** a value as DuckDB's DECIMAL(38, s) holds it: four little-endian 32-bit words, two's complement */
+  const wordsOf = (v: bigint) => {
+    const u = BigInt.asUintN(128, v);
+    return Uint32Array.from([0, 1, 2, 3], (k) => Number((u >> BigInt(32 * k)) & 0xffffffffn));
+  };
+  // few significant digits times a power of ten (the fast path), or any DECIMAL(38, s) value (the bigint path)
+  const value = fc.oneof(
+    fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 60n }), fc.integer({ min: 0, max: 22 })).map(([m, e]) => m * 10n ** BigInt(e)).filter((v) => v < 2n ** 127n),
+    fc.bigInt({ min: -(2n ** 127n), max: 2n ** 127n - 1n }),
+    fc.constantFrom(0n, 1n, -1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 18n, 2n ** 127n - 1n, -(2n ** 127n)),
+  );
+  it('gives the string oracle and the double of that string (Number), at any row', () => {
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 3 }), (v, d, i) => {
+        const words = new Uint32Array(16);
+        words.set(wordsOf(v), 4 * i);
+        const text: string[] = [];
+        const float = new Float64Array(4);
+        formatUnitsWords(words, i, d, text, float);
+        expect(text[i]).toBe(naiveUnits(v, d));
+        expect(Object.is(float[i], Number(naiveUnits(v, d)))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe('formatUnits / parseUnits', () => {
   it('matches the string oracle and round-trips exactly', () => {

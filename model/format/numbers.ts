@@ -35,6 +35,63 @@ export function formatUnits(value: bigint, decimals: number): string {
   return neg && abs !== 0n ? '-' + out : out;
 }
 
+/**
+ * The value at row `i` of `words` (little-endian 32-bit words, four per row: a two's-complement
+ * 128-bit base-unit integer, as DuckDB's DECIMAL(38, s) holds it) as formatUnits' string and
+ * as the double nearest to it, written to `text[i]` and `float[i]`. Prices carry few significant
+ * digits: the integer is divided by 10 while it divides evenly, and when the rest fits in 53
+ * bits, both come from it with no bigint (the double is one correctly rounded IEEE division of
+ * two exact doubles, 10^k being exact to k = 22, so it equals Number(text)); any other value
+ * goes through formatUnits and Number.
+ */
+export function formatUnitsWords(words: Uint32Array, i: number, decimals: number, text: string[], float: Float64Array): void {
+  const o = 4 * i;
+  let w3 = words[o + 3]!;
+  let w2 = words[o + 2]!;
+  let w1 = words[o + 1]!;
+  let w0 = words[o]!;
+  let k = decimals;
+  if (w3 >>> 31 === 0 && decimals <= 22) {
+    // (r · 2^32 + w) / 10 with r < 10 stays below 2^36: exact in doubles
+    while (k > 0) {
+      const q3 = Math.floor(w3 / 10);
+      let r = w3 - 10 * q3;
+      let x = r * 4294967296 + w2;
+      const q2 = Math.floor(x / 10);
+      r = x - 10 * q2;
+      x = r * 4294967296 + w1;
+      const q1 = Math.floor(x / 10);
+      r = x - 10 * q1;
+      x = r * 4294967296 + w0;
+      const q0 = Math.floor(x / 10);
+      if (x - 10 * q0 !== 0) break;
+      w3 = q3;
+      w2 = q2;
+      w1 = q1;
+      w0 = q0;
+      k--;
+    }
+    if (w3 === 0 && w2 === 0 && w1 < 2 ** 21) {
+      const m = w1 * 4294967296 + w0;
+      text[i] = k === 0 ? String(m) : pointAt(String(m), k);
+      float[i] = m / POW10_F[k]!;
+      return;
+    }
+  }
+  const v = (BigInt(words[o + 3]! | 0) << 96n) | (BigInt(words[o + 2]!) << 64n) | (BigInt(words[o + 1]!) << 32n) | BigInt(words[o]!);
+  const s = formatUnits(v, decimals);
+  text[i] = s;
+  float[i] = Number(s);
+}
+
+const POW10_F = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/** Digits of an integer with a point `k` places from the right ("5", 3 → "0.005"). */
+function pointAt(digits: string, k: number): string {
+  if (digits.length > k) return `${digits.slice(0, digits.length - k)}.${digits.slice(digits.length - k)}`;
+  return `0.${'0'.repeat(k - digits.length)}${digits}`;
+}
+
 /** A human decimal string as base units; throws on excess precision or a malformed value. */
 export function parseUnits(text: string, decimals: number): bigint {
   const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
