@@ -138,10 +138,11 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const keys = createKeyReloader(common, access, config.db, () => writer.authChanged());
   await keys.reload();
   if (!restored) {
-    // a recompute takes seconds to minutes: the file is not held through it
-    await release?.();
-    release = null;
-    await engine.recomputeFull();
+    // a recompute takes seconds to minutes: the file is held through the read of its inputs only
+    await engine.recomputeFull(undefined, async () => {
+      await release?.();
+      release = null;
+    });
   }
   // The file's identity: `vaultd demo --force` (or a restore) renames another world onto the
   // path; refreshing would splice the two, so a replaced file is reloaded from scratch.
