@@ -244,19 +244,21 @@ export async function loadTvlSources(store: Store, sources: World['registry']['t
 
 /**
  * Per chain: the newest indexed block and time. Chains the indexer follows report its
- * checkpoint and whether it has stalled (ingest_status); others the newest snapshot.
+ * checkpoint and whether it has stalled (ingest_status); others the newest snapshot. In chain
+ * order: a GROUP BY's rows come in any order, and the published world file (its name is its
+ * hash) would differ between two publishes of the same inputs.
  */
 export async function loadChainHeads(store: Store): Promise<World['chainHeads']> {
   const rows = await store.rows<{ chain_id: number; block: number; ts: number }>(
     'load.chain_heads',
     `SELECT v.chain_id::DOUBLE AS chain_id, max(s.block_number)::DOUBLE AS block, epoch(max(s.ts))::DOUBLE AS ts
-       FROM vault_snapshots s JOIN vaults v USING (vault_id) GROUP BY v.chain_id`,
+       FROM vault_snapshots s JOIN vaults v USING (vault_id) GROUP BY v.chain_id ORDER BY v.chain_id`,
   );
   const heads: World['chainHeads'] = new Map(rows.map((r) => [r.chain_id, { block: r.block, ts: r.ts, stalled: false }]));
   const status = await store.rows<{ chain_id: number; block: number | null; ts: number | null; stalled: boolean }>(
     'load.ingest_status',
     `SELECT chain_id::DOUBLE AS chain_id, checkpoint_block::DOUBLE AS block, epoch(checkpoint_ts)::DOUBLE AS ts, status = 'stalled' AS stalled
-       FROM ingest_status`,
+       FROM ingest_status ORDER BY chain_id`,
   );
   for (const r of status) {
     const prev = heads.get(r.chain_id);
