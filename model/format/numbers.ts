@@ -52,24 +52,34 @@ export function formatUnitsWords(words: Uint32Array, i: number, decimals: number
   let w0 = words[o]!;
   let k = decimals;
   if (w3 >>> 31 === 0 && decimals <= 22) {
-    // (r · 2^32 + w) / 10 with r < 10 stays below 2^36: exact in doubles
-    while (k > 0) {
-      const q3 = Math.floor(w3 / 10);
-      let r = w3 - 10 * q3;
+    // by 10^4 while it divides (and then by 10): (r · 2^32 + w) / d with r < d ≤ 10^4 stays
+    // below 2^46, exact in doubles
+    for (let d = 10_000, step = 4; k > 0; ) {
+      if (step > k) {
+        d = 10;
+        step = 1;
+      }
+      const q3 = Math.floor(w3 / d);
+      let r = w3 - d * q3;
       let x = r * 4294967296 + w2;
-      const q2 = Math.floor(x / 10);
-      r = x - 10 * q2;
+      const q2 = Math.floor(x / d);
+      r = x - d * q2;
       x = r * 4294967296 + w1;
-      const q1 = Math.floor(x / 10);
-      r = x - 10 * q1;
+      const q1 = Math.floor(x / d);
+      r = x - d * q1;
       x = r * 4294967296 + w0;
-      const q0 = Math.floor(x / 10);
-      if (x - 10 * q0 !== 0) break;
+      const q0 = Math.floor(x / d);
+      if (x - d * q0 !== 0) {
+        if (step === 1) break;
+        d = 10;
+        step = 1;
+        continue;
+      }
       w3 = q3;
       w2 = q2;
       w1 = q1;
       w0 = q0;
-      k--;
+      k -= step;
     }
     if (w3 === 0 && w2 === 0 && w1 < 2 ** 21) {
       const m = w1 * 4294967296 + w0;
