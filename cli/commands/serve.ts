@@ -133,10 +133,6 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   holdStopWhileProgressing(bytesWritten);
   common.shutdown.add('snapshot files', () => writer.flush());
   const restored = await restoreSnapshot(common, access, engine, snapDir, (m) => writer.seed(m));
-  // the keys are read while the file is still held (a reopen costs a start ~20–40 ms); one made
-  // during a recompute is read when a request first presents it (reloadIfStale)
-  const keys = createKeyReloader(common, access, config.db, () => writer.authChanged());
-  await keys.reload();
   if (!restored) {
     // a recompute takes seconds to minutes: the file is held through the read of its inputs only
     await engine.recomputeFull(undefined, async () => {
@@ -156,6 +152,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     } else await engine.refresh();
   };
 
+  const keys = createKeyReloader(common, access, config.db, () => writer.authChanged());
+  await keys.reload();
   // one round at a time: the warm start's catch-up round and a scheduled one never overlap
   const schedule = jobs ? createScheduledJob({ name: 'ingest', schedule: config.schedules.ingest, logger: common.logger, round: tick }) : null;
   nextRun = () => schedule?.nextRun() ?? null;
