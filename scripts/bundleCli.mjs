@@ -29,8 +29,9 @@ await build({
   format: 'cjs',
   outfile,
   packages: 'external',
-  // the modules are ES modules: strict mode, as they ran before
-  banner: { js: "'use strict';" },
+  // the modules are ES modules: strict mode, as they ran before. The URL helper is declared at
+  // the top, where `require` is the bundle's own (a module may name a local `require`).
+  banner: { js: `'use strict';\nconst __vaultdModuleUrl = (file) => require('node:url').pathToFileURL(require('node:path').join(__dirname, file)).href;` },
   logLevel: 'warning',
   // an import.meta left over (another use than .url) would be empty in CommonJS: fail the build
   logOverride: { 'empty-import-meta': 'error' },
@@ -42,8 +43,7 @@ await build({
         b.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
           const source = readFileSync(args.path, 'utf8');
           if (!source.includes('import.meta.url')) return undefined;
-          const here = JSON.stringify(relative(dirname(outfile), args.path));
-          const url = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${here})).href`;
+          const url = `__vaultdModuleUrl(${JSON.stringify(relative(dirname(outfile), args.path))})`;
           return { contents: source.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(args.path) };
         });
       },
