@@ -5,6 +5,7 @@
 // per-row object; a row object (EventRow) is made only where one row is formatted.
 import { EVENT_KINDS, type EventKind, type EventRow } from './rows.js';
 import { I128Array } from './int128.js';
+import { AddressIndex, NOT_AN_ADDRESS } from './addressIndex.js';
 
 /** No dictionary entry (a NULL counterparty or request hash). */
 export const NONE = -1;
@@ -15,13 +16,16 @@ export const HASH_WORDS = 8;
 const CANONICAL_HASH = /^0x[0-9a-f]{64}$/;
 
 /**
- * A growable list of distinct strings and their indexes. The index of a string is a Map built
- * on first lookup: a dictionary read back from files (400 k wallets and request hashes on the
- * benchmark world) costs a restart nothing until a request asks for one of them.
+ * A growable list of distinct strings and their indexes. The index is built on first lookup:
+ * a dictionary read back from files (400 k wallets and request hashes on the benchmark world)
+ * costs a restart nothing until a request asks for one of them. Addresses (`0x` and 40
+ * lowercase hex digits: wallets) are indexed by their bytes (model/addressIndex.ts), every
+ * other string in a Map.
  */
 export class Dictionary {
   readonly values: string[];
   private ids: Map<string, number> | null = null;
+  private addresses: AddressIndex | null = null;
 
   constructor(values: string[] = []) {
     this.values = values;
@@ -30,27 +34,32 @@ export class Dictionary {
   private index(): Map<string, number> {
     if (this.ids === null) {
       const ids = new Map<string, number>();
-      this.values.forEach((v, k) => ids.set(v, k));
+      const addresses = new AddressIndex();
+      addresses.reserve(this.values.length, this.values.length - 1);
+      this.values.forEach((v, k) => {
+        if (!addresses.add(v, k)) ids.set(v, k);
+      });
       this.ids = ids;
+      this.addresses = addresses;
     }
     return this.ids;
   }
 
   /** The index of `s`, added when new. */
   id(s: string): number {
-    const ids = this.index();
-    let k = ids.get(s);
-    if (k === undefined) {
-      k = this.values.length;
-      ids.set(s, k);
-      this.values.push(s);
-    }
-    return k;
+    const k = this.find(s);
+    if (k !== NONE) return k;
+    const id = this.values.length;
+    if (!this.addresses!.add(s, id)) this.ids!.set(s, id);
+    this.values.push(s);
+    return id;
   }
 
   /** The index of `s`, or NONE when it was never added. */
   find(s: string): number {
-    return this.index().get(s) ?? NONE;
+    const ids = this.index();
+    const k = this.addresses!.find(s);
+    return k !== NOT_AN_ADDRESS ? k : (ids.get(s) ?? NONE);
   }
 
   get size(): number {

@@ -137,6 +137,7 @@ function costOf(path: string): number {
 export const MAX_TARGET = 8192;
 /** Route-match cache budget, in path characters. */
 const ROUTE_CACHE_BYTES = 4 * 1024 * 1024;
+const USERS_PREFIX = '/v1/users/';
 /** /v1 answers depend on the credential (401, tier headers): caches must key on it too. */
 const VARY_V1 = 'Accept-Encoding, Authorization, X-API-Key';
 /** Per-request JSON answers' constant header lines as text, around their ETag (writeJson). */
@@ -179,10 +180,13 @@ export function createHandler(deps: HandlerDeps) {
   });
 
   // Route matches of recently seen paths, bounded by bytes (cleared when full). Misses are not
-  // kept: unique junk paths must not buy memory.
+  // kept: unique junk paths must not buy memory. Nor are wallet paths: one per wallet, seldom
+  // asked twice in a row under random-wallet traffic, they only missed here and filled the
+  // memo with matches that lived long enough to be promoted (old-generation garbage).
   const routes = new Map<string, RouteMatch>();
   let routeBytes = 0;
   const routeOf = (path: string): RouteMatch | null => {
+    if (path.startsWith(USERS_PREFIX)) return matchRoute(path);
     const hit = routes.get(path);
     if (hit !== undefined) return hit;
     const m = matchRoute(path);
