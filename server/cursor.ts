@@ -3,6 +3,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { VaultdError } from '../common/errors.js';
+import { SlotMemo } from '../common/slotMemo.js';
 
 export type CursorKey = string | number | readonly (string | number)[];
 export type CursorOrder = 'asc' | 'desc';
@@ -52,7 +53,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   const mac = macOf(macHex);
   const signed = signerOf(macHex);
   // a cursor is a pure function of its payload: every client of a popular window gets the same
-  const made = new Map<string, string>();
+  const made = new SlotMemo<string>(CURSORS_MADE);
 
   return {
     encode(route, query, order, lastKey, generation) {
@@ -63,7 +64,6 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
       if (cursor.length > MAX_CURSOR_LENGTH) {
         throw new VaultdError('INTERNAL', `cursor of ${cursor.length} chars exceeds ${MAX_CURSOR_LENGTH}; the page key is too long`);
       }
-      if (made.size >= CURSORS_MADE) made.clear();
       made.set(text, cursor);
       return cursor;
     },
@@ -227,8 +227,8 @@ function canonicalText(route: string, query: CursorQuery): string {
   return `${text}]]`;
 }
 
-/** Cursors remembered by their payload text per codec (bounded, cleared when full). */
-const CURSORS_MADE = 256;
+/** Cursors remembered by their payload text per codec (slots: common/slotMemo.ts). */
+const CURSORS_MADE = 64;
 
 function invalid(message: string): VaultdError {
   return new VaultdError('INVALID_CURSOR', message, { details: { parameter: 'next' } });

@@ -2,6 +2,7 @@
 // 422 INVALID_PARAMETER whose details name the parameter; the same schemas feed the OpenAPI
 // document (server/openapi.ts), so the two cannot drift.
 import * as v from 'valibot';
+import { SlotMemo } from '../common/slotMemo.js';
 import { VaultdError } from '../common/errors.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -109,24 +110,20 @@ export function invalid(parameter: string, message: string): VaultdError {
 export function parseQuery<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
   // a popular window or list is asked for with the same query again and again: parsed once
   let memo = parsed.get(route);
-  if (memo === undefined) parsed.set(route, (memo = new Map()));
+  if (memo === undefined) parsed.set(route, (memo = new SlotMemo(PARSED_SLOTS)));
   const hit = memo.get(rawQuery);
   if (hit !== undefined) return hit as QueryOf<R>;
   const output = Object.freeze(parseFresh(route, rawQuery));
-  if (memoChars + rawQuery.length > PARSED_CHARS) {
-    for (const m of parsed.values()) m.clear();
-    memoChars = 0;
-  }
-  memo.set(rawQuery, output);
-  memoChars += rawQuery.length + 16;
+  // a junk query buys no memory: it takes one slot, and only while no other query wants it
+  if (rawQuery.length <= PARSED_MAX_CHARS) memo.set(rawQuery, output);
   return output;
 }
 
-/** Parsed queries remembered per route and raw query (outputs are frozen; errors are thrown, never kept). */
-const parsed = new Map<QueryRoute, Map<string, unknown>>();
-/** ... up to this many query characters in all (cleared when full: junk queries buy no memory). */
-const PARSED_CHARS = 64 * 1024;
-let memoChars = 0;
+/** Parsed queries remembered per route, by raw query (outputs are frozen; errors are thrown, never kept). */
+const parsed = new Map<QueryRoute, SlotMemo<unknown>>();
+const PARSED_SLOTS = 256;
+/** Longer queries are parsed every time. */
+const PARSED_MAX_CHARS = 1024;
 
 function parseFresh<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
   const schema = QUERY_SCHEMAS[route];
