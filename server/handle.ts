@@ -18,7 +18,7 @@ import { compressible, errorBody, headerLines, headerText, JSON_TYPE, jsonPage, 
 import { requestIdFrom } from './requestId.js';
 import { cursorsFor, servedFor } from './generations.js';
 import { createRequestMetrics } from './requestMetrics.js';
-import { matchRoute, type RouteMatch } from './router.js';
+import { matchRoute, type RouteMatch, type RouteName } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
 import { createEncodingChooser, type Encoding } from './transport/negotiate.js';
@@ -205,6 +205,7 @@ export function createHandler(deps: HandlerDeps) {
   // cursor are not: the generation it names decides the snapshot, and walks rarely repeat.
   let pagesOf: Served | null = null;
   const pagesByTarget = new Map<string, Page>();
+  const pageRoutes = new Set<RouteName>();
   let pageTargetChars = 0;
   const targetOf = (req: IncomingRequest): string | null => (req.query === '' ? req.path : req.query.includes('next=') ? null : `${req.path}?${req.query}`);
   const choose = createEncodingChooser();
@@ -265,7 +266,9 @@ export function createHandler(deps: HandlerDeps) {
         throw new VaultdError('NOT_FOUND', `no route for "${x.req.path.slice(0, 200)}"; see /openapi.json`);
       }
       const current = deps.current();
-      const target = current === null ? null : targetOf(x.req);
+      // routes that have never answered with a page (windows, wallets) skip the lookup: their
+      // target, a fresh string per request, would be concatenated and hashed only to miss
+      const target = current === null || !pageRoutes.has(route.name) ? null : targetOf(x.req);
       if (target !== null) {
         if (pagesOf !== current) {
           pagesByTarget.clear();
@@ -360,6 +363,7 @@ export function createHandler(deps: HandlerDeps) {
         started: deps.started,
       };
       const body = routeHandler(match.name)(ctx);
+      if (body.kind === 'page') pageRoutes.add(match.name);
       const target = body.kind === 'page' && served === pagesOf ? targetOf(x.req) : null;
       if (target !== null && body.kind === 'page') {
         if (pagesByTarget.size >= PAGE_TARGETS || pageTargetChars + target.length > PAGE_TARGET_CHARS) {
