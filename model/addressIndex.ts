@@ -11,6 +11,8 @@ export const NOT_AN_ADDRESS = -2;
 
 const WORDS = 5;
 const EMPTY = -1;
+/** `0x` and 40 hex digits */
+export const ADDRESS_LENGTH = 42;
 
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
@@ -22,7 +24,7 @@ for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
  * string keys are).
  */
 export function addressWords(s: string, out: Uint32Array, at: number): boolean {
-  if (s.length !== 42 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return false;
+  if (s.length !== ADDRESS_LENGTH || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return false;
   for (let w = 0; w < WORDS; w++) {
     let v = 0;
     for (let j = 2 + 8 * w, end = j + 8; j < end; j++) {
@@ -60,7 +62,7 @@ export class AddressIndex {
     }
   }
 
-  /** Index address `s` as `id` (not already indexed); false, and nothing done, when `s` is not address-shaped. */
+  /** Index address `s` as `id` (an address indexed before now names `id`, as a Map's set would); false, and nothing done, when `s` is not address-shaped. */
   add(s: string, id: number): boolean {
     if (WORDS * (id + 1) > this.words.length) {
       const grown = new Uint32Array(Math.max(WORDS * (id + 1), 2 * this.words.length));
@@ -69,8 +71,7 @@ export class AddressIndex {
     }
     if (!addressWords(s, this.words, WORDS * id)) return false;
     if (2 * (this.count + 1) > this.slots.length) this.rehash(2 * this.slots.length);
-    this.place(id);
-    this.count++;
+    if (this.place(id)) this.count++;
     return true;
   }
 
@@ -98,11 +99,21 @@ export class AddressIndex {
     return h & (this.slots.length - 1);
   }
 
-  private place(id: number): void {
+  /** Put `id` in its slot; false when its address was already there (that slot now names `id`). */
+  private place(id: number): boolean {
     const mask = this.slots.length - 1;
-    let i = this.slot(this.words, WORDS * id);
-    while (this.slots[i] !== EMPTY) i = (i + 1) & mask;
+    const words = this.words;
+    const o = WORDS * id;
+    let i = this.slot(words, o);
+    for (let other = this.slots[i]!; other !== EMPTY; i = (i + 1) & mask, other = this.slots[i]!) {
+      const p = WORDS * other;
+      if (words[p] === words[o] && words[p + 1] === words[o + 1] && words[p + 2] === words[o + 2] && words[p + 3] === words[o + 3] && words[p + 4] === words[o + 4]) {
+        this.slots[i] = id;
+        return false;
+      }
+    }
     this.slots[i] = id;
+    return true;
   }
 
   private rehash(size: number): void {

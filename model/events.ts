@@ -5,7 +5,7 @@
 // per-row object; a row object (EventRow) is made only where one row is formatted.
 import { EVENT_KINDS, type EventKind, type EventRow } from './rows.js';
 import { I128Array } from './int128.js';
-import { AddressIndex, NOT_AN_ADDRESS } from './addressIndex.js';
+import { ADDRESS_LENGTH, AddressIndex, NOT_AN_ADDRESS } from './addressIndex.js';
 
 /** No dictionary entry (a NULL counterparty or request hash). */
 export const NONE = -1;
@@ -35,7 +35,16 @@ export class Dictionary {
     if (this.ids === null) {
       const ids = new Map<string, number>();
       const addresses = new AddressIndex();
-      addresses.reserve(this.values.length, this.values.length - 1);
+      // room for the values of an address's length only (request hashes are longer: none)
+      let n = 0;
+      let last = -1;
+      this.values.forEach((v, k) => {
+        if (v.length === ADDRESS_LENGTH) {
+          n++;
+          last = k;
+        }
+      });
+      addresses.reserve(n, last);
       this.values.forEach((v, k) => {
         if (!addresses.add(v, k)) ids.set(v, k);
       });
