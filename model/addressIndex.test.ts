@@ -56,6 +56,20 @@ describe('address index', () => {
     expect(index.find(`0x${'ab'.repeat(20)}`)).toBe(NONE);
   });
 
+  it('tells apart addresses that differ in one word only, whichever word it is', () => {
+    for (let w = 0; w < 5; w++) {
+      const index = new AddressIndex();
+      const n = 5_000;
+      // every address is the same but for word w (8 hex digits)
+      const at = (k: number) => `0x${Array.from({ length: 5 }, (_, j) => (j === w ? k.toString(16).padStart(8, '0') : 'a5a5a5a5')).join('')}`;
+      for (let k = 0; k < n; k++) index.add(at(k), k);
+      let found = 0;
+      for (let k = 0; k < n; k++) if (index.find(at(k)) === k) found++;
+      expect(found).toBe(n);
+      expect(index.find(at(n))).toBe(NONE);
+    }
+  });
+
   it('holds 100 k addresses after one reserve, each found at its id', () => {
     const n = 100_000;
     const index = new AddressIndex();

@@ -57,18 +57,13 @@ export class AddressIndex {
     for (let i = this.slot(key, 0); ; i = (i + 1) & mask) {
       const id = this.slots[i]!;
       if (id === EMPTY) return EMPTY;
-      const o = WORDS * id;
-      if (words[o] === key[0] && words[o + 1] === key[1] && words[o + 2] === key[2] && words[o + 3] === key[3] && words[o + 4] === key[4]) return id;
+      if (sameWords(words, WORDS * id, key, 0)) return id;
     }
   }
 
   /** Index address `s` as `id` (an address indexed before now names `id`, as a Map's set would); false, and nothing done, when `s` is not address-shaped. */
   add(s: string, id: number): boolean {
-    if (WORDS * (id + 1) > this.words.length) {
-      const grown = new Uint32Array(Math.max(WORDS * (id + 1), 2 * this.words.length));
-      grown.set(this.words);
-      this.words = grown;
-    }
+    this.roomFor(id);
     if (!addressWords(s, this.words, WORDS * id)) return false;
     if (2 * (this.count + 1) > this.slots.length) this.rehash(2 * this.slots.length);
     if (this.place(id)) this.count++;
@@ -77,14 +72,18 @@ export class AddressIndex {
 
   /** Room for `n` addresses without growing (a dictionary's values indexed at once). */
   reserve(n: number, maxId: number): void {
-    if (WORDS * (maxId + 1) > this.words.length) {
-      const grown = new Uint32Array(WORDS * (maxId + 1));
-      grown.set(this.words);
-      this.words = grown;
-    }
+    this.roomFor(maxId);
     let size = this.slots.length;
     while (size < 2 * n) size *= 2;
     if (size > this.slots.length) this.rehash(size);
+  }
+
+  /** Words for ids up to `id` (at least doubled when grown). */
+  private roomFor(id: number): void {
+    if (WORDS * (id + 1) <= this.words.length) return;
+    const grown = new Uint32Array(Math.max(WORDS * (id + 1), 2 * this.words.length));
+    grown.set(this.words);
+    this.words = grown;
   }
 
   private slot(words: Uint32Array, o: number): number {
@@ -106,8 +105,7 @@ export class AddressIndex {
     const o = WORDS * id;
     let i = this.slot(words, o);
     for (let other = this.slots[i]!; other !== EMPTY; i = (i + 1) & mask, other = this.slots[i]!) {
-      const p = WORDS * other;
-      if (words[p] === words[o] && words[p + 1] === words[o + 1] && words[p + 2] === words[o + 2] && words[p + 3] === words[o + 3] && words[p + 4] === words[o + 4]) {
+      if (sameWords(words, WORDS * other, words, o)) {
         this.slots[i] = id;
         return false;
       }
@@ -121,4 +119,9 @@ export class AddressIndex {
     this.slots = new Int32Array(size).fill(EMPTY);
     for (const id of old) if (id !== EMPTY) this.place(id);
   }
+}
+
+/** Whether the five words of `a` at `ao` equal those of `b` at `bo`. */
+function sameWords(a: Uint32Array, ao: number, b: Uint32Array, bo: number): boolean {
+  return a[ao] === b[bo] && a[ao + 1] === b[bo + 1] && a[ao + 2] === b[bo + 2] && a[ao + 3] === b[bo + 3] && a[ao + 4] === b[bo + 4];
 }
