@@ -5,6 +5,7 @@ import { tempDir, testCommon } from '../test/helpers/common.js';
 import { activeKeyDigests, createApiKey, digestsEqual, hashSecret, listApiKeys, revokeApiKey } from './apiKeys.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { createRawWriter } from './rawWriter.js';
+import { buildDemoRegistry } from '../jobs/demo/registry.js';
 import { readRegistry, writeRegistry } from './registryStore.js';
 import type { EventRow, Registry } from '../model/rows.js';
 import { createStore, migrate, type Store } from './store.js';
@@ -104,6 +105,18 @@ describe('store', () => {
     // replacing is whole, not additive
     await s.transaction('t', () => writeRegistry(s, registry));
     expect((await readRegistry(s)).vaults).toHaveLength(1);
+  });
+
+  it('a registry larger than one INSERT round-trips (the demo world of 450 vaults)', async () => {
+    const s = await openStore(':memory:');
+    const big = buildDemoRegistry({ seed: 3, vaults: 450, wallets: 10, days: 1, now: Date.parse('2026-06-01T00:00:00Z') / 1000 });
+    expect(big.vaults.length).toBeGreaterThan(400);
+    await writeRegistry(s, big);
+    const back = await readRegistry(s);
+    const byId = <T extends { vault_id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.vault_id < b.vault_id ? -1 : 1));
+    expect(byId(back.vaults)).toEqual(byId(big.vaults));
+    expect(back.tokens).toHaveLength(big.tokens.length);
+    expect(back.groups).toHaveLength(big.groups.length);
   });
 
   it('raw rows round-trip through data chunks, HUGEINT exact', async () => {
