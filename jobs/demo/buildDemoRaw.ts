@@ -1,7 +1,8 @@
 // Fills the raw tables of a fresh database with the demo world as a pipeline: the simulation
-// runs on a worker thread and posts column batches; this thread copies them into staging
-// tables and, every PIECE_ROWS rows, DuckDB moves the staged rows into the raw tables on its
-// own threads while the simulation goes on. Each table's rows arrive in the order the
+// runs on a worker thread and posts column batches; this thread appends the snapshots straight
+// into vault_snapshots and copies events and prices into staging tables, and every PIECE_ROWS
+// staged rows DuckDB moves them into the raw tables on its own threads while the simulation
+// goes on (store/stagedRawLoader.ts). Each table's rows arrive in the order the
 // simulation emits them (the row-at-a-time path's order), so a vault's snapshots stay
 // contiguous in the table (engine/load/loadSeries.ts reads them by position).
 import { existsSync } from 'node:fs';
@@ -18,7 +19,7 @@ import type { Store } from '../../store/store.js';
 import type { DemoParams } from './params.js';
 import { simulateDemo, type SimulationSummary } from './simulate.js';
 
-/** Rows staged between two moves into the raw tables: ~80 MB of stage, ~1 s of DuckDB work. */
+/** Event and price rows staged between two moves into the raw tables (snapshots are not staged). */
 export const PIECE_ROWS = 1_000_000;
 /** Batches (8,192 rows, ~0.6 MB each) posted but not yet staged: enough for the simulation to run on through a move (~3 M rows), and it waits beyond. */
 const IN_FLIGHT_BATCHES = 384;
