@@ -6,6 +6,8 @@
 // all of it was promoted (~0.4 MB a scavenge at 12 k req/s, a mark-compact every ~2 s). Here a
 // replaced entry is no longer referenced and dies young; a popular key keeps its slot.
 
+import { fnv1a } from './fnv1a.js';
+
 export class SlotMemo<V> {
   private readonly keys: (string | undefined)[];
   private readonly values: (V | undefined)[];
@@ -32,10 +34,9 @@ export class SlotMemo<V> {
     this.values[i] = value;
   }
 
-  /** FNV-1a over the UTF-16 units (short keys: a query, a cursor's payload). */
+  /** FNV-1a of the key (short keys: a query, a cursor's payload), high bits folded in. */
   private slot(key: string): number {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const h = fnv1a(key);
     return (h ^ (h >>> 15)) & this.mask;
   }
 }

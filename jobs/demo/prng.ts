@@ -4,16 +4,12 @@
 // Everything here is 32-bit integer arithmetic (Math.imul, shifts) or V8's own
 // fdlibm-derived Math.log/cos/sqrt, so a given seed yields the same numbers on every run.
 
+import { fnv1a } from '../../common/fnv1a.js';
+
 const TWO_POW_32 = 4294967296;
 
 /** FNV-1a over UTF-16 code units: a cheap, stable hash of a label. */
-export function hashString(s: string, h = 0x811c9dc5): number {
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+export const hashString = fnv1a;
 
 /** murmur3's finalizer: a bijection on 32-bit integers with full avalanche. */
 export function fmix32(h: number): number {
