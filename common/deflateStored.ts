@@ -12,13 +12,3 @@ export function storedHeader(buf: Uint8Array, at: number, n: number, final: bool
   buf[at + 3] = ~n & 0xff;
   buf[at + 4] = (~n >>> 8) & 0xff;
 }
-
-/** `bytes` as non-final stored blocks appended to `parts` (a header, then a view, per block). */
-export function pushStored(parts: Buffer[], bytes: Buffer): void {
-  for (let at = 0; at < bytes.length; at += STORED_MAX) {
-    const n = Math.min(STORED_MAX, bytes.length - at);
-    const header = Buffer.allocUnsafe(5);
-    storedHeader(header, 0, n, false);
-    parts.push(header, bytes.subarray(at, at + n));
-  }
-}

@@ -22,7 +22,7 @@ import { matchRoute, type RouteMatch, type RouteName } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
 import { createEncodingChooser, type Encoding } from './transport/negotiate.js';
-import { brTemplate, brVariant, gzipItemsBody, gzipTemplate, gzipVariant, identityTemplate, PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
+import { brTemplate, brVariant, gzipItemsTemplate, gzipTemplate, gzipVariant, identityTemplate, PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
 import { PAGE_SUFFIX, type Page } from '../engine/publish/page.js';
 import type { ChainStatus } from './routes/health.js';
 
@@ -423,8 +423,8 @@ export function createHandler(deps: HandlerDeps) {
     if (matchesEtag(x.req.ifNoneMatch, built.page.etag)) return reply(x, 304, Buffer.from(etagVary, 'latin1'), maxAge(x));
     const compressible = body.deflated !== undefined && built.prefixLength + x.requestId.length + PAGE_SUFFIX.length > PRECOMPRESS_MIN_BYTES;
     if (compressible && choose(x.req.acceptEncoding, false) === 'gzip') {
-      const parts = gzipItemsBody(OPEN_ARRAY, OPEN_CRC, body.deflated!(), built.page.prefix, x.requestId);
-      return reply(x, 200, Buffer.from(etagVary + JSON_GZIP_TEXT, 'latin1'), maxAge(x), null, parts);
+      const gzip = gzipItemsTemplate(OPEN_ARRAY, OPEN_CRC, body.deflated!(), built.page.prefix);
+      return reply(x, 200, Buffer.from(etagVary + JSON_GZIP_TEXT, 'latin1'), maxAge(x), gzip);
     }
     const parts = [...built.head, built.page.prefix, Buffer.from(x.requestId, 'latin1'), PAGE_SUFFIX];
     return reply(x, 200, Buffer.from(etagVary + JSON_TEXT, 'latin1'), maxAge(x), null, parts);

@@ -35,29 +35,60 @@ function parseInstantUncached(text: string): number | null {
   return Math.floor(ms / 1000);
 }
 
+// Each leaf schema below also registers a plain function that answers the common case — a
+// valid value — with what the schema would output, or FAIL (then valibot parses the query and
+// names the error). valibot's object walk costs ~5 µs a query; the plain walk ~0.5 µs. The
+// leaves' outputs are held to valibot's by a property test (params.test.ts).
+const FAIL: unique symbol = Symbol('fail');
+type Leaf = (text: string) => unknown;
+const LEAVES = new WeakMap<object, Leaf>();
+function leaf<S extends object>(schema: S, parse: Leaf): S {
+  LEAVES.set(schema, parse);
+  return schema;
+}
+
 const intIn = (min: number, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d{1,7}$/, `must be an integer from ${min} to ${max}`),
-    v.transform(Number),
-    v.minValue(min, `must be an integer from ${min} to ${max}`),
-    v.maxValue(max, `must be an integer from ${min} to ${max}`),
+  leaf(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,7}$/, `must be an integer from ${min} to ${max}`),
+      v.transform(Number),
+      v.minValue(min, `must be an integer from ${min} to ${max}`),
+      v.maxValue(max, `must be an integer from ${min} to ${max}`),
+    ),
+    (s) => {
+      if (!/^\d{1,7}$/.test(s)) return FAIL;
+      const n = Number(s);
+      return n >= min && n <= max ? n : FAIL;
+    },
   );
 
-const bool = v.pipe(
-  v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
-  v.transform((s) => s === 'true' || s === '1'),
+const bool = leaf(
+  v.pipe(
+    v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+    v.transform((s) => s === 'true' || s === '1'),
+  ),
+  (s) => (s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : FAIL),
 );
 
-const instant = v.pipe(
-  v.string(),
-  v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z'),
-  v.transform((s) => parseInstant(s)!),
+const instant = leaf(
+  v.pipe(
+    v.string(),
+    v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z'),
+    v.transform((s) => parseInstant(s)!),
+  ),
+  (s) => parseInstant(s) ?? FAIL,
 );
 
-const order = v.picklist(['asc', 'desc'], 'must be asc or desc');
-const cursor = v.pipe(v.string(), v.minLength(1, 'must be a cursor from meta.next_cursor'));
-const granularity = v.picklist(['hour', 'day', 'week', 'month'], 'must be one of hour, day, week, month');
+/** A picklist whose output is its input. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T, message: string) =>
+  leaf(v.picklist(values, message), (s) => ((values as readonly string[]).includes(s) ? s : FAIL));
+const string = (message?: string) => leaf(v.string(message), (s) => s);
+const address = leaf(v.pipe(string('is required'), v.regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address')), (s) => (ADDRESS.test(s) ? s : FAIL));
+
+const order = oneOf(['asc', 'desc'], 'must be asc or desc');
+const cursor = leaf(v.pipe(v.string(), v.minLength(1, 'must be a cursor from meta.next_cursor')), (s) => (s.length >= 1 ? s : FAIL));
+const granularity = oneOf(['hour', 'day', 'week', 'month'], 'must be one of hour, day, week, month');
 
 export const QUERY_SCHEMAS = {
   'vaults.list': v.object({ next: v.optional(cursor), limit: v.optional(intIn(1, 1000), '1000'), include_hidden: v.optional(bool, 'false') }),
@@ -74,24 +105,66 @@ export const QUERY_SCHEMAS = {
     next: v.optional(cursor),
     limit: v.optional(intIn(1, 1000), '100'),
     order: v.optional(order, 'desc'),
-    vault_id: v.optional(v.string()),
+    vault_id: v.optional(string()),
     include_hidden: v.optional(bool, 'false'),
   }),
   tvl: v.object({ include_breakdown: v.optional(bool), include_sources: v.optional(bool) }),
   prices: v.object({
-    address: v.pipe(v.string('is required'), v.regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address')),
+    address,
     chain_id: intIn(1, 9_999_999),
     at: v.optional(instant),
   }),
   'prices.timeseries': v.object({
-    address: v.pipe(v.string('is required'), v.regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address')),
+    address,
     chain_id: intIn(1, 9_999_999),
     start: instant,
     end: instant,
-    granularity: v.optional(v.picklist(['raw', 'hour', 'day', 'week', 'month'], 'must be one of raw, hour, day, week, month'), 'raw'),
+    granularity: v.optional(oneOf(['raw', 'hour', 'day', 'week', 'month'], 'must be one of raw, hour, day, week, month'), 'raw'),
     limit: v.optional(intIn(1, 5000), '1000'),
   }),
 } as const;
+
+/** A route's parameters as plain leaves: [name, leaf, default text, optional]; null if a leaf has no plain function. */
+type Plain = readonly (readonly [string, Leaf, string | undefined, boolean])[];
+function plainOf(schema: v.ObjectSchema<v.ObjectEntries, undefined>): Plain | null {
+  const out: [string, Leaf, string | undefined, boolean][] = [];
+  for (const [name, entry] of Object.entries(schema.entries)) {
+    const optional = entry.type === 'optional';
+    const inner = optional ? (entry as v.OptionalSchema<v.GenericSchema, unknown>).wrapped : entry;
+    const fallback = optional ? (entry as v.OptionalSchema<v.GenericSchema, unknown>).default : undefined;
+    const parse = LEAVES.get(inner);
+    if (parse === undefined || (fallback !== undefined && typeof fallback !== 'string')) return null;
+    out.push([name, parse, fallback, optional]);
+  }
+  return out;
+}
+/** Each route's parameter names. */
+const NAMES = new Map<string, ReadonlySet<string>>(Object.entries(QUERY_SCHEMAS).map(([route, schema]) => [route, new Set(Object.keys(schema.entries))]));
+const PLAIN = new Map<string, Plain | null>(Object.entries(QUERY_SCHEMAS).map(([route, schema]) => [route, plainOf(schema)]));
+
+/** valibot's output for `input` when every value is valid, walking the plain leaves; FAIL otherwise. */
+function parsePlain(plain: Plain, input: Record<string, string>): Record<string, unknown> | typeof FAIL {
+  const out: Record<string, unknown> = {};
+  for (const [name, parse, fallback, optional] of plain) {
+    const text = input[name] ?? fallback;
+    if (text === undefined) {
+      if (optional) continue;
+      return FAIL;
+    }
+    const value = parse(text);
+    if (value === FAIL) return FAIL;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** @internal the plain walk, for the test that holds it to valibot (undefined where valibot would fail; null: the route has none) */
+export function parsePlainForTest(route: QueryRoute, input: Record<string, string>): Record<string, unknown> | undefined | null {
+  const plain = PLAIN.get(route);
+  if (!plain) return null;
+  const out = parsePlain(plain, input);
+  return out === FAIL ? undefined : out;
+}
 
 export type QueryRoute = keyof typeof QUERY_SCHEMAS;
 export type QueryOf<R extends QueryRoute> = v.InferOutput<(typeof QUERY_SCHEMAS)[R]>;
@@ -127,20 +200,29 @@ const PARSED_MAX_CHARS = 1024;
 
 function parseFresh<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
   const schema = QUERY_SCHEMAS[route];
-  const known = schema.entries as Record<string, unknown>;
+  const known = NAMES.get(route)!;
   const input: Record<string, string> = {};
-  if (rawQuery.length > 0) {
-    for (const part of rawQuery.split('&')) {
-      if (part === '') continue;
-      const eq = part.indexOf('=');
-      const rawKey = eq < 0 ? part : part.slice(0, eq);
-      const key = safeDecode(rawKey);
-      if (key === null || !(key in known)) continue;
-      const value = safeDecode(eq < 0 ? '' : part.slice(eq + 1));
-      if (value === null) throw invalid(key, 'is not valid percent-encoding');
-      if (key in input) throw invalid(key, 'must be given at most once');
-      input[key] = value;
+  // name=value pairs between '&'s, walked by index (no array of parts)
+  for (let from = 0; from < rawQuery.length; ) {
+    let amp = rawQuery.indexOf('&', from);
+    if (amp < 0) amp = rawQuery.length;
+    if (amp > from) {
+      let eq = rawQuery.indexOf('=', from);
+      if (eq > amp) eq = -1;
+      const key = safeDecode(rawQuery.slice(from, eq < 0 ? amp : eq));
+      if (key !== null && known.has(key)) {
+        const value = safeDecode(eq < 0 ? '' : rawQuery.slice(eq + 1, amp));
+        if (value === null) throw invalid(key, 'is not valid percent-encoding');
+        if (input[key] !== undefined) throw invalid(key, 'must be given at most once');
+        input[key] = value;
+      }
     }
+    from = amp + 1;
+  }
+  const plain = PLAIN.get(route);
+  if (plain) {
+    const out = parsePlain(plain, input);
+    if (out !== FAIL) return out as QueryOf<R>;
   }
   const result = v.safeParse(schema, input);
   if (!result.success) {

@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { demoSnapshot, SMALL_DEMO } from '../../test/helpers/demoSnapshot.js';
-import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, seriesCacheBytes, setSeriesCacheBudget, sliceSeries, type SeriesBuffer, type SeriesSlice } from './seriesBuffers.js';
+import { storedHeader } from '../../common/deflateStored.js';
+import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, seriesCacheBytes, setSeriesCacheBudget, sliceSeries, type DeflatedItems, type SeriesBuffer, type SeriesSlice } from './seriesBuffers.js';
 
 const snapshot = demoSnapshot({ ...SMALL_DEMO, days: 40, wallets: 10 });
 const vaults = [...snapshot.world.series.keys()].filter((id) => snapshot.world.series.get(id)!.length > SERIES_BLOCK * 2);
@@ -70,8 +71,9 @@ describe('sliceSeries over lazily serialized blocks', () => {
     for (const limit of [SERIES_BLOCK, SERIES_BLOCK + 40, 2 * SERIES_BLOCK]) {
       const slice = sliceSeries(pick!, pick!.instants[0]!, pick!.instants.at(-1)!, 'desc', limit);
       expectInflatesToBody(slice);
-      // the ragged end of the last block, mid-window: a 5-byte stored header among the parts
-      expect(slice.deflate().parts.some((p) => p.length === 5 && (p[0]! & 0x07) === 0)).toBe(true);
+      // the ragged end of the last block, mid-window: an uncompressed piece between compressed ones
+      const { stored } = slice.deflate();
+      expect(stored.some((raw, i) => raw && i > 0 && i < stored.length - 1)).toBe(true);
     }
   });
 
@@ -80,7 +82,7 @@ describe('sliceSeries over lazily serialized blocks', () => {
     const slice = sliceSeries(sb, sb.instants[3]!, sb.instants.at(-1)!, 'asc', 600);
     const d = slice.deflate();
     expect(d.length).toBe(Buffer.concat(slice.body).length);
-    expect(d.head.length + Buffer.concat(d.parts).length + d.tail.length).toBeLessThan(d.length / 4);
+    expect(piecesOf(d).reduce((n, p) => n + p.bytes.length, 0)).toBeLessThan(d.length / 4);
   });
 
   it('evicts by second chance: a block used since it was placed stays, one not used since goes', () => {
@@ -135,25 +137,36 @@ describe('sliceSeries over lazily serialized blocks', () => {
   });
 });
 
+/** The pieces of a deflated window as views, in order. */
+function piecesOf(d: DeflatedItems): { bytes: Buffer; stored: boolean }[] {
+  return d.src.map((src, i) => ({ bytes: src.subarray(d.at[2 * i]!, d.at[2 * i + 1]!), stored: d.stored[i]! }));
+}
+
 /**
- * The slice's head, its deflate stream (closed with an empty final block) inflated, and its tail
- * are its identity bytes; the ends are ragged runs of at most 7 points (and the last) when the
- * window holds a whole chunk (else it is all uncompressed, at most 15 points), and a window is a
- * few views per block, not one per chunk.
+ * The slice's pieces, the uncompressed ones carried in stored blocks and the stream closed with an
+ * empty final block, inflate to its identity bytes; the uncompressed ends are ragged runs of at
+ * most 7 points (and the last) when the window holds a whole chunk (else it is all uncompressed,
+ * at most 15 points), and a window is a few pieces per block, not one per chunk.
  */
 function expectInflatesToBody(slice: SeriesSlice): void {
   const identity = Buffer.concat(slice.body);
   const d = slice.deflate();
   expect(d.length).toBe(identity.length);
   expect(d.crc).toBe(zlib.crc32(identity) >>> 0);
+  const pieces = piecesOf(d);
+  const stream = pieces.flatMap(({ bytes, stored }) => {
+    if (!stored) return [bytes];
+    const header = Buffer.alloc(5);
+    storedHeader(header, 0, bytes.length, false);
+    return [header, bytes];
+  });
   // BFINAL=1 stored block of length 0 ends the stream
-  const inflated = zlib.inflateRawSync(Buffer.concat([...d.parts, Buffer.from([1, 0, 0, 0xff, 0xff])]));
-  expect(Buffer.concat([d.head, inflated, d.tail]).equals(identity)).toBe(true);
+  expect(zlib.inflateRawSync(Buffer.concat([...stream, Buffer.from([1, 0, 0, 0xff, 0xff])])).equals(identity)).toBe(true);
   const points = (b: Buffer) => b.toString().split('},{').length - (b.length === 0 ? 1 : 0);
-  if (d.parts.length > 0) {
-    expect(points(d.head)).toBeLessThanOrEqual(7);
-    expect(points(d.tail)).toBeLessThanOrEqual(8); // up to 7 whole points and the last one
+  if (pieces.some((p) => !p.stored)) {
+    if (pieces[0]!.stored) expect(points(pieces[0]!.bytes)).toBeLessThanOrEqual(7);
+    if (pieces.at(-1)!.stored) expect(points(pieces.at(-1)!.bytes)).toBeLessThanOrEqual(8); // up to 7 whole points and the last one
   }
-  // per block at most: a small run, a large run, a small run (and a stored block where a partial block ends mid-window)
-  expect(d.parts.length).toBeLessThanOrEqual(3 * Math.ceil(slice.count / 256 + 1) + 4);
+  // per block at most: a ragged run, a small run, a large run, a small run, a ragged run
+  expect(pieces.length).toBeLessThanOrEqual(3 * Math.ceil(slice.count / 256 + 1) + 4);
 }

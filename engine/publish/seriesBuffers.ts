@@ -16,7 +16,6 @@
 // block (common/crc32.ts: crc(range) = P(end) ^ shift(P(start), length)), never from a pass over it.
 import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { crc32Range, crc32Shift } from '../../common/crc32.js';
-import { pushStored } from '../../common/deflateStored.js';
 import { lowerBound } from '../../common/search.js';
 import { priceKey, type World } from '../../model/world.js';
 import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
@@ -192,16 +191,17 @@ export interface SeriesSlice {
 }
 
 /**
- * A window's points as `head` ‖ inflate(`parts`) ‖ `tail`: `parts` a byte-aligned, non-final
- * raw deflate stream (RFC 1951) whose own uncompressed runs inside are stored blocks; `head`
- * and `tail` the ragged ends, uncompressed, for the response's opening and closing stored
- * blocks to carry (no block headers made per request for them).
+ * A window's points as pieces in order, each bytes [at[2i], at[2i + 1]) of `src[i]`: a prepared
+ * run of raw deflate (RFC 1951: byte-aligned, non-final) where `stored[i]` is false, else
+ * uncompressed bytes for the response to carry in stored blocks — the window's ragged ends,
+ * which the response's opening and closing blocks take, and a partial block's run mid-window.
+ * Offsets, not views: the response is written straight from them (server/transport/splice.ts).
  */
 export interface DeflatedItems {
-  head: Buffer;
-  parts: Buffer[];
-  tail: Buffer;
-  /** CRC-32 and length of the points' bytes (head, what parts inflate to, tail) */
+  src: Buffer[];
+  at: number[];
+  stored: boolean[];
+  /** CRC-32 and length of the points' bytes (what the pieces stand for) */
   crc: number;
   length: number;
 }
@@ -214,8 +214,7 @@ interface Segment {
   last: boolean;
 }
 
-const NO_BYTES: Buffer = Buffer.alloc(0);
-const EMPTY_DEFLATE: DeflatedItems = { head: NO_BYTES, parts: [], tail: NO_BYTES, crc: 0, length: 0 };
+const EMPTY_DEFLATE: DeflatedItems = { src: [], at: [], stored: [], crc: 0, length: 0 };
 
 /** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
 export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
@@ -259,26 +258,12 @@ export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order:
 
 /** The window's points as prepared chunk runs between uncompressed ends, with their CRC-32 and length. */
 function deflateSegments(segments: Segment[]): DeflatedItems {
-  const parts: Buffer[] = [];
-  let head: Buffer = NO_BYTES;
-  // an uncompressed run not yet placed: the head if nothing precedes it, the tail if nothing
-  // follows, else a stored block (only where a partial block ends a run mid-window)
-  let pending: Buffer | null = null;
-  const place = (): void => {
-    if (pending === null) return;
-    if (parts.length === 0 && head.length === 0) head = pending;
-    else pushStored(parts, pending);
-    pending = null;
-  };
-  const raw = (buf: Buffer, from: number, to: number): void => {
+  const items: DeflatedItems = { src: [], at: [], stored: [], crc: 0, length: 0 };
+  const piece = (src: Buffer, from: number, to: number, stored: boolean): void => {
     if (to <= from) return;
-    place();
-    pending = buf.subarray(from, to);
-  };
-  const run = (r: ChunkRun, k0: number, k1: number): void => {
-    if (k1 <= k0) return;
-    place();
-    parts.push(r.bytes.subarray(r.at[k0]!, r.at[k1]!));
+    items.src.push(src);
+    items.at.push(from, to);
+    items.stored.push(stored);
   };
   let crc = 0;
   let length = 0;
@@ -295,23 +280,25 @@ function deflateSegments(segments: Segment[]): DeflatedItems {
     const a = Math.ceil(l0 / CHUNK_SMALL) * CHUNK_SMALL;
     const e = Math.floor(end / CHUNK_SMALL) * CHUNK_SMALL;
     if (e <= a) {
-      raw(buf, offsets[l0]!, stop);
+      piece(buf, offsets[l0]!, stop, true);
       continue;
     }
-    raw(buf, offsets[l0]!, offsets[a]!);
+    piece(buf, offsets[l0]!, offsets[a]!, true);
     const A = Math.ceil(a / CHUNK_LARGE) * CHUNK_LARGE;
     const E = Math.floor(e / CHUNK_LARGE) * CHUNK_LARGE;
     const small = (block.small ??= chunkRun(block, CHUNK_SMALL));
-    if (E <= A) run(small, a / CHUNK_SMALL, e / CHUNK_SMALL);
+    if (E <= A) piece(small.bytes, small.at[a / CHUNK_SMALL]!, small.at[e / CHUNK_SMALL]!, false);
     else {
-      run(small, a / CHUNK_SMALL, A / CHUNK_SMALL);
-      run((block.large ??= chunkRun(block, CHUNK_LARGE)), A / CHUNK_LARGE, E / CHUNK_LARGE);
-      run(small, E / CHUNK_SMALL, e / CHUNK_SMALL);
+      const large = (block.large ??= chunkRun(block, CHUNK_LARGE));
+      piece(small.bytes, small.at[a / CHUNK_SMALL]!, small.at[A / CHUNK_SMALL]!, false);
+      piece(large.bytes, large.at[A / CHUNK_LARGE]!, large.at[E / CHUNK_LARGE]!, false);
+      piece(small.bytes, small.at[E / CHUNK_SMALL]!, small.at[e / CHUNK_SMALL]!, false);
     }
-    raw(buf, offsets[e]!, stop);
+    piece(buf, offsets[e]!, stop, true);
   }
-  const tail = pending ?? NO_BYTES;
-  return { head, parts, tail, crc, length };
+  items.crc = crc;
+  items.length = length;
+  return items;
 }
 
 function prefixCrcs(block: Block): Uint32Array {

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPage, pageBody } from '../../engine/publish/page.js';
-import { brBody, brVariant, crc32, gzipBody, gzipVariant, type BrotliVariant, type GzipVariant } from './splice.js';
+import { brBody, brVariant, crc32, gzipBody, gzipItemsTemplate, gzipVariant, type BrotliVariant, type GzipVariant } from './splice.js';
 
 /** Both variants of a page (the server makes each when a client first takes it: server/handle.ts). */
 interface Variants {
@@ -216,6 +216,43 @@ describe('cost (printed, not asserted)', () => {
         `  vs per-request gzipSync(level 6) ${(gzFull / 1000).toFixed(1)} µs, brotliCompressSync(q11) ${(brFull / 1000).toFixed(1)} µs`,
         `  publish: buildVariants ${buildMs.toFixed(2)} ms for ${page.prefix.length} B, ${bigMs.toFixed(0)} ms for ${big.prefix.length} B`,
       ].join('\n'),
+    );
+  });
+});
+
+describe('gzipItemsTemplate: a window written straight from its pieces', () => {
+  // pieces of 0–80 KB, each prepared deflate (a sync-flushed raw stream) or uncompressed
+  const pieceArb = fc.record({
+    text: fc.oneof(fc.string({ maxLength: 400 }), fc.tuple(fc.string({ minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 80_000 })).map(([seed, n]) => seed.repeat(Math.ceil(n / seed.length)).slice(0, n))),
+    stored: fc.boolean(),
+    pad: fc.nat({ max: 9 }),
+  });
+  const bytesArb = (max: number) => fc.oneof(fc.string({ maxLength: 200 }), fc.integer({ min: 0, max }).map((n) => 'x'.repeat(n))).map((s) => Buffer.from(s));
+
+  it('gunzips to open ‖ the pieces ‖ tail ‖ id ‖ "}}, the same bytes from fill and parts, of the length it states', () => {
+    fc.assert(
+      fc.property(bytesArb(1_000), fc.array(pieceArb, { minLength: 1, maxLength: 8 }), bytesArb(140_000), requestIdArb, (open, specs, tail, id) => {
+        const src: Buffer[] = [];
+        const at: number[] = [];
+        const plain: Buffer[] = [];
+        for (const { text, stored, pad } of specs) {
+          const raw = Buffer.from(text);
+          if (raw.length === 0) continue;
+          // a piece sits at an offset of a larger buffer, as a block's run does
+          const bytes = stored ? raw : zlib.deflateRawSync(raw, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+          src.push(Buffer.concat([Buffer.alloc(pad, 0xee), bytes, Buffer.alloc(pad, 0xee)]));
+          at.push(pad, pad + bytes.length);
+          plain.push(raw);
+        }
+        const items = { src, at, stored: specs.filter((s) => s.text.length > 0).map((s) => s.stored), crc: crc32(Buffer.concat(plain)), length: Buffer.concat(plain).length };
+        const t = gzipItemsTemplate(open, crc32(open), items, tail);
+        const filled = Buffer.from(t.fill(id));
+        const [parts] = t.parts(id);
+        expect(filled.equals(parts!)).toBe(true);
+        expect(filled.length).toBe(t.length(id));
+        expect(zlib.gunzipSync(filled).equals(Buffer.concat([open, ...plain, tail, Buffer.from(`${id}"}}`)]))).toBe(true);
+      }),
+      { numRuns: 150 },
     );
   });
 });

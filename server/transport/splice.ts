@@ -8,7 +8,7 @@ import { VaultdError } from '../../common/errors.js';
 import { PAGE_SUFFIX, type Page } from '../../engine/publish/page.js';
 import { REQUEST_ID_MAX_LENGTH } from '../requestId.js';
 import { crc32, crc32Combine, crc32Range } from '../../common/crc32.js';
-import { pushStored, storedHeader, STORED_MAX } from '../../common/deflateStored.js';
+import { storedHeader, STORED_MAX } from '../../common/deflateStored.js';
 import type { DeflatedItems } from '../../engine/publish/seriesBuffers.js';
 
 /** Bodies at or below this size are served raw (DESIGN §5.6: "bodies over 1 KiB"). */
@@ -184,52 +184,100 @@ export function brTemplate(variant: BrotliVariant): BodyTemplate {
 }
 
 /**
- * A gzip body of `open` ‖ items ‖ `tail` ‖ requestId ‖ `"}}` whose items are already a deflate
- * stream (a timeseries window: engine/publish/seriesBuffers.ts): the opening with the items'
- * uncompressed head, and the items' uncompressed tail with the per-request end, go as stored
- * blocks around the prepared stream, and the CRC-32 is combined from the parts' CRCs — a copy
- * of prepared bytes, no compression per request.
+ * The gzip body of `open` ‖ items ‖ `tail` ‖ requestId ‖ `"}}` whose items are prepared deflate
+ * runs between uncompressed pieces (a timeseries window: engine/publish/seriesBuffers.ts), as a
+ * template written straight from the pieces' offsets into one buffer: the opening stored block
+ * carries `open` and the items' uncompressed head, the runs are copied as they are, and the
+ * final stored block carries the items' uncompressed tail with the per-request end. The CRC-32
+ * is combined from the parts' CRCs — a copy of prepared bytes, no compression and no view or
+ * part list per request. `fill` writes into a buffer shared by every window (valid until the
+ * next fill; see BodyTemplate); `parts` is a buffer of its own. `open` fits one stored block.
  */
-export function gzipItemsBody(open: Buffer, openCrc: number, items: DeflatedItems, tail: Buffer, requestId: string): Buffer[] {
-  const headIn = open.length + items.head.length <= STORED_MAX ? items.head.length : 0;
-  const head = Buffer.allocUnsafe(GZIP_HEADER.length + 5 + open.length + headIn);
-  GZIP_HEADER.copy(head, 0);
-  storedHeader(head, GZIP_HEADER.length, open.length + headIn, false);
-  open.copy(head, GZIP_HEADER.length + 5);
-  if (headIn > 0) items.head.copy(head, GZIP_HEADER.length + 5 + open.length);
-  const parts: Buffer[] = [head];
-  if (headIn < items.head.length) pushStored(parts, items.head);
-  for (let i = 0; i < items.parts.length; i++) parts.push(items.parts[i]!);
-  let crc = crc32Combine(openCrc, items.crc, items.length);
-  // the final block holds the items' tail, the page's tail, the id and `"}}`; what would make
-  // it longer than a block can hold goes before it in non-final stored blocks
-  const last = REQUEST_ID_MAX_LENGTH + PAGE_SUFFIX.length;
-  let itemsTail = items.tail;
-  if (itemsTail.length + tail.length > STORED_MAX - last) {
-    pushStored(parts, itemsTail);
-    itemsTail = EMPTY;
-  }
-  let from = 0;
-  while (tail.length - from > STORED_MAX - last) {
-    pushStored(parts, tail.subarray(from, from + STORED_MAX - last));
-    crc = crc32Range(tail, from, from + STORED_MAX - last, crc);
-    from += STORED_MAX - last;
-  }
-  const rest = tail.length - from;
-  const n = itemsTail.length + rest + checkedLength(requestId) + PAGE_SUFFIX.length;
-  const end = Buffer.allocUnsafe(5 + n + 8);
-  storedHeader(end, 0, n, true);
-  itemsTail.copy(end, 5);
-  tail.copy(end, 5 + itemsTail.length, from);
-  writeSuffix(end, 5 + itemsTail.length + rest, requestId);
-  // the items' tail is in items.crc already
-  writeUInt32LE(end, crc32Range(end, 5 + itemsTail.length, 5 + n, crc), 5 + n);
-  writeUInt32LE(end, (open.length + items.length + tail.length + requestId.length + PAGE_SUFFIX.length) >>> 0, 9 + n);
-  parts.push(end);
-  return parts;
+export function gzipItemsTemplate(open: Buffer, openCrc: number, items: DeflatedItems, tail: Buffer): BodyTemplate {
+  const base = writeGzipItems(null, open, openCrc, items, tail, '');
+  return {
+    fill(requestId) {
+      const n = base + checkedLength(requestId);
+      if (windowScratch.length < n) windowScratch = new Uint8Array(Math.max(n, 2 * windowScratch.length));
+      writeGzipItems(windowScratch, open, openCrc, items, tail, requestId);
+      return windowScratch.subarray(0, n);
+    },
+    parts(requestId) {
+      const body = Buffer.allocUnsafe(base + checkedLength(requestId));
+      writeGzipItems(body, open, openCrc, items, tail, requestId);
+      return [body];
+    },
+    length: (requestId) => base + requestId.length,
+  };
 }
 
-const EMPTY: Buffer = Buffer.alloc(0);
+/** The buffer window bodies are filled in (grown to the largest; a 1,000-point hourly window is ~63 KB). */
+let windowScratch = new Uint8Array(128 * 1024);
+
+/** Writes the gzip body of gzipItemsTemplate into `out` (or only measures it when null); returns its length. */
+function writeGzipItems(out: Uint8Array | null, open: Buffer, openCrc: number, items: DeflatedItems, tail: Buffer, requestId: string): number {
+  const { src, at: spans, stored } = items;
+  const n = src.length;
+  // a raw last piece goes in the final block; a raw first piece (not also the last) in the opening one
+  const lastRaw = n > 0 && stored[n - 1]!;
+  const firstRaw = n > 1 && stored[0]!;
+  const headLength = firstRaw ? spans[1]! - spans[0]! : 0;
+  const headIn = open.length + headLength <= STORED_MAX ? headLength : 0;
+  let at = GZIP_HEADER.length + 5 + open.length + headIn;
+  if (out !== null) {
+    out.set(GZIP_HEADER, 0);
+    storedHeader(out, GZIP_HEADER.length, open.length + headIn, false);
+    out.set(open, GZIP_HEADER.length + 5);
+    if (headIn > 0) src[0]!.copy(out, GZIP_HEADER.length + 5 + open.length, spans[0]!, spans[1]!);
+  }
+  for (let i = headIn > 0 ? 1 : 0; i < (lastRaw ? n - 1 : n); i++) {
+    const from = spans[2 * i]!;
+    const to = spans[2 * i + 1]!;
+    if (stored[i]) at = storedInto(out, at, src[i]!, from, to);
+    else {
+      if (out !== null) src[i]!.copy(out, at, from, to);
+      at += to - from;
+    }
+  }
+  // the final block holds the items' tail, the page's tail, the id and `"}}`; what would make
+  // it longer than a block can hold goes before it in non-final stored blocks
+  const room = STORED_MAX - REQUEST_ID_MAX_LENGTH - PAGE_SUFFIX.length;
+  let itemsTail = lastRaw ? spans[2 * n - 1]! - spans[2 * n - 2]! : 0;
+  if (itemsTail > 0 && itemsTail + tail.length > room) {
+    at = storedInto(out, at, src[n - 1]!, spans[2 * n - 2]!, spans[2 * n - 1]!);
+    itemsTail = 0;
+  }
+  let crc = crc32Combine(openCrc, items.crc, items.length);
+  let from = 0;
+  for (; tail.length - from > room; from += room) {
+    at = storedInto(out, at, tail, from, from + room);
+    if (out !== null) crc = crc32Range(tail, from, from + room, crc);
+  }
+  const m = itemsTail + tail.length - from + requestId.length + PAGE_SUFFIX.length;
+  if (out !== null) {
+    storedHeader(out, at, m, true);
+    if (itemsTail > 0) src[n - 1]!.copy(out, at + 5, spans[2 * n - 2]!, spans[2 * n - 1]!);
+    tail.copy(out, at + 5 + itemsTail, from);
+    writeSuffix(out, at + 5 + itemsTail + tail.length - from, requestId);
+    // the items' tail is in items.crc already
+    writeUInt32LE(out, crc32Range(out, at + 5 + itemsTail, at + 5 + m, crc), at + 5 + m);
+    writeUInt32LE(out, (open.length + items.length + tail.length + requestId.length + PAGE_SUFFIX.length) >>> 0, at + 9 + m);
+  }
+  return at + 5 + m + 8;
+}
+
+/** src[from, to) as non-final stored blocks at `at` (measured only when `out` is null); returns the end. */
+function storedInto(out: Uint8Array | null, at: number, src: Buffer, from: number, to: number): number {
+  for (let p = from; p < to; p += STORED_MAX) {
+    const k = Math.min(STORED_MAX, to - p);
+    if (out !== null) {
+      storedHeader(out, at, k, false);
+      src.copy(out, at + 5, p, p + k);
+    }
+    at += 5 + k;
+  }
+  return at;
+}
 
 export { crc32 };
 
