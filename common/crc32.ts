@@ -5,15 +5,18 @@
 
 const POLY = 0xedb88320;
 
-const TABLE = (() => {
-  const t = new Int32Array(256);
+/** Slicing-by-8 tables: T[0] the byte table, T[k][n] the CRC of byte n followed by k zero bytes. */
+const T = (() => {
+  const t = Array.from({ length: 8 }, () => new Int32Array(256));
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? POLY ^ (c >>> 1) : c >>> 1;
-    t[n] = c;
+    t[0]![n] = c;
   }
+  for (let n = 0; n < 256; n++) for (let k = 1; k < 8; k++) t[k]![n] = t[0]![t[k - 1]![n]! & 0xff]! ^ (t[k - 1]![n]! >>> 8);
   return t;
 })();
+const [T0, T1, T2, T3, T4, T5, T6, T7] = T as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
 
 /**
  * CRC-32 of `data`, continuing from `previous` — the finalized CRC of the bytes before, with
@@ -23,24 +26,33 @@ export function crc32(data: Uint8Array, previous = 0): number {
   return crc32Range(data, 0, data.length, previous);
 }
 
-/** crc32 of data[start, end) continuing from `previous` (indices, not a view: no allocation). */
+/**
+ * crc32 of data[start, end) continuing from `previous` (indices, not a view: no allocation),
+ * eight bytes a step (slicing-by-8: ~190 ns for a point's ~250 bytes, ~570 ns a byte at a time).
+ */
 export function crc32Range(data: Uint8Array, start: number, end: number, previous: number): number {
   let c = ~previous;
-  for (let i = start; i < end; i++) c = TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
+  let i = start;
+  for (; i + 8 <= end; i += 8) {
+    const lo = c ^ (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
+    c =
+      T7[lo & 0xff]! ^ T6[(lo >>> 8) & 0xff]! ^ T5[(lo >>> 16) & 0xff]! ^ T4[lo >>> 24]! ^
+      T3[data[i + 4]!]! ^ T2[data[i + 5]!]! ^ T1[data[i + 6]!]! ^ T0[data[i + 7]!]!;
+  }
+  for (; i < end; i++) c = T0[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
 }
 
-/** a·b modulo the CRC polynomial (bit-reflected, x^0 in the top bit), as zlib's multmodp. */
+/**
+ * a·b modulo the CRC polynomial (bit-reflected, x^0 in the top bit), as zlib's multmodp, without
+ * data-dependent branches (a's bits and b's carry as masks): zlib's loop branches per bit on
+ * random bits, and a crc32Shift with it took ~370 ns here, ~90 ns with this one.
+ */
 function multmodp(a: number, b: number): number {
-  let m = 0x80000000;
   let p = 0;
-  for (;;) {
-    if (a & m) {
-      p ^= b;
-      if ((a & (m - 1)) === 0) break;
-    }
-    m >>>= 1;
-    b = b & 1 ? (b >>> 1) ^ POLY : b >>> 1;
+  for (let x = a | 0; x !== 0; x <<= 1) {
+    p ^= b & (x >> 31); // x's top bit as a mask
+    b = (b >>> 1) ^ (POLY & -(b & 1));
   }
   return p >>> 0;
 }
