@@ -5,41 +5,27 @@
 import { join } from 'node:path';
 import zlib, { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createEngine } from '../engine/engine.js';
-import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
-import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
+import { buildSnapshot } from '../engine/publish/buildSnapshot.js';
 import type { DemoParams } from '../jobs/demo/index.js';
 import { createAuthTable } from '../server/auth.js';
 import { createCursorCodec } from '../server/cursor.js';
 import { createHandler, type Served } from '../server/handle.js';
 import { replyHeaders, replyParts } from '../server/reply.js';
 import { PRECOMPRESS_MIN_BYTES } from '../server/transport/splice.js';
-import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
+import { publishedDemo, servedOf } from './helpers/publishedDemo.js';
 
 const params: DemoParams = { seed: 9, now: Date.parse('2026-03-01T00:00:00Z') / 1000, vaults: null, wallets: 30, days: 30 };
 let first: Served;
 let second: Served;
 let vaultId: string;
 
-const servedOf = (snapshot: Snapshot): Served => ({ snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false });
-
 beforeAll(async () => {
-  const db = join(tempDir('vaultd-memos-'), 'w.duckdb');
-  const common = testCommon();
-  await createDemoWorld(common, { path: db, params, force: true });
-  const store = await createStore(common, { path: db });
-  try {
-    const engine = createEngine(common, (work) => work(store), { clock: () => params.now + 600 });
-    await engine.recomputeFull();
-    const snapshot = engine.current()!;
-    first = servedOf(snapshot);
-    // the same world published again an hour later: same data, another generation and refreshed_at
-    second = servedOf(buildSnapshot(snapshot.world, { generation: snapshot.generation + 1, now: snapshot.refreshed_at_s + 3600 }));
-    vaultId = [...snapshot.world.series.keys()][0]!;
-  } finally {
-    await store.close();
-  }
+  const snapshot = await publishedDemo(join(tempDir('vaultd-memos-'), 'w.duckdb'), params);
+  first = servedOf(snapshot);
+  // the same world published again an hour later: same data, another generation and refreshed_at
+  second = servedOf(buildSnapshot(snapshot.world, { generation: snapshot.generation + 1, now: snapshot.refreshed_at_s + 3600 }));
+  vaultId = [...snapshot.world.series.keys()][0]!;
 });
 
 function handlerOf(current: () => Served) {

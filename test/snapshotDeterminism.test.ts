@@ -2,26 +2,15 @@
 // refreshed_at — asserted on every pre-serialized page of two independently built worlds.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../engine/engine.js';
-import { createStore } from '../store/store.js';
-import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';
-import { tempDir, testCommon } from './helpers/common.js';
+import { tempDir } from './helpers/common.js';
+import { publishedDemo } from './helpers/publishedDemo.js';
 
 const params: DemoParams = { seed: 11, now: Date.parse('2026-04-01T00:00:00Z') / 1000, vaults: null, wallets: 120, days: 150 };
 
 async function pagesOf(path: string, clock: number) {
-  const common = testCommon();
-  await createDemoWorld(common, { path, params, force: true });
-  const store = await createStore(common, { path });
-  try {
-    const engine = createEngine(common, (work) => work(store), { clock: () => clock });
-    await engine.recomputeFull();
-    const pages = engine.current()!.pages;
-    return new Map([...pages].map(([k, p]) => [k, p.prefix.toString('utf8')]));
-  } finally {
-    await store.close();
-  }
+  const { pages } = await publishedDemo(path, params, clock);
+  return new Map([...pages].map(([k, p]) => [k, p.prefix.toString('utf8')]));
 }
 
 describe('snapshot determinism', () => {

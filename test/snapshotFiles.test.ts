@@ -5,21 +5,19 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../engine/engine.js';
 import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
 import { CorruptSnapshotError, readManifest, readSnapshotDir, writeJsonObject, writeSnapshotDir } from '../engine/publish/snapshotFiles.js';
 import type { World } from '../model/world.js';
 import { eventRows } from '../model/events.js';
 import { APY_WINDOW_DAYS, apyAt, apyColumn, keepsApy } from '../engine/series/apyWindows.js';
 import { walletPositionList } from '../engine/publish/walletViews.js';
-import { createStore } from '../store/store.js';
-import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';
-import { createHandler, type Served } from '../server/handle.js';
+import { createHandler } from '../server/handle.js';
 import { replyHeaders, replyParts } from '../server/reply.js';
 import { createCursorCodec } from '../server/cursor.js';
 import { createAuthTable } from '../server/auth.js';
 import { tempDir, testCommon } from './helpers/common.js';
+import { publishedDemo, servedOf as served } from './helpers/publishedDemo.js';
 
 const params: DemoParams = { seed: 5, now: Date.parse('2026-03-01T00:00:00Z') / 1000, vaults: null, wallets: 60, days: 60 };
 
@@ -29,24 +27,11 @@ let original: Snapshot;
 
 beforeAll(async () => {
   dir = tempDir();
-  const common = testCommon();
-  const db = join(dir, 'w.duckdb');
-  await createDemoWorld(common, { path: db, params, force: true });
-  const store = await createStore(common, { path: db });
-  try {
-    const engine = createEngine(common, (work) => work(store), { clock: () => params.now + 600 });
-    await engine.recomputeFull();
-    original = engine.current()!;
-    world = original.world;
-  } finally {
-    await store.close();
-  }
+  original = await publishedDemo(join(dir, 'w.duckdb'), params);
+  world = original.world;
 });
 afterAll(() => {});
 
-function served(snapshot: Snapshot): Served {
-  return { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false };
-}
 
 function handlerFor(snapshot: Snapshot) {
   const s = served(snapshot);

@@ -10,40 +10,29 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../model/format/numbers.js';
-import { createEngine } from '../engine/engine.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
-import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';
 import { createAuthTable } from '../server/auth.js';
 import { createCursorCodec } from '../server/cursor.js';
-import { createHandler, type Served } from '../server/handle.js';
+import { createHandler } from '../server/handle.js';
 import { replyHeaders, replyParts, type Reply } from '../server/reply.js';
-import { createStore } from '../store/store.js';
 import { createCommon } from '../common/common.js';
 import { loadConfig } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
-import { tempDir, testCommon } from './helpers/common.js';
+import { tempDir } from './helpers/common.js';
+import { publishedDemo, servedOf } from './helpers/publishedDemo.js';
+import { UNLIMITED } from './api/server.js';
 
 const params: DemoParams = { seed: 5, now: Date.parse('2026-03-01T00:00:00Z') / 1000, vaults: null, wallets: 20, days: 60 };
 let snapshot: Snapshot;
 let handle: ReturnType<typeof createHandler>;
 
 beforeAll(async () => {
-  const db = join(tempDir('vaultd-window-gzip-'), 'w.duckdb');
-  const common = testCommon();
-  await createDemoWorld(common, { path: db, params, force: true });
-  const store = await createStore(common, { path: db });
-  try {
-    const engine = createEngine(common, (work) => work(store), { clock: () => params.now + 600 });
-    await engine.recomputeFull();
-    snapshot = engine.current()!;
-  } finally {
-    await store.close();
-  }
-  const served: Served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false };
+  snapshot = await publishedDemo(join(tempDir('vaultd-window-gzip-'), 'w.duckdb'), params);
+  const served = servedOf(snapshot);
   // hundreds of anonymous requests in a moment: limits out of the way
   const config = join(tempDir('vaultd-window-gzip-config-'), 'vaultd.json');
-  writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 1_000_000, keyed_per_minute: 1_000_000 } }));
+  writeFileSync(config, JSON.stringify(UNLIMITED));
   handle = createHandler({ common: createCommon(loadConfig({ config }, {}), { logger: createLogger('silent') }), current: () => served, auth: () => createAuthTable([]), cursors: createCursorCodec(Buffer.alloc(32, 5)), secondsToNextPublish: () => null, started: 0 });
 });
 
