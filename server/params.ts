@@ -47,17 +47,19 @@ function leaf<S extends object>(schema: S, parse: Leaf): S {
   return schema;
 }
 
+/** An integer parameter's text: up to 7 digits (then its range is checked). */
+const DIGITS = /^\d{1,7}$/;
 const intIn = (min: number, max: number) =>
   leaf(
     v.pipe(
       v.string(),
-      v.regex(/^\d{1,7}$/, `must be an integer from ${min} to ${max}`),
+      v.regex(DIGITS, `must be an integer from ${min} to ${max}`),
       v.transform(Number),
       v.minValue(min, `must be an integer from ${min} to ${max}`),
       v.maxValue(max, `must be an integer from ${min} to ${max}`),
     ),
     (s) => {
-      if (!/^\d{1,7}$/.test(s)) return FAIL;
+      if (!DIGITS.test(s)) return FAIL;
       const n = Number(s);
       return n >= min && n <= max ? n : FAIL;
     },
