@@ -6,6 +6,9 @@
 // header names as prebuilt bytes, the peer address as 4 bytes mapped to a kept string, and
 // the answer as one writeStatus of the whole head (server/transport/headWriter.ts) plus one
 // end/tryEnd of the body.
+// Answers are written in the handler, not gathered per loop turn and sent together: that
+// spared a co-located client's wake-ups (+23 % req/s on random windows from wrk on loopback)
+// but uWS closes a connection whose next pipelined request arrives while an answer is unsent.
 import net from 'node:net';
 import { Gauge } from 'prom-client';
 import uWS from 'uWebSockets.js';
