@@ -11,12 +11,12 @@
 // but uWS closes a connection whose next pipelined request arrives while an answer is unsent.
 import net from 'node:net';
 import { Gauge } from 'prom-client';
-import uWS from 'uWebSockets.js';
+import type uWS from 'uWebSockets.js';
 import { fileDescriptors } from '../common/fds.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
 import { createClientIp } from './clientIp.js';
-import type { IncomingRequest } from './handle.js';
+import { MAX_TARGET, type IncomingRequest } from './handle.js';
 import type { Reply } from './reply.js';
 import { createHeadWriter, type HeadWriter } from './transport/headWriter.js';
 import { startNodeHttpServer } from './transport/nodeHttpServer.js';
@@ -48,6 +48,30 @@ export function listenError(host: string, port: number, code: string | undefined
   return new VaultdError('USAGE', `cannot listen on ${host}:${port}${code ? ` (${code})` : ''}; pass another --host or --port`);
 }
 
+/**
+ * uWebSockets.js, loaded when the default transport starts (not when the module is imported):
+ * a system its addon cannot load on gets one line that says what to do, and every other
+ * command works there.
+ */
+async function loadUws(): Promise<typeof uWS> {
+  // uWS reads its limit on a request's head (request line and headers) from the environment
+  // when the addon loads; its default, 4 KiB, would refuse targets this API serves (up to
+  // MAX_TARGET) with its own 431 before vaultd sees them. Heads past this get uWS's 431.
+  process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(MAX_HEAD_BYTES);
+  try {
+    return (await import('uWebSockets.js')).default;
+  } catch (err) {
+    throw new VaultdError(
+      'USAGE',
+      `the uWebSockets.js addon cannot load here (${String((err as Error).message).split('\n').at(-1)}): it needs Linux x64/arm64 with glibc 2.36 or later and Node 20, 22 or 24; set "server": {"transport": "node"} in the config file to serve with Node's own HTTP module`,
+      { cause: err },
+    );
+  }
+}
+
+/** The largest request head (request line and headers) uWS reads: twice the longest target served. */
+const MAX_HEAD_BYTES = 2 * MAX_TARGET;
+
 /** uWS reports methods in lower case: the usual ones without a toUpperCase per request. */
 const METHODS: Readonly<Record<string, string>> = { get: 'GET', head: 'HEAD', options: 'OPTIONS', post: 'POST', put: 'PUT', delete: 'DELETE', patch: 'PATCH' };
 
@@ -74,6 +98,7 @@ const STREAM_THRESHOLD = 16 * 1024;
 export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
   // the compatibility transport: HTTP/1.0 and malformed requests answered (server.transport)
   if (common.config.server.transport === 'node') return startNodeHttpServer(common, opts, listenError);
+  const uWS = await loadUws();
   const app = uWS.App();
   const clientIp = createClientIp(common.config.server.trusted_proxies);
   let inFlight = 0;
