@@ -77,6 +77,11 @@ ${opts.http10 ? '' : '      proxy_http_version 1.1;\n      proxy_set_header Conn
 }
 `;
   writeFileSync(join(dir, 'nginx.conf'), conf);
+  return runNginx(bin, dir, port);
+}
+
+/** nginx in the foreground with `dir`/nginx.conf, once it accepts connections on `port`. */
+async function runNginx(bin: string, dir: string, port: number): Promise<Nginx> {
   const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -104,4 +109,35 @@ ${opts.http10 ? '' : '      proxy_http_version 1.1;\n      proxy_set_header Conn
         child.kill('SIGQUIT');
       }),
   };
+}
+
+/**
+ * nginx running a site snippet (a file meant for /etc/nginx/conf.d/, e.g. docs/nginx.conf) as
+ * it is, inside a minimal main configuration in `dir`; only its listen port and its upstream
+ * `server 127.0.0.1:8080` are moved to the test's ports.
+ */
+export async function startNginxSite(bin: string, dir: string, site: string, upstream: number): Promise<Nginx> {
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  const port = await freePort();
+  const moved = site.replace(/listen 80;/, `listen 127.0.0.1:${port};`).replace(/server 127\.0\.0\.1:8080;/, `server 127.0.0.1:${upstream};`);
+  if (moved === site) throw new Error('the site has no "listen 80;" or no "server 127.0.0.1:8080;" to move');
+  writeFileSync(join(dir, 'site.conf'), moved);
+  const conf = `
+worker_processes 1;
+daemon off;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'logs', 'error.log')} warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${join(dir, 'client_body')};
+  proxy_temp_path ${join(dir, 'proxy')};
+  fastcgi_temp_path ${join(dir, 'fastcgi')};
+  uwsgi_temp_path ${join(dir, 'uwsgi')};
+  scgi_temp_path ${join(dir, 'scgi')};
+  include ${join(dir, 'site.conf')};
+}
+`;
+  writeFileSync(join(dir, 'nginx.conf'), conf);
+  return runNginx(bin, dir, port);
 }
