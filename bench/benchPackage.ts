@@ -28,7 +28,8 @@ export async function ensureBenchPackage(folder: string, pkg: string, say: (line
     const t0 = performance.now();
     const r = await runCommand('npm', ['install', '--no-save', '--no-audit', '--no-fund'], dir, 600_000);
     installMs = Math.round(performance.now() - t0);
-    if (r.code !== 0 || !existsSync(manifest)) return { ok: false, reason: `npm install in bench/${folder} failed (exit ${r.code}): ${lastLines(r.output, 8).join(' | ')}` };
+    if (r.code !== 0 || !existsSync(manifest))
+      return { ok: false, reason: `npm install in bench/${folder} failed (exit ${r.code}): ${lastLines(r.output, 8).join(' | ')}` };
   }
   const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
   return { ok: true, dir, version, install_ms: installMs };

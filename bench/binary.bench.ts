@@ -18,7 +18,10 @@ async function firstOk(cmd: string, args: string[], port: number, env: NodeJS.Pr
   const child = spawn(cmd, args, { env, stdio: 'ignore' });
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/v1/vaults`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/v1/vaults`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return performance.now() - t0;
       if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode}`);
       if (performance.now() - t0 > 60_000) throw new Error(`${cmd} did not answer within 60 s`);
@@ -37,7 +40,10 @@ export async function run(): Promise<BenchOutput> {
   try {
     const db = join(dir, 'demo.duckdb');
     const env = { ...process.env, VAULTD_LOG_LEVEL: 'warn', XDG_CACHE_HOME: join(dir, 'cache') };
-    const demo = spawnSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'vaultd.js'), 'demo', '--db', db, '--seed', '7', '--now', '2026-06-01T00:00:00Z'], { env, stdio: 'inherit' });
+    const demo = spawnSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'vaultd.js'), 'demo', '--db', db, '--seed', '7', '--now', '2026-06-01T00:00:00Z'], {
+      env,
+      stdio: 'inherit',
+    });
     if (demo.status !== 0) throw new Error('demo failed');
     const port = 18_000 + (process.pid % 1000);
     const serve = ['serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--no-jobs'];

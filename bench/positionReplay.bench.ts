@@ -61,7 +61,8 @@ export async function runPositionReplayBench(opts: PositionReplayBenchOptions = 
   const shared = eventTableOf(resident.flatMap((p) => p.rows));
   const sharedIdx = identity(shared.length);
   const sharedSlices: RowSlice[] = [];
-  for (let i = 0, at = 0; i < resident.length; at += resident[i]!.rows.length, i++) sharedSlices.push({ table: shared, idx: sharedIdx, from: at, to: at + resident[i]!.rows.length });
+  for (let i = 0, at = 0; i < resident.length; at += resident[i]!.rows.length, i++)
+    sharedSlices.push({ table: shared, idx: sharedIdx, from: at, to: at + resident[i]!.rows.length });
 
   let sink = 0n; // keeps results observable so no work is optimized away
   const bench = new Bench({ name: 'position replay', time: opts.timeMs ?? 2000, warmupTime: 300, iterations: 5, throws: true });
@@ -181,7 +182,18 @@ interface DecimalState {
 
 function replayDecimal(rows: readonly EventRow[], ctx: PositionContext): DecimalState {
   const d = ctx.numeraire.decimals;
-  const st: DecimalState = { S: new Dx(0), Pr: new Dx(0), Pd: new Dx(0), C: new Dx(0), R: new Dx(0), Cu: new Dx(0), Ru: new Dx(0), usdOk: true, twr: 1, lastP: 1 };
+  const st: DecimalState = {
+    S: new Dx(0),
+    Pr: new Dx(0),
+    Pd: new Dx(0),
+    C: new Dx(0),
+    R: new Dx(0),
+    Cu: new Dx(0),
+    Ru: new Dx(0),
+    usdOk: true,
+    twr: 1,
+    lastP: 1,
+  };
   const deps = new Map<string, { a: Dec; u: Dec | null }>();
   const reds = new Map<string, Dec>();
   const unitPrice = (t: number): Dec => {

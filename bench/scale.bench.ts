@@ -57,7 +57,10 @@ async function serve(db: string, config: string, port: number): Promise<Served> 
   });
   const base = `http://127.0.0.1:${port}`;
   for (;;) {
-    const ok = await fetch(`${base}/v1/vaults?limit=1`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${base}/v1/vaults?limit=1`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { child, base, ms: performance.now() - t0 };
     if (child.exitCode !== null) throw new Error(`vaultd serve exited with ${child.exitCode}`);
     if (performance.now() - t0 > 600_000) throw new Error('vaultd serve did not answer within 10 min');
@@ -118,7 +121,12 @@ function get(base: string, path: string): Promise<number> {
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
 /** Closed-loop mixed traffic (16 clients) for `seconds`: status counts. */
-async function mixedTraffic(base: string, vaults: string[], wallets: string[], seconds: number): Promise<{ requests: number; errors: number; by_status: Record<string, number> }> {
+async function mixedTraffic(
+  base: string,
+  vaults: string[],
+  wallets: string[],
+  seconds: number,
+): Promise<{ requests: number; errors: number; by_status: Record<string, number> }> {
   const paths = [
     () => '/v1/vaults',
     () => `/v1/vaults/${pick(vaults)}`,
@@ -172,7 +180,16 @@ async function fixedRate(base: string, wallets: string[], rate: number, seconds:
   await Promise.all(inflight);
   latencies.sort((a, b) => a - b);
   const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! * 100) / 100;
-  return { rate, seconds, requests: total, achieved_per_s: Math.round(total / ((performance.now() - t0) / 1000)), errors, p50_ms: q(0.5), p99_ms: q(0.99), max_ms: q(1) };
+  return {
+    rate,
+    seconds,
+    requests: total,
+    achieved_per_s: Math.round(total / ((performance.now() - t0) / 1000)),
+    errors,
+    p50_ms: q(0.5),
+    p99_ms: q(0.99),
+    max_ms: q(1),
+  };
 }
 
 interface CurvePoint {
@@ -188,7 +205,10 @@ interface CurvePoint {
 
 /** Build (cached) and recompute --full at each size of VAULTD_SCALE_CURVE, same wallets per vault and days; `main` is the run's own size. */
 async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoint[]> {
-  const sizes = (process.env.VAULTD_SCALE_CURVE ?? '250,500,2000,4000').split(',').filter((x) => x.trim() !== '').map(Number);
+  const sizes = (process.env.VAULTD_SCALE_CURVE ?? '250,500,2000,4000')
+    .split(',')
+    .filter((x) => x.trim() !== '')
+    .map(Number);
   const points: CurvePoint[] = [main];
   for (const vaults of sizes) {
     if (vaults === p.vaults) continue;
@@ -198,8 +218,17 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
     try {
       say(`scale: curve, ${worldLabel(q)}: recompute --full …`);
       const rc = await timedVaultd(['recompute', '--full', '--db', workingCopy(world.path, dir)]);
-      if (rc.code !== 0) throw new Error(`recompute --full at ${vaults} vaults failed (exit ${rc.code}): ${rc.stderr.trim().split('\n').slice(-5).join(' | ')}`);
-      points.push({ vaults, build_ms: world.build.wall_ms, build_rss_mib: world.build.peak_rss_mib, build_cached: world.cached, recompute_ms: Math.round(rc.wall_ms), recompute_rss_mib: rc.peak_rss_mib, stages_ms: stages(rc.stdout) });
+      if (rc.code !== 0)
+        throw new Error(`recompute --full at ${vaults} vaults failed (exit ${rc.code}): ${rc.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+      points.push({
+        vaults,
+        build_ms: world.build.wall_ms,
+        build_rss_mib: world.build.peak_rss_mib,
+        build_cached: world.cached,
+        recompute_ms: Math.round(rc.wall_ms),
+        recompute_rss_mib: rc.peak_rss_mib,
+        stages_ms: stages(rc.stdout),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -214,7 +243,14 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
  */
 async function fixedRateWrk(base: string, pid: number, wallets: string[], rate: number, seconds: number, dir: string) {
   const sample = Array.from({ length: Math.min(20_000, wallets.length) }, () => pick(wallets));
-  return pacedWrk(base, pid, sample.map((w) => `/v1/users/${w}/positions`), rate, seconds, dir);
+  return pacedWrk(
+    base,
+    pid,
+    sample.map((w) => `/v1/users/${w}/positions`),
+    rate,
+    seconds,
+    dir,
+  );
 }
 
 /** wrk at a fixed `rate` over random picks of `paths` (as a browser asks: gzip taken). */
@@ -234,7 +270,16 @@ end
 `,
   );
   const r = await runWrk({ url: base, headers: {}, seconds, connections: 64, core: null, serverPids: () => [pid], script });
-  return { rate, seconds, req_per_s: r.req_per_s, p50_ms: r.latency_ms.p50, p99_ms: r.latency_ms.p99, max_ms: r.latency_ms.max, non_2xx_3xx: r.non_2xx_3xx, server_cpu_us_per_req: r.server_cpu_us_per_req };
+  return {
+    rate,
+    seconds,
+    req_per_s: r.req_per_s,
+    p50_ms: r.latency_ms.p50,
+    p99_ms: r.latency_ms.p99,
+    max_ms: r.latency_ms.max,
+    non_2xx_3xx: r.non_2xx_3xx,
+    server_cpu_us_per_req: r.server_cpu_us_per_req,
+  };
 }
 
 /** Positions bodies the baseline serves: a sample of wallets (their sizes as vaultd's mix). */
@@ -259,7 +304,12 @@ async function bareUwsPositions(vaultdPort: number, wallets: string[], rate: num
   writeFileSync(specPath, JSON.stringify({ routes }));
   const paths = Object.keys(routes);
   const port = await freePort();
-  const bare = await startProcess('uws-positions', [process.execPath, join(here, 'http', 'baselineServer.js'), 'uws', String(port), specPath], { core: null, dir, port, readyPath: paths[0]! });
+  const bare = await startProcess('uws-positions', [process.execPath, join(here, 'http', 'baselineServer.js'), 'uws', String(port), specPath], {
+    core: null,
+    dir,
+    port,
+    readyPath: paths[0]!,
+  });
   try {
     return await pacedWrk(`http://127.0.0.1:${port}`, bare.pid, paths, rate, seconds, dir);
   } finally {
@@ -298,7 +348,10 @@ export async function run(): Promise<BenchOutput> {
     const config = join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
     const port = 19_000 + (process.pid % 1000);
-    const wallets = (await timedVaultd(['wallets', '--db', work, '--limit', String(p.wallets)])).stdout.trim().split('\n').filter((w) => w.startsWith('0x'));
+    const wallets = (await timedVaultd(['wallets', '--db', work, '--limit', String(p.wallets)])).stdout
+      .trim()
+      .split('\n')
+      .filter((w) => w.startsWith('0x'));
     const rate = Number(process.env.VAULTD_SCALE_RATE ?? 5000);
     say('scale: vaultd serve, first start (recompute) …');
     const cold = await serve(work, config, port);
@@ -327,7 +380,9 @@ export async function run(): Promise<BenchOutput> {
     const sameIdentity = warmId.etag === coldId.etag && warmId.refreshed_at === coldId.refreshed_at;
     const rssAfterStart = rssMib(warm.child.pid!, 'VmRSS');
 
-    const vaults = ((await (await fetch(`${warm.base}/v1/vaults?limit=1000&include_hidden=true`)).json()) as { data: { vault_id: string }[] }).data.map((v) => v.vault_id);
+    const vaults = ((await (await fetch(`${warm.base}/v1/vaults?limit=1000&include_hidden=true`)).json()) as { data: { vault_id: string }[] }).data.map(
+      (v) => v.vault_id,
+    );
     const trafficS = Number(process.env.VAULTD_SCALE_TRAFFIC_S ?? 60);
     say(`scale: ${trafficS} s of mixed traffic …`);
     const traffic = await mixedTraffic(warm.base, vaults, wallets, trafficS);
@@ -343,7 +398,14 @@ export async function run(): Promise<BenchOutput> {
     await stop(warm);
     rmSync(dir, { recursive: true, force: true });
 
-    const curve = await scalingCurve(p, { vaults: p.vaults, build_ms: world.build.wall_ms, build_rss_mib: world.build.peak_rss_mib, build_cached: world.cached, recompute_ms: Math.round(rc.wall_ms), recompute_rss_mib: rc.peak_rss_mib });
+    const curve = await scalingCurve(p, {
+      vaults: p.vaults,
+      build_ms: world.build.wall_ms,
+      build_rss_mib: world.build.peak_rss_mib,
+      build_cached: world.cached,
+      recompute_ms: Math.round(rc.wall_ms),
+      recompute_rss_mib: rc.peak_rss_mib,
+    });
 
     const results = {
       world: worldLabel(p),
@@ -352,7 +414,12 @@ export async function run(): Promise<BenchOutput> {
       sql_baseline: { ...sql, peak_rss_mib: sqlRun.peak_rss_mib, vaultd_same_work_ms: Math.round(vaultdMetricsMs) },
       sql_derived: { ...derived, peak_rss_mib: derivedRun.peak_rss_mib },
       sql_all_ms: Math.round(sqlAllMs),
-      restart: { recompute_start_ms: Math.round(cold.ms), restore_start_ms: Math.round(restartMs), restore_starts_ms: starts.map(Math.round), same_identity: sameIdentity },
+      restart: {
+        recompute_start_ms: Math.round(cold.ms),
+        restore_start_ms: Math.round(restartMs),
+        restore_starts_ms: starts.map(Math.round),
+        same_identity: sameIdentity,
+      },
       serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
       positions,
       positions_wrk: positionsWrk,
@@ -366,11 +433,28 @@ export async function run(): Promise<BenchOutput> {
       name: 'scale',
       results,
       table: [
-        { figure: 'build the world (vaultd demo)', value: sec(world.build.wall_ms), baseline: `${world.build.raw_rows_per_s ?? '—'} rows/s`, target: '≤ 20 s, ≥ 2 M rows/s' },
+        {
+          figure: 'build the world (vaultd demo)',
+          value: sec(world.build.wall_ms),
+          baseline: `${world.build.raw_rows_per_s ?? '—'} rows/s`,
+          target: '≤ 20 s, ≥ 2 M rows/s',
+        },
         { figure: 'recompute --full, wall', value: sec(rc.wall_ms), baseline: '', target: `≤ ${TARGETS.recompute_s} s` },
         { figure: 'recompute --full, peak RSS', value: gib(rc.peak_rss_mib), baseline: '', target: `≤ ${TARGETS.recompute_rss_gib} GiB` },
-        { figure: 'all derived tables: recompute --full vs DuckDB SQL alone', value: sec(rc.wall_ms), baseline: sec(sqlAllMs), ratio: round1(sqlAllMs / rc.wall_ms), target: `≥ ${TARGETS.over_sql}× faster` },
-        { figure: 'metrics table: vaultd load+series+write vs DuckDB SQL alone', value: sec(vaultdMetricsMs), baseline: sec(sql.total_ms), ratio: round1(sql.total_ms / Math.max(1, vaultdMetricsMs)), target: `≥ ${TARGETS.over_sql}× faster` },
+        {
+          figure: 'all derived tables: recompute --full vs DuckDB SQL alone',
+          value: sec(rc.wall_ms),
+          baseline: sec(sqlAllMs),
+          ratio: round1(sqlAllMs / rc.wall_ms),
+          target: `≥ ${TARGETS.over_sql}× faster`,
+        },
+        {
+          figure: 'metrics table: vaultd load+series+write vs DuckDB SQL alone',
+          value: sec(vaultdMetricsMs),
+          baseline: sec(sql.total_ms),
+          ratio: round1(sql.total_ms / Math.max(1, vaultdMetricsMs)),
+          target: `≥ ${TARGETS.over_sql}× faster`,
+        },
         { figure: 'serve: spawn → first 200, recomputing', value: sec(cold.ms), baseline: '', target: '' },
         {
           figure: `serve: spawn → first 200, saved snapshot (median of ${RESTARTS} starts)`,
@@ -378,8 +462,18 @@ export async function run(): Promise<BenchOutput> {
           baseline: sameIdentity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS',
           target: `≤ ${TARGETS.restart_s} s`,
         },
-        { figure: `serve RSS after ${trafficS} s mixed traffic`, value: gib(rssAfterTraffic), baseline: `after start ${gib(rssAfterStart)}`, target: `≤ ${TARGETS.serve_rss_gib} GiB` },
-        { figure: `positions at ${rate} req/s (node client): p50 / p99`, value: `${positions.p50_ms} / ${positions.p99_ms} ms`, baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`, target: `p99 ≤ ${TARGETS.positions_p99_ms} ms` },
+        {
+          figure: `serve RSS after ${trafficS} s mixed traffic`,
+          value: gib(rssAfterTraffic),
+          baseline: `after start ${gib(rssAfterStart)}`,
+          target: `≤ ${TARGETS.serve_rss_gib} GiB`,
+        },
+        {
+          figure: `positions at ${rate} req/s (node client): p50 / p99`,
+          value: `${positions.p50_ms} / ${positions.p99_ms} ms`,
+          baseline: `${positions.achieved_per_s} req/s sent, ${positions.errors} errors`,
+          target: `p99 ≤ ${TARGETS.positions_p99_ms} ms`,
+        },
         ...(positionsWrk
           ? [
               {
@@ -391,7 +485,14 @@ export async function run(): Promise<BenchOutput> {
             ]
           : []),
         ...(duringWrite
-          ? [{ figure: `positions at ${rate} req/s (wrk) while a publish's snapshot files are written: p50 / p99`, value: `${duringWrite.p50_ms} / ${duringWrite.p99_ms} ms`, baseline: `${duringWrite.req_per_s} req/s, ${duringWrite.non_2xx_3xx} non-2xx; after the write: ${positionsWrk?.p99_ms ?? '—'} ms p99`, target: '' }]
+          ? [
+              {
+                figure: `positions at ${rate} req/s (wrk) while a publish's snapshot files are written: p50 / p99`,
+                value: `${duringWrite.p50_ms} / ${duringWrite.p99_ms} ms`,
+                baseline: `${duringWrite.req_per_s} req/s, ${duringWrite.non_2xx_3xx} non-2xx; after the write: ${positionsWrk?.p99_ms ?? '—'} ms p99`,
+                target: '',
+              },
+            ]
           : []),
         ...curve.map((c) => ({
           figure: `curve: ${c.vaults} vaults (${c.vaults * (p.wallets / p.vaults)} wallets, ${p.days} d)`,

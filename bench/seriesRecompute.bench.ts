@@ -164,7 +164,18 @@ function memory(gen: Generation): Record<string, number> {
   const m = process.memoryUsage();
   const buffers = new Set<ArrayBufferLike>();
   for (const s of gen.series.values()) {
-    for (const a of [s.ts, s.unit_price_f, s.apy_7d, s.apy_30d, s.apy_90d, s.total_assets.words, s.total_supply.words, s.published_price.words, s.unit_price.words]) buffers.add(a.buffer);
+    for (const a of [
+      s.ts,
+      s.unit_price_f,
+      s.apy_7d,
+      s.apy_30d,
+      s.apy_90d,
+      s.total_assets.words,
+      s.total_supply.words,
+      s.published_price.words,
+      s.unit_price.words,
+    ])
+      buffers.add(a.buffer);
   }
   let shared = 0;
   for (const b of buffers) shared += b.byteLength;
@@ -251,11 +262,15 @@ export async function runSeriesRecomputeBench(): Promise<BenchOutput> {
     };
     light
       .add('incremental +1 h × all vaults, in-thread', () => void (sink += incremental(resident, rows)), { beforeEach: prepare })
-      .add('incremental +1 h × all vaults, via the pool', async () => {
-        const from = new Map<string, number>();
-        for (const s of resident.series.values()) from.set(s.vault_id, appendSnapshot(s, rows.get(s.vault_id)!));
-        await recomputeSeries(pool, resident.series.values(), (s) => from.get(s.vault_id) ?? s.length);
-      }, { beforeEach: prepare });
+      .add(
+        'incremental +1 h × all vaults, via the pool',
+        async () => {
+          const from = new Map<string, number>();
+          for (const s of resident.series.values()) from.set(s.vault_id, appendSnapshot(s, rows.get(s.vault_id)!));
+          await recomputeSeries(pool, resident.series.values(), (s) => from.get(s.vault_id) ?? s.length);
+        },
+        { beforeEach: prepare },
+      );
     await light.run();
     void sink;
 
@@ -300,7 +315,15 @@ export async function runSeriesRecomputeBench(): Promise<BenchOutput> {
         incremental_met: inc.p50 <= TARGET_INCREMENTAL_MS,
       },
     };
-    const row = (figure: string, ms: { mean: number; p50: number; min: number }, baseline: string, base: number | null, target: string, met: boolean | null, cpuPerRun?: number) => ({
+    const row = (
+      figure: string,
+      ms: { mean: number; p50: number; min: number },
+      baseline: string,
+      base: number | null,
+      target: string,
+      met: boolean | null,
+      cpuPerRun?: number,
+    ) => ({
       figure,
       'mean ms': ms.mean,
       'cpu ms': cpuPerRun ?? '',
@@ -312,7 +335,15 @@ export async function runSeriesRecomputeBench(): Promise<BenchOutput> {
       met: met === null ? '' : met ? 'yes' : 'NO',
     });
     const table = [
-      row('full: js on pool(2), steady state', full, 'sql twin', sql.p50, `≤ ${TARGET_FULL_MS} ms, ≥ ${TARGET_SQL_RATIO}× sql`, results.targets.full_met && results.targets.ratio_met, cpuMs('reused')),
+      row(
+        'full: js on pool(2), steady state',
+        full,
+        'sql twin',
+        sql.p50,
+        `≤ ${TARGET_FULL_MS} ms, ≥ ${TARGET_SQL_RATIO}× sql`,
+        results.targets.full_met && results.targets.ratio_met,
+        cpuMs('reused'),
+      ),
       row('full: js on pool(2), fresh memory', cold, 'sql twin', sql.p50, `≤ ${TARGET_FULL_MS} ms`, results.targets.full_fresh_buffers_met, cpuMs('fresh')),
       row('full: duckdb sql twin', sql, '', null, '', null, cpuMs('sql')),
       row('incremental +1 h, in-thread', inc, '', null, `≤ ${TARGET_INCREMENTAL_MS} ms`, results.targets.incremental_met),

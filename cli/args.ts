@@ -6,7 +6,7 @@ import { VaultdError } from '../common/errors.js';
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
 export function parseFlags<O extends Options>(command: string, argv: string[], options: O, positionals = 0) {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>>;
   try {
     parsed = parseArgs({ args: withNegativeValues(argv, options), options, strict: true, allowPositionals: positionals > 0 });
   } catch (err) {

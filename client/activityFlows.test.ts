@@ -43,22 +43,13 @@ describe('activityFlows: status transitions of the request state table', () => {
   });
 
   it('the first terminal row decides; later rows of the same request stay in the flow', () => {
-    const flows = activityFlows([
-      r('deposit_pending', '0', '1', '0xa'),
-      r('deposit_refunded', '0', '-1', '0xa'),
-      r('deposit', '1', '0', '0xa'),
-    ]);
+    const flows = activityFlows([r('deposit_pending', '0', '1', '0xa'), r('deposit_refunded', '0', '-1', '0xa'), r('deposit', '1', '0', '0xa')]);
     expect(flows[0]!.status).toBe('refunded');
     expect(flows[0]!.rows).toHaveLength(3);
   });
 
   it('sync rows and transfers are settled flows of one row with a null request_hash', () => {
-    const flows = activityFlows([
-      r('deposit', '1', '1'),
-      r('withdraw', '-1', '-1.01'),
-      r('transfer_in', '2', '2.2'),
-      r('transfer_out', '-2', '-2.2'),
-    ]);
+    const flows = activityFlows([r('deposit', '1', '1'), r('withdraw', '-1', '-1.01'), r('transfer_in', '2', '2.2'), r('transfer_out', '-2', '-2.2')]);
     expect(flows.map((f) => [f.kind, f.status, f.request_hash, f.rows.length])).toEqual([
       ['deposit', 'settled', null, 1],
       ['withdraw', 'settled', null, 1],
@@ -84,10 +75,7 @@ describe('activityFlows: status transitions of the request state table', () => {
   });
 
   it('net movement is an exact decimal sum, whatever the digits', () => {
-    const flows = activityFlows([
-      r('deposit_pending', '0', '0.000001', '0xq'),
-      r('deposit', '0.000000000000000001', '0', '0xq'),
-    ]);
+    const flows = activityFlows([r('deposit_pending', '0', '0.000001', '0xq'), r('deposit', '0.000000000000000001', '0', '0xq')]);
     expect(flows[0]!.net).toEqual({ shares: '0.000000000000000001', assets: { native: '0.000001', token: { address: '0xnum', decimals: 6, symbol: 'USDC' } } });
     expect(activityFlows([r('deposit_pending', '0', '1.5', '0xn'), r('deposit_refunded', '0', '-1.5', '0xn')])[0]!.net.assets.native).toBe('0');
   });

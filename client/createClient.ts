@@ -198,11 +198,19 @@ export function createClient(options: ClientOptions): VaultdClient {
       call('listActivity', { wallet_address }, { next: o.next, limit: o.limit, order: o.order, vault_id: o.vaultId, include_hidden: o.includeHidden }, o),
     price: (o) => call('getPrice', {}, { chain_id: o.chainId, address: o.address, at: instant(o.at) }, o),
     priceTimeseries: (o) =>
-      call('getPriceTimeseries', {}, { chain_id: o.chainId, address: o.address, start: instant(o.start)!, end: instant(o.end)!, granularity: o.granularity, limit: o.limit }, o),
+      call(
+        'getPriceTimeseries',
+        {},
+        { chain_id: o.chainId, address: o.address, start: instant(o.start)!, end: instant(o.end)!, granularity: o.granularity, limit: o.limit },
+        o,
+      ),
   };
 
   const api = Object.fromEntries(
-    Object.entries(withResponse).map(([name, fn]) => [name, (...args: unknown[]) => (fn as (...a: unknown[]) => Promise<Answer<unknown>>)(...args).then((a) => a.body)]),
+    Object.entries(withResponse).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => (fn as (...a: unknown[]) => Promise<Answer<unknown>>)(...args).then((a) => a.body),
+    ]),
   ) as VaultdApi;
 
   async function* pages<T>(load: (next: string | undefined) => Promise<{ data: T[]; meta: { next_cursor: string | null } }>, first: string | undefined) {
@@ -212,7 +220,8 @@ export function createClient(options: ClientOptions): VaultdClient {
       yield* page.data;
       const cursor = page.meta.next_cursor ?? undefined;
       // a server that hands back the cursor it was given would loop forever
-      if (cursor !== undefined && cursor === next) throw new VaultdClientError('UNEXPECTED_RESPONSE', `the page after cursor "${cursor}" has the same next_cursor`);
+      if (cursor !== undefined && cursor === next)
+        throw new VaultdClientError('UNEXPECTED_RESPONSE', `the page after cursor "${cursor}" has the same next_cursor`);
       next = cursor;
     } while (next !== undefined);
   }

@@ -18,7 +18,12 @@ function r(type: string, shares: string, assets: string, request_hash: string | 
   };
 }
 
-const state = (h: ReturnType<typeof positionHistory>[number]) => [h.current.shares, h.current.pending_deposit_assets, h.current.pending_redeem_shares, h.current.open];
+const state = (h: ReturnType<typeof positionHistory>[number]) => [
+  h.current.shares,
+  h.current.pending_deposit_assets,
+  h.current.pending_redeem_shares,
+  h.current.open,
+];
 
 describe('positionHistory: S, Pd and Pr of DESIGN §4.4 from activity rows', () => {
   it('an async deposit: Pd while pending, shares once settled; a refund clears Pd', () => {

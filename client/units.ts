@@ -60,6 +60,9 @@ export function fromBaseUnits(value: bigint, decimals: number): string {
 /** How many fractional digits a decimal string has (for exact sums at a common scale). */
 export function scaleOf(value: string): number {
   const m = PLAIN.exec(value);
-  if (!m) throw new AmountError('INVALID_AMOUNT', `${quote(value)} is not a decimal string; expected digits with an optional "-" and fraction, e.g. "-12.5"`, { details: { value } });
+  if (!m)
+    throw new AmountError('INVALID_AMOUNT', `${quote(value)} is not a decimal string; expected digits with an optional "-" and fraction, e.g. "-12.5"`, {
+      details: { value },
+    });
   return m[3]?.length ?? 0;
 }

@@ -26,7 +26,10 @@ export interface WaitForSettlementOptions {
 export async function waitForSettlement(client: { iterate: Pick<VaultdIterators, 'activity'> }, options: WaitForSettlementOptions): Promise<Flow<ActivityRow>> {
   const { wallet, vaultId, pollMs = 5000, timeoutMs = 120_000 } = options;
   const hash = options.requestHash.toLowerCase();
-  for (const [name, value] of [['pollMs', pollMs], ['timeoutMs', timeoutMs]] as const) {
+  for (const [name, value] of [
+    ['pollMs', pollMs],
+    ['timeoutMs', timeoutMs],
+  ] as const) {
     if (!Number.isInteger(value) || value < 0) {
       throw new VaultdClientError('INVALID_ARGUMENT', `waitForSettlement: ${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
     }
@@ -39,7 +42,13 @@ export async function waitForSettlement(client: { iterate: Pick<VaultdIterators,
     for (;;) {
       const rows: ActivityRow[] = [];
       // newest first: the terminal row, when there is one, comes before its request row
-      for await (const row of client.iterate.activity(wallet, { vaultId, includeHidden: vaultId === undefined ? true : undefined, order: 'desc', limit: 1000, signal })) {
+      for await (const row of client.iterate.activity(wallet, {
+        vaultId,
+        includeHidden: vaultId === undefined ? true : undefined,
+        order: 'desc',
+        limit: 1000,
+        signal,
+      })) {
         if (row.request_hash !== hash) continue;
         rows.push(row);
         if (row.type.endsWith('_pending')) break;

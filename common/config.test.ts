@@ -65,9 +65,13 @@ describe('config', () => {
   it('error: a typo of a key suggests the closest one, at any depth and inside variants; nothing far-fetched', () => {
     expect(failure(() => loadConfig({ config: file({ rate_limit: {} }) }, {})).message).toMatch(/unknown key "rate_limit"; did you mean "rate_limits"\?$/);
     const chain = { chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: ['http://127.0.0.1:1'], finality_block: 1 };
-    expect(failure(() => loadConfig({ config: file({ chains: [chain] }) }, {})).message).toContain('unknown key "chains.0.finality_block"; did you mean "finality_blocks"?');
+    expect(failure(() => loadConfig({ config: file({ chains: [chain] }) }, {})).message).toContain(
+      'unknown key "chains.0.finality_block"; did you mean "finality_blocks"?',
+    );
     const provider = { kind: 'static', price: [] };
-    expect(failure(() => loadConfig({ config: file({ prices: { providers: [provider] } }) }, {})).message).toContain('unknown key "prices.providers.0.price"; did you mean "prices"?');
+    expect(failure(() => loadConfig({ config: file({ prices: { providers: [provider] } }) }, {})).message).toContain(
+      'unknown key "prices.providers.0.price"; did you mean "prices"?',
+    );
     expect(failure(() => loadConfig({ config: file({ zebra: 1 }) }, {})).message).toMatch(/unknown key "zebra"$/);
   });
 

@@ -234,7 +234,13 @@ function allowedKeys(schema: AnySchema, path: unknown[], input: unknown): string
     while (x?.wrapped) x = x.wrapped;
     if (x?.options) {
       // a variant: the option whose literal fields match the value (e.g. kind), else any with entries
-      const match = x.options.find((o) => o.entries && Object.entries(o.entries).every(([k, e]) => e.type !== 'literal' || (e as { literal?: unknown }).literal === (value as Record<string, unknown> | undefined)?.[k]));
+      const match = x.options.find(
+        (o) =>
+          o.entries &&
+          Object.entries(o.entries).every(
+            ([k, e]) => e.type !== 'literal' || (e as { literal?: unknown }).literal === (value as Record<string, unknown> | undefined)?.[k],
+          ),
+      );
       return unwrap(match ?? x.options.find((o) => o.entries));
     }
     return x;

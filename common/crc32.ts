@@ -36,8 +36,14 @@ export function crc32Range(data: Uint8Array, start: number, end: number, previou
   for (; i + 8 <= end; i += 8) {
     const lo = c ^ (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
     c =
-      T7[lo & 0xff]! ^ T6[(lo >>> 8) & 0xff]! ^ T5[(lo >>> 16) & 0xff]! ^ T4[lo >>> 24]! ^
-      T3[data[i + 4]!]! ^ T2[data[i + 5]!]! ^ T1[data[i + 6]!]! ^ T0[data[i + 7]!]!;
+      T7[lo & 0xff]! ^
+      T6[(lo >>> 8) & 0xff]! ^
+      T5[(lo >>> 16) & 0xff]! ^
+      T4[lo >>> 24]! ^
+      T3[data[i + 4]!]! ^
+      T2[data[i + 5]!]! ^
+      T1[data[i + 6]!]! ^
+      T0[data[i + 7]!]!;
   }
   for (; i < end; i++) c = T0[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;

@@ -2,7 +2,11 @@
 // a dozen lines of request details), URLs cut to their origin (an RPC URL's path or query
 // often holds an API key), at most 300 characters.
 export function oneLineError(message: string): string {
-  const first = message.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'unknown error';
+  const first =
+    message
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? 'unknown error';
   const safe = first.replace(/\b(https?|wss?):\/\/[^\s"'<>)]+/g, (url) => {
     try {
       return new URL(url).origin;

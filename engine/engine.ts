@@ -4,7 +4,18 @@
 import { createMutex } from '../common/mutex.js';
 import { Gauge } from 'prom-client';
 import type { Common } from '../common/common.js';
-import { EVENT_SPARE_ROWS, loadAllocations, loadChainHeads, loadPriceDigests, loadPrices, loadPriceProviderErrors, loadTvlSources, loadWorld, type PriceDigest, type PriceSlice } from './load/loadWorld.js';
+import {
+  EVENT_SPARE_ROWS,
+  loadAllocations,
+  loadChainHeads,
+  loadPriceDigests,
+  loadPrices,
+  loadPriceProviderErrors,
+  loadTvlSources,
+  loadWorld,
+  type PriceDigest,
+  type PriceSlice,
+} from './load/loadWorld.js';
 import { loadEventTable } from './load/loadEvents.js';
 import { priceKey } from '../model/world.js';
 import type { PriceSeries, VaultSeries, World } from '../model/world.js';
@@ -315,7 +326,10 @@ async function refreshPrices(store: Store, w: World, known: Map<string, PriceDig
       changed = true;
     }
   }
-  const loaded = await loadPrices(store, slices.map(({ chain_id, address, after }) => ({ chain_id, address, after })));
+  const loaded = await loadPrices(
+    store,
+    slices.map(({ chain_id, address, after }) => ({ chain_id, address, after })),
+  );
   for (const s of slices) {
     const add = loaded.get(priceKey(s.chain_id, s.address));
     if (s.after === null) {

@@ -11,7 +11,11 @@ import { VaultdApiError } from '../client/errors.js';
 const KEY_STORAGE = 'vaultd.apiKey';
 const $ = <T extends HTMLElement = HTMLElement>(sel: string): T => document.querySelector<T>(sel)!;
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string | null)[]): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string | null)[]
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   for (const c of children) if (c !== null) e.append(c);
@@ -34,7 +38,8 @@ export function groupDecimal(value: string, digits: number): string {
   return `${neg ? '-' : ''}${grouped}${cut ? `.${cut}` : ''}`;
 }
 const usd = (v: string | null | undefined) => (v === null || v === undefined ? 'no USD price' : `$${groupDecimal(v, 2)}`);
-const amount = (v: string | null | undefined, symbol: string | null = '') => (v === null || v === undefined ? '—' : `${groupDecimal(v, 6)}${symbol ? ` ${symbol}` : ''}`);
+const amount = (v: string | null | undefined, symbol: string | null = '') =>
+  v === null || v === undefined ? '—' : `${groupDecimal(v, 6)}${symbol ? ` ${symbol}` : ''}`;
 const pct = (fraction: number | null | undefined) => (fraction === null || fraction === undefined ? '—' : `${(fraction * 100).toFixed(2)} %`);
 const roi = (percent: number | null | undefined) => (percent === null || percent === undefined ? '—' : `${percent.toFixed(2)} %`);
 const when = (unix: number | string) => new Date(typeof unix === 'number' ? unix * 1000 : unix).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
@@ -54,7 +59,12 @@ function explain(err: unknown): string {
 }
 
 function table(headers: string[], rows: (Node | string)[][], attrs: Record<string, string> = {}): HTMLTableElement {
-  return el('table', attrs, el('thead', {}, el('tr', {}, ...headers.map((h) => el('th', {}, h)))), el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))));
+  return el(
+    'table',
+    attrs,
+    el('thead', {}, el('tr', {}, ...headers.map((h) => el('th', {}, h)))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))),
+  );
 }
 
 /** A line chart; `series` values null are gaps. Returns the plot (tests read its data). */
@@ -105,13 +115,35 @@ async function vaultsPage(): Promise<void> {
     ]);
     // hidden = served, but not listed
     const visible = new Set(listed.data.map((v) => v.vault_id));
-    const totals = el('section', { id: 'tvl' }, el('h2', {}, `Total value locked: ${usd(tvl.data.tvl.usd)}`),
-      table(['source', 'TVL', 'updated'], (tvl.data.breakdown ?? []).map((r) => [r.label, usd(r.tvl.usd), r.updated_at ?? '—'])));
-    const cards = el('section', { id: 'featured' }, el('h2', {}, 'Featured'),
-      el('div', { class: 'cards' }, ...featured.data.map((c) => el('div', { class: 'card' }, el('strong', {}, c.name), el('div', {}, usd(c.tvl.usd)), el('div', {}, `${c.chains.join(', ')}`)))));
+    const totals = el(
+      'section',
+      { id: 'tvl' },
+      el('h2', {}, `Total value locked: ${usd(tvl.data.tvl.usd)}`),
+      table(
+        ['source', 'TVL', 'updated'],
+        (tvl.data.breakdown ?? []).map((r) => [r.label, usd(r.tvl.usd), r.updated_at ?? '—']),
+      ),
+    );
+    const cards = el(
+      'section',
+      { id: 'featured' },
+      el('h2', {}, 'Featured'),
+      el(
+        'div',
+        { class: 'cards' },
+        ...featured.data.map((c) =>
+          el('div', { class: 'card' }, el('strong', {}, c.name), el('div', {}, usd(c.tvl.usd)), el('div', {}, `${c.chains.join(', ')}`)),
+        ),
+      ),
+    );
     const filter = el('input', { id: 'filter', type: 'search', placeholder: 'Filter by name, chain, type…', 'aria-label': 'filter vaults' });
     const hidden = el('input', { id: 'show-hidden', type: 'checkbox' });
-    const wallet = el('form', { id: 'wallet-form' }, el('input', { id: 'wallet', placeholder: 'Wallet address 0x…', 'aria-label': 'wallet address', pattern: '0x[0-9a-fA-F]{40}' }), el('button', {}, 'Open wallet'));
+    const wallet = el(
+      'form',
+      { id: 'wallet-form' },
+      el('input', { id: 'wallet', placeholder: 'Wallet address 0x…', 'aria-label': 'wallet address', pattern: '0x[0-9a-fA-F]{40}' }),
+      el('button', {}, 'Open wallet'),
+    );
     wallet.addEventListener('submit', (e) => {
       e.preventDefault();
       location.href = `/wallets/${$<HTMLInputElement>('#wallet').value.trim().toLowerCase()}`;
@@ -164,7 +196,12 @@ async function vaultsPage(): Promise<void> {
     };
     filter.addEventListener('input', render);
     hidden.addEventListener('change', render);
-    show(main, totals, cards, el('section', {}, el('h2', {}, 'Vaults'), wallet, el('div', { class: 'controls' }, filter, el('label', {}, hidden, ' show hidden')), holder));
+    show(
+      main,
+      totals,
+      cards,
+      el('section', {}, el('h2', {}, 'Vaults'), wallet, el('div', { class: 'controls' }, filter, el('label', {}, hidden, ' show hidden')), holder),
+    );
     render();
   } catch (err) {
     show(main, el('p', { class: 'error' }, explain(err)));
@@ -178,38 +215,52 @@ async function vaultPage(): Promise<void> {
   const id = decodeURIComponent(location.pathname.slice('/vaults/'.length));
   const api = client();
   const params = new URLSearchParams(location.search);
-  const granularity = (GRANULARITIES as readonly string[]).includes(params.get('granularity') ?? '') ? (params.get('granularity') as (typeof GRANULARITIES)[number]) : 'day';
+  const granularity = (GRANULARITIES as readonly string[]).includes(params.get('granularity') ?? '')
+    ? (params.get('granularity') as (typeof GRANULARITIES)[number])
+    : 'day';
   const start = params.get('start') || undefined;
   const end = params.get('end') || undefined;
   try {
-    const [vault, definition, allocations] = await Promise.all([
-      api.vault(id),
-      api.definition(id).catch(() => null),
-      api.allocations(id).catch(() => null),
-    ]);
+    const [vault, definition, allocations] = await Promise.all([api.vault(id), api.definition(id).catch(() => null), api.allocations(id).catch(() => null)]);
     const v = vault.data;
     // cursor paging to the end of the window (a page holds up to 10 000 points)
     const points: Awaited<ReturnType<VaultdClient['timeseries']>>['data'] = [];
     for await (const p of api.iterate.timeseries(id, { granularity, start, end, limit: 10_000 })) points.push(p);
-    const controls = el('form', { id: 'range', method: 'get' },
-      el('label', {}, 'granularity ', el('select', { name: 'granularity', id: 'granularity' }, ...GRANULARITIES.map((g) => {
-        const o = el('option', { value: g }, g);
-        if (g === granularity) o.selected = true;
-        return o;
-      }))),
+    const controls = el(
+      'form',
+      { id: 'range', method: 'get' },
+      el(
+        'label',
+        {},
+        'granularity ',
+        el(
+          'select',
+          { name: 'granularity', id: 'granularity' },
+          ...GRANULARITIES.map((g) => {
+            const o = el('option', { value: g }, g);
+            if (g === granularity) o.selected = true;
+            return o;
+          }),
+        ),
+      ),
       el('label', {}, ' from ', el('input', { type: 'date', name: 'start', value: start?.slice(0, 10) ?? '' })),
       el('label', {}, ' to ', el('input', { type: 'date', name: 'end', value: end?.slice(0, 10) ?? '' })),
-      el('button', {}, 'Show'));
+      el('button', {}, 'Show'),
+    );
     controls.querySelector('select')!.addEventListener('change', () => controls.requestSubmit());
-    const facts = table(['', ''], [
-      ['vault', `${v.name} (${v.symbol})`],
-      ['id', v.vault_id],
-      ['type', v.vault_type],
-      ['TVL', `${amount(v.metrics.tvl.native, v.numeraire_token.symbol)} · ${usd(v.metrics.tvl.usd)}`],
-      ['unit price', amount(v.metrics.unit_price, v.numeraire_token.symbol)],
-      ['APY 7d / 30d / 90d', `${pct(v.metrics.apy_7d)} / ${pct(v.metrics.apy_30d)} / ${pct(v.metrics.apy_90d)}`],
-      ['as of', v.metrics.as_of === null ? 'not read yet' : when(v.metrics.as_of)],
-    ], { id: 'facts' });
+    const facts = table(
+      ['', ''],
+      [
+        ['vault', `${v.name} (${v.symbol})`],
+        ['id', v.vault_id],
+        ['type', v.vault_type],
+        ['TVL', `${amount(v.metrics.tvl.native, v.numeraire_token.symbol)} · ${usd(v.metrics.tvl.usd)}`],
+        ['unit price', amount(v.metrics.unit_price, v.numeraire_token.symbol)],
+        ['APY 7d / 30d / 90d', `${pct(v.metrics.apy_7d)} / ${pct(v.metrics.apy_30d)} / ${pct(v.metrics.apy_90d)}`],
+        ['as of', v.metrics.as_of === null ? 'not read yet' : when(v.metrics.as_of)],
+      ],
+      { id: 'facts' },
+    );
     const charts = el('section', { id: 'charts' });
     const deployments = el('section', { id: 'deployments' });
     show(main, el('h1', {}, v.name), facts, el('h2', {}, 'History'), controls, charts, deployments);
@@ -227,18 +278,43 @@ async function vaultPage(): Promise<void> {
     if (v.group) {
       const siblings = await api.vaultsBySlug(v.group.slug).catch(() => null);
       if (siblings && siblings.data.length > 1) {
-        deployments.append(el('h2', {}, 'Deployments'), table(['vault', 'chain', 'TVL'], siblings.data.map((d) => [el('a', { href: `/vaults/${encodeURIComponent(d.vault_id)}` }, d.name), String(d.chain_id), usd(d.metrics.tvl.usd)])));
+        deployments.append(
+          el('h2', {}, 'Deployments'),
+          table(
+            ['vault', 'chain', 'TVL'],
+            siblings.data.map((d) => [el('a', { href: `/vaults/${encodeURIComponent(d.vault_id)}` }, d.name), String(d.chain_id), usd(d.metrics.tvl.usd)]),
+          ),
+        );
       }
     }
     if (allocations) {
       // allocation is the fraction of the vault; pending flows (requests in transit) are marked
       const items = allocations.data.allocations;
-      main.append(el('h2', {}, 'Allocations'), items.length === 0 ? el('p', { class: 'empty' }, 'No allocations reported.') : el('div', { id: 'allocations' }, ...items.map((a) => {
-        const bar = el('div', { class: a.target.flow ? 'bar pending' : 'bar' });
-        bar.style.width = `${Math.max(0, Math.min(100, a.allocation * 100)).toFixed(1)}%`;
-        const label = `${a.category}: ${a.target.name ?? a.target.symbol}${a.target.flow ? ` (${a.target.flow.kind.replace('_', ' ')})` : ''}`;
-        return el('div', { class: 'alloc' }, el('span', {}, label), bar, el('span', {}, `${(a.allocation * 100).toFixed(2)} % · ${a.amount_usd === null ? 'no USD price' : `$${a.amount_usd.toLocaleString('en-US', { maximumFractionDigits: 0 })}`}`));
-      })));
+      main.append(
+        el('h2', {}, 'Allocations'),
+        items.length === 0
+          ? el('p', { class: 'empty' }, 'No allocations reported.')
+          : el(
+              'div',
+              { id: 'allocations' },
+              ...items.map((a) => {
+                const bar = el('div', { class: a.target.flow ? 'bar pending' : 'bar' });
+                bar.style.width = `${Math.max(0, Math.min(100, a.allocation * 100)).toFixed(1)}%`;
+                const label = `${a.category}: ${a.target.name ?? a.target.symbol}${a.target.flow ? ` (${a.target.flow.kind.replace('_', ' ')})` : ''}`;
+                return el(
+                  'div',
+                  { class: 'alloc' },
+                  el('span', {}, label),
+                  bar,
+                  el(
+                    'span',
+                    {},
+                    `${(a.allocation * 100).toFixed(2)} % · ${a.amount_usd === null ? 'no USD price' : `$${a.amount_usd.toLocaleString('en-US', { maximumFractionDigits: 0 })}`}`,
+                  ),
+                );
+              }),
+            ),
+      );
     }
     if (definition) main.append(el('h2', {}, 'Definition'), el('pre', { id: 'definition' }, JSON.stringify(definition.data, null, 2)));
   } catch (err) {
@@ -251,7 +327,10 @@ async function walletPage(): Promise<void> {
   const wallet = decodeURIComponent(location.pathname.slice('/wallets/'.length)).toLowerCase();
   const api = client();
   try {
-    const [positions, activity] = await Promise.all([api.positions(wallet, { includeHidden: true }), api.activity(wallet, { limit: 200, includeHidden: true })]);
+    const [positions, activity] = await Promise.all([
+      api.positions(wallet, { includeHidden: true }),
+      api.activity(wallet, { limit: 200, includeHidden: true }),
+    ]);
     if (positions.data.length === 0 && activity.data.length === 0) {
       show(main, el('h1', {}, 'Wallet'), el('p', { class: 'empty', id: 'empty' }, `No positions or activity for ${wallet}.`));
       return;
@@ -279,9 +358,14 @@ async function walletPage(): Promise<void> {
       table(['vault', 'shares', 'value', 'cost basis', 'PnL', 'ROI', 'pending deposit', 'pending redeem'], rows, { id: 'positions' }),
       charts,
       el('h2', {}, 'Activity'),
-      table(['latest', 'kind', 'status', 'vault', 'net assets', 'rows'], flows.slice().sort((a, b) => b.rows.at(-1)!.block_timestamp - a.rows.at(-1)!.block_timestamp).map((f) => [
-        when(f.rows.at(-1)!.block_timestamp), f.kind, f.status, f.vault_id, amount(f.net.assets.native), String(f.rows.length),
-      ]), { id: 'flows' }),
+      table(
+        ['latest', 'kind', 'status', 'vault', 'net assets', 'rows'],
+        flows
+          .slice()
+          .sort((a, b) => b.rows.at(-1)!.block_timestamp - a.rows.at(-1)!.block_timestamp)
+          .map((f) => [when(f.rows.at(-1)!.block_timestamp), f.kind, f.status, f.vault_id, amount(f.net.assets.native), String(f.rows.length)]),
+        { id: 'flows' },
+      ),
       activity.meta.next_cursor ? el('p', {}, 'Older activity: page through /v1/users/{wallet}/activity with next.') : '',
     );
     const first = positions.data[0];

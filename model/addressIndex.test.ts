@@ -48,7 +48,12 @@ describe('address index', () => {
     const out = new Uint32Array(5);
     expect(addressWords('0x00000001ffffffff0123456789abcdef00000000', out, 0)).toBe(true);
     expect([...out]).toEqual([1, 0xffffffff, 0x01234567, 0x89abcdef, 0]);
-    for (const s of ['0x00000001FFFFFFFF0123456789abcdef00000000', '0x00000001ffffffff0123456789abcdef0000000', '1x00000001ffffffff0123456789abcdef00000000', '0x00000001ffffffff0123456789abcdef0000000 ']) {
+    for (const s of [
+      '0x00000001FFFFFFFF0123456789abcdef00000000',
+      '0x00000001ffffffff0123456789abcdef0000000',
+      '1x00000001ffffffff0123456789abcdef00000000',
+      '0x00000001ffffffff0123456789abcdef0000000 ',
+    ]) {
       expect(addressWords(s, out, 0)).toBe(false);
     }
     const index = new AddressIndex();
@@ -73,7 +78,7 @@ describe('address index', () => {
   it('holds 100 k addresses after one reserve, each found at its id', () => {
     const n = 100_000;
     const index = new AddressIndex();
-    const at = (k: number) => `0x${(k * 2654435761 >>> 0).toString(16).padStart(8, '0')}${k.toString(16).padStart(32, '0')}`;
+    const at = (k: number) => `0x${((k * 2654435761) >>> 0).toString(16).padStart(8, '0')}${k.toString(16).padStart(32, '0')}`;
     index.reserve(n, n - 1);
     let added = 0;
     for (let k = 0; k < n; k++) if (index.add(at(k), k)) added++;

@@ -36,7 +36,7 @@ export class I128Array {
     const lo = this.words[2 * i]!;
     const hi = this.words[2 * i + 1]!;
     if (hi === 0n) return Number(lo);
-    return Number(BigInt.asIntN(64, hi)) * 18446744073709551616 + Number(lo);
+    return Number(BigInt.asIntN(64, hi)) * 2 ** 64 + Number(lo);
   }
 
   /** A copy with room for `capacity` values (for appending hours). */

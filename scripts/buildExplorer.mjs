@@ -30,9 +30,15 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 });
-writeFileSync(join(out, 'app.css'), readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8') + '\n' + readFileSync(join(root, 'explorer', 'style.css'), 'utf8'));
+writeFileSync(
+  join(out, 'app.css'),
+  readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8') + '\n' + readFileSync(join(root, 'explorer', 'style.css'), 'utf8'),
+);
 
-writeFileSync(join(out, 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2563eb"/><path d="M4 4l4 8 4-8" stroke="#fff" stroke-width="2" fill="none"/></svg>\n');
+writeFileSync(
+  join(out, 'icon.svg'),
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2563eb"/><path d="M4 4l4 8 4-8" stroke="#fff" stroke-width="2" fill="none"/></svg>\n',
+);
 
 /** A parameter object, following a `$ref` into components.parameters. */
 const param = (doc, p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').at(-1)] : p);
@@ -89,10 +95,19 @@ async function captureExamples(doc) {
   writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 1000000 } }));
   let child = null;
   try {
-    const made = spawnSync(process.execPath, [bin, 'demo', '--db', db, '--seed', '7', '--now', '2026-06-01T00:00:00Z', '--days', '60', '--wallets', '40'], { env: { ...env, VAULTD_LOG_LEVEL: 'warn' }, encoding: 'utf8' });
+    const made = spawnSync(process.execPath, [bin, 'demo', '--db', db, '--seed', '7', '--now', '2026-06-01T00:00:00Z', '--days', '60', '--wallets', '40'], {
+      env: { ...env, VAULTD_LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    });
     if (made.status !== 0) throw new Error(`demo failed: ${made.stderr.trim()}`);
-    const wallet = spawnSync(process.execPath, [bin, 'wallets', '--db', db, '--limit', '1'], { env: { ...env, VAULTD_LOG_LEVEL: 'warn' }, encoding: 'utf8' }).stdout.trim();
-    child = spawn(process.execPath, [bin, 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--no-jobs', '--config', config], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const wallet = spawnSync(process.execPath, [bin, 'wallets', '--db', db, '--limit', '1'], {
+      env: { ...env, VAULTD_LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    }).stdout.trim();
+    child = spawn(process.execPath, [bin, 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--no-jobs', '--config', config], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const port = await new Promise((resolve, reject) => {
       let log = '';
       const timer = setTimeout(() => reject(new Error('the demo server did not start in 60 s')), 60_000);
@@ -128,7 +143,7 @@ async function captureExamples(doc) {
     const out = {};
     for (const [path, ops] of Object.entries(doc.paths)) {
       const op = ops.get;
-      if (!op || !path.startsWith('/v1/') && !path.startsWith('/health')) continue;
+      if (!op || (!path.startsWith('/v1/') && !path.startsWith('/health'))) continue;
       let url = path;
       const query = new URLSearchParams();
       for (const p of (op.parameters ?? []).map((x) => param(doc, x))) {
@@ -157,7 +172,7 @@ function typeOf(schema) {
   if (schema.$ref) return schema.$ref.split('/').at(-1);
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.anyOf || schema.oneOf) return (schema.anyOf ?? schema.oneOf).map(typeOf).join(' | ');
-  const t = Array.isArray(schema.type) ? schema.type.join(' | ') : schema.type ?? '';
+  const t = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? '');
   const limits = [];
   if (schema.minimum !== undefined) limits.push(`≥ ${schema.minimum}`);
   if (schema.maximum !== undefined) limits.push(`≤ ${schema.maximum}`);
@@ -173,7 +188,10 @@ for (const [path, ops] of Object.entries(doc.paths)) {
     toc.push(`<li><a href="#${esc(id)}"><code>${method.toUpperCase()} ${esc(path)}</code></a> ${esc(op.summary ?? '')}</li>`);
     const params = (op.parameters ?? []).map((x) => param(doc, x));
     const rows = params
-      .map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'required' : 'optional'}</td><td>${esc(typeOf(p.schema))}</td><td>${p.schema?.default !== undefined ? `<code>${esc(JSON.stringify(p.schema.default))}</code>` : ''}</td><td>${esc(p.description ?? p.schema?.description ?? '')}</td></tr>`)
+      .map(
+        (p) =>
+          `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'required' : 'optional'}</td><td>${esc(typeOf(p.schema))}</td><td>${p.schema?.default !== undefined ? `<code>${esc(JSON.stringify(p.schema.default))}</code>` : ''}</td><td>${esc(p.description ?? p.schema?.description ?? '')}</td></tr>`,
+      )
       .join('');
     const errors = Object.entries(op.responses)
       .filter(([s]) => Number(s) >= 400)
@@ -183,7 +201,10 @@ for (const [path, ops] of Object.entries(doc.paths)) {
     const example = live ? live.body : SAMPLE_BODIES[id];
     const exampleTitle = live ? `Example response: <code>GET ${esc(live.target)}</code> on the demo world` : 'Example response';
     const inputs = params
-      .map((p) => `<label>${esc(p.name)} <input name="${esc(p.name)}" data-in="${esc(p.in)}"${p.required ? ' required' : ''} placeholder="${esc(typeOf(p.schema))}"></label>`)
+      .map(
+        (p) =>
+          `<label>${esc(p.name)} <input name="${esc(p.name)}" data-in="${esc(p.in)}"${p.required ? ' required' : ''} placeholder="${esc(typeOf(p.schema))}"></label>`,
+      )
       .join(' ');
     sections.push(`<section class="op" id="${esc(id)}" data-path="${esc(path)}">
 <h2><code>${method.toUpperCase()} ${esc(path)}</code></h2>

@@ -39,7 +39,10 @@ export function openApiToTypeScript(doc: Json): string {
       const group = (where: string) => {
         const list = params.filter((p: Json) => p.in === where);
         if (list.length === 0) return '{}';
-        const lines = list.map((p: Json) => [...doc_(describeParameter(p), '      '), `      ${prop(p.name)}${p.required ? '' : '?'}: ${typeOf(p.schema ?? {}, '      ')};`]);
+        const lines = list.map((p: Json) => [
+          ...doc_(describeParameter(p), '      '),
+          `      ${prop(p.name)}${p.required ? '' : '?'}: ${typeOf(p.schema ?? {}, '      ')};`,
+        ]);
         return `{\n${lines.flat().join('\n')}\n    }`;
       };
       const content = op.responses?.['200']?.content ?? {};

@@ -39,7 +39,11 @@ export function measure() {
 }
 
 export function floor(rows) {
-  return rows.map((r) => r.glibc).filter((v) => v !== null).sort(compare).at(-1);
+  return rows
+    .map((r) => r.glibc)
+    .filter((v) => v !== null)
+    .sort(compare)
+    .at(-1);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

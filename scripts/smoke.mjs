@@ -51,7 +51,10 @@ const json = async (path) => JSON.parse((await get(path)).body);
 
 const vaults = (await json('/v1/vaults')).data;
 const vault = vaults.find((v) => v.group?.slug && v.metrics.tvl.usd !== null) ?? vaults[0];
-const wallets = spawnSync(process.execPath, [cli, 'wallets', '--db', db, '--limit', '1'], { encoding: 'utf8', env: { ...process.env, VAULTD_LOG_LEVEL: 'warn' } });
+const wallets = spawnSync(process.execPath, [cli, 'wallets', '--db', db, '--limit', '1'], {
+  encoding: 'utf8',
+  env: { ...process.env, VAULTD_LOG_LEVEL: 'warn' },
+});
 const wallet = wallets.stdout.trim();
 check(/^0x[0-9a-f]{40}$/.test(wallet), `vaultd wallets beside the running server: ${wallet || wallets.stderr.trim()}`);
 const positions = (await json(`/v1/users/${wallet}/positions`)).data;

@@ -110,7 +110,14 @@ function readElf(buf) {
     const file = str(buf.readUInt32LE(vn + 4));
     let aux = vn + buf.readUInt32LE(vn + 8);
     for (let k = 0; k < buf.readUInt16LE(vn + 2); k++) {
-      needs.push({ at: aux, file, hash: buf.readUInt32LE(aux), name: buf.readUInt32LE(aux + 8), text: str(buf.readUInt32LE(aux + 8)), index: buf.readUInt16LE(aux + 6) });
+      needs.push({
+        at: aux,
+        file,
+        hash: buf.readUInt32LE(aux),
+        name: buf.readUInt32LE(aux + 8),
+        text: str(buf.readUInt32LE(aux + 8)),
+        index: buf.readUInt16LE(aux + 6),
+      });
       aux += buf.readUInt32LE(aux + 12);
     }
     const next = buf.readUInt32LE(vn + 12);
@@ -134,7 +141,13 @@ function elfHash(name) {
 
 /** Versions of glibc (libc, libm, ld-linux, …) the file requires, highest last. */
 export function requiredGlibc(buf) {
-  const versions = [...new Set(readElf(buf).needs.filter((n) => n.text.startsWith('GLIBC_')).map((n) => n.text))];
+  const versions = [
+    ...new Set(
+      readElf(buf)
+        .needs.filter((n) => n.text.startsWith('GLIBC_'))
+        .map((n) => n.text),
+    ),
+  ];
   return versions.sort(compareGlibc);
 }
 
@@ -195,7 +208,9 @@ export function unpatchAddon(input) {
 /** Patch every Linux addon of the installed package in place; returns what was done per file. */
 export function applyToPackage(dir, { print = false } = {}) {
   const done = [];
-  for (const name of readdirSync(dir).filter((f) => /^uws_linux_.*\.node$/.test(f)).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => /^uws_linux_.*\.node$/.test(f))
+    .sort()) {
     const path = join(dir, name);
     const before = readFileSync(path);
     const hash = sha256(before);
@@ -205,7 +220,8 @@ export function applyToPackage(dir, { print = false } = {}) {
       done.push({ name, published: hash, patched });
       continue;
     }
-    if (!reviewed) throw new Error(`${path}: an addon this step has not reviewed; update REVIEWED in scripts/uwsCompat.mjs (node scripts/uwsCompat.mjs --print)`);
+    if (!reviewed)
+      throw new Error(`${path}: an addon this step has not reviewed; update REVIEWED in scripts/uwsCompat.mjs (node scripts/uwsCompat.mjs --print)`);
     if (hash === reviewed.patched) {
       done.push({ name, state: 'already patched' });
       continue;
@@ -228,7 +244,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     const done = applyToPackage(dir, { print });
     if (print) console.log(JSON.stringify(Object.fromEntries(done.map((d) => [d.name, { published: d.published, patched: d.patched }])), null, 2));
-    else if (done.some((d) => d.state === 'patched')) console.log(`uwsCompat: uWebSockets.js addons retargeted to glibc ≤ 2.36 (${done.filter((d) => d.state === 'patched').length} files)`);
+    else if (done.some((d) => d.state === 'patched'))
+      console.log(`uwsCompat: uWebSockets.js addons retargeted to glibc ≤ 2.36 (${done.filter((d) => d.state === 'patched').length} files)`);
   } catch (e) {
     console.error(`uwsCompat: ${e.message}`);
     process.exit(1);

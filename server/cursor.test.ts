@@ -79,10 +79,7 @@ describe('cursor codec', () => {
 
   it('error: used with the other order', () => {
     const c = codec.encode('/v1/activity', {}, 'asc', 1);
-    expectInvalid(
-      () => codec.decode(c, '/v1/activity', {}, 'desc'),
-      `next ${JSON.stringify(`${c.slice(0, 24)}…`)} was issued for order=asc, not order=desc`,
-    );
+    expectInvalid(() => codec.decode(c, '/v1/activity', {}, 'desc'), `next ${JSON.stringify(`${c.slice(0, 24)}…`)} was issued for order=asc, not order=desc`);
   });
 
   it('error: a cursor signed with another secret', () => {
@@ -112,10 +109,7 @@ describe('cursor codec', () => {
       ['eyJ2IjoxfQ==', 'next "eyJ2IjoxfQ==" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
       ['a+b/c', 'next "a+b/c" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
       ['ü\n"x', 'next "ü\\n\\"x" is not a valid cursor; pass meta.next_cursor from the previous page unchanged'],
-      [
-        'A'.repeat(MAX_CURSOR_LENGTH + 1),
-        `next "${'A'.repeat(24)}…" is not a valid cursor; pass meta.next_cursor from the previous page unchanged`,
-      ],
+      ['A'.repeat(MAX_CURSOR_LENGTH + 1), `next "${'A'.repeat(24)}…" is not a valid cursor; pass meta.next_cursor from the previous page unchanged`],
       [
         Buffer.from('{"v":1,"k":"x","o":"asc","h":"aaaaaaaaaaaaaaaa"}0123456789abcdef').toString('base64url'),
         'next "eyJ2IjoxLCJrIjoieCIsIm8i…" is not a valid cursor; pass meta.next_cursor from the previous page unchanged',
@@ -181,14 +175,21 @@ describe('cursor MAC', () => {
     expect(codec.encode(walletA, Object.freeze({ include_hidden: false }), 'asc', 7, 1)).toBe(a);
     expect(codec.encode(walletA, { include_hidden: false }, 'asc', 7, 2)).not.toBe(a);
     expect(codec.decode(a, walletA, Object.freeze({ include_hidden: false }), 'asc')).toBe(7);
-    expectInvalid(() => codec.decode(a, walletB, Object.freeze({ include_hidden: false }), 'asc'), `next ${JSON.stringify(`${a.slice(0, 24)}…`)} belongs to another route or query; only limit may change between pages`);
+    expectInvalid(
+      () => codec.decode(a, walletB, Object.freeze({ include_hidden: false }), 'asc'),
+      `next ${JSON.stringify(`${a.slice(0, 24)}…`)} belongs to another route or query; only limit may change between pages`,
+    );
   });
 });
 
 describe('cursor bytes', () => {
   it('a cursor is base64url(payload ‖ HMAC-SHA256 of DOMAIN ‖ payload, 16 bytes), for any key (the reused-buffer signer against createHmac)', () => {
     const DOMAIN = Buffer.from('vaultd-cursor-v1\0');
-    const keyArb = fc.oneof(fc.string({ maxLength: 300, unit: 'binary' }), fc.integer(), fc.array(fc.string({ maxLength: 20, unit: 'grapheme' }), { maxLength: 4 }));
+    const keyArb = fc.oneof(
+      fc.string({ maxLength: 300, unit: 'binary' }),
+      fc.integer(),
+      fc.array(fc.string({ maxLength: 20, unit: 'grapheme' }), { maxLength: 4 }),
+    );
     fc.assert(
       fc.property(keyArb, (key) => {
         let c: string;
@@ -209,11 +210,15 @@ describe('cursor bytes', () => {
 
   it('a query object and the same parameters as URLSearchParams name one context (any names, values, absent values)', () => {
     const value = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined));
-    const query = fc.dictionary(fc.oneof(fc.constantFrom('next', 'limit', 'order', 'start', 'end'), fc.string({ minLength: 1, maxLength: 8 })), fc.oneof(value, fc.array(value, { maxLength: 3 })));
+    const query = fc.dictionary(
+      fc.oneof(fc.constantFrom('next', 'limit', 'order', 'start', 'end'), fc.string({ minLength: 1, maxLength: 8 })),
+      fc.oneof(value, fc.array(value, { maxLength: 3 })),
+    );
     fc.assert(
       fc.property(query, fc.boolean(), (q, freeze) => {
         const params = new URLSearchParams();
-        for (const [name, v] of Object.entries(q)) for (const item of Array.isArray(v) ? v : [v]) if (item !== null && item !== undefined) params.append(name, String(item));
+        for (const [name, v] of Object.entries(q))
+          for (const item of Array.isArray(v) ? v : [v]) if (item !== null && item !== undefined) params.append(name, String(item));
         const c = codec.encode('/v1/activity', freeze ? Object.freeze({ ...q }) : q, 'desc', 'k');
         expect(codec.decode(c, '/v1/activity', params, 'desc')).toBe('k');
         // and another value of any bound name is another context
@@ -221,7 +226,10 @@ describe('cursor bytes', () => {
         if (bound !== undefined) {
           const other = new URLSearchParams(params);
           other.append(bound, 'another');
-          expectInvalid(() => codec.decode(c, '/v1/activity', other, 'desc'), `next ${JSON.stringify(`${c.slice(0, 24)}…`)} belongs to another route or query; only limit may change between pages`);
+          expectInvalid(
+            () => codec.decode(c, '/v1/activity', other, 'desc'),
+            `next ${JSON.stringify(`${c.slice(0, 24)}…`)} belongs to another route or query; only limit may change between pages`,
+          );
         }
       }),
     );

@@ -34,11 +34,7 @@ const DOMAIN = Buffer.from('vaultd-cursor-v1\0');
 
 const Payload = v.strictObject({
   v: v.literal(1),
-  k: v.union([
-    v.string(),
-    v.pipe(v.number(), v.finite()),
-    v.array(v.union([v.string(), v.pipe(v.number(), v.finite())])),
-  ]),
+  k: v.union([v.string(), v.pipe(v.number(), v.finite()), v.array(v.union([v.string(), v.pipe(v.number(), v.finite())]))]),
   o: v.picklist(['asc', 'desc']),
   h: v.string(),
   g: v.optional(v.pipe(v.number(), v.integer())),

@@ -51,7 +51,11 @@ export function servedFor(
   const g = next ? cursorGeneration(next) : null;
   if (g === null || g === current.snapshot.generation) return current;
   const found = find(g);
-  if (found instanceof Promise) return found.then((s) => s ?? current, () => current);
+  if (found instanceof Promise)
+    return found.then(
+      (s) => s ?? current,
+      () => current,
+    );
   return found ?? current;
 }
 

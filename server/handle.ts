@@ -6,7 +6,7 @@
 // once per snapshot and encoding (PageWire), the Cache-Control line once a second, rate-limit
 // values travel as numbers; counters are plain numbers turned into Prometheus series at scrape.
 import { createHash } from 'node:crypto';
-import { crc32Combine, crc32Range } from '../common/crc32.js';
+import { crc32Range } from '../common/crc32.js';
 import { Counter } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
@@ -14,7 +14,20 @@ import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
 import { createRateLimiter } from './rateLimit.js';
-import { compressible, errorBody, headerLines, headerText, JSON_TYPE, jsonPage, OPEN_ARRAY, PAGE_BROTLI_QUALITY, PAGE_GZIP_LEVEL, type Body, type JsonBody, type Reply } from './reply.js';
+import {
+  compressible,
+  errorBody,
+  headerLines,
+  headerText,
+  JSON_TYPE,
+  jsonPage,
+  OPEN_ARRAY,
+  PAGE_BROTLI_QUALITY,
+  PAGE_GZIP_LEVEL,
+  type Body,
+  type JsonBody,
+  type Reply,
+} from './reply.js';
 import { requestIdFrom } from './requestId.js';
 import { cursorsFor, servedFor } from './generations.js';
 import { createRequestMetrics } from './requestMetrics.js';
@@ -22,7 +35,16 @@ import { matchRoute, type RouteMatch, type RouteName } from './router.js';
 import { routeHandler, type RouteContext } from './routes/index.js';
 import type { StaticAssets } from './static/staticAssets.js';
 import { createEncodingChooser, type Encoding } from './transport/negotiate.js';
-import { brTemplate, brVariant, gzipItemsTemplate, gzipTemplate, gzipVariant, identityTemplate, PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
+import {
+  brTemplate,
+  brVariant,
+  gzipItemsTemplate,
+  gzipTemplate,
+  gzipVariant,
+  identityTemplate,
+  PRECOMPRESS_MIN_BYTES,
+  type BodyTemplate,
+} from './transport/splice.js';
 import { PAGE_SUFFIX, type Page } from '../engine/publish/page.js';
 import type { ChainStatus } from './routes/health.js';
 
@@ -90,7 +112,10 @@ export interface HandlerDeps {
 
 const CORS: [string, string][] = [
   ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Expose-Headers', 'ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Deprecation, Link'],
+  [
+    'Access-Control-Expose-Headers',
+    'ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Deprecation, Link',
+  ],
 ];
 const PREFLIGHT: [string, string][] = [
   ['Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS'],
@@ -224,8 +249,12 @@ export function createHandler(deps: HandlerDeps) {
     // auth: a browser's preflight carries no credential, so it is never authenticated
     (x) => {
       if (!x.isV1) return;
-      x.who = x.preflight || (!x.req.authorization && !x.req.apiKey) ? ANONYMOUS : deps.auth().authenticate({ authorization: x.req.authorization, apiKey: x.req.apiKey });
-      if (x.who.kind === 'invalid') throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
+      x.who =
+        x.preflight || (!x.req.authorization && !x.req.apiKey)
+          ? ANONYMOUS
+          : deps.auth().authenticate({ authorization: x.req.authorization, apiKey: x.req.apiKey });
+      if (x.who.kind === 'invalid')
+        throw new VaultdError('UNAUTHORIZED', 'the credential is unknown or revoked; pass a valid key as "Authorization: Bearer <key>" or "x-api-key: <key>"');
       if (x.who.kind === 'anonymous' && !config.auth.anonymous && !x.preflight) {
         throw new VaultdError('UNAUTHORIZED', 'this server requires a credential; pass "Authorization: Bearer <key>" or "x-api-key: <key>"');
       }
@@ -326,7 +355,10 @@ export function createHandler(deps: HandlerDeps) {
     return reply(x, err.status, ERROR_LINES, null, null, [errorBody(err)]);
   };
   const caught = (x: Exchange, err: unknown): Reply =>
-    fail(x, err instanceof VaultdError ? err : new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`, { cause: err }));
+    fail(
+      x,
+      err instanceof VaultdError ? err : new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`, { cause: err }),
+    );
 
   /**
    * Spend from a bucket. Under /v1 every answer carries the values (DESIGN §5.5); elsewhere
@@ -448,7 +480,11 @@ export function createHandler(deps: HandlerDeps) {
     // fresh keys: a request with a credential waits for a key table the database has outdated
     if (!keysChecked && req.method !== 'OPTIONS' && (req.authorization || req.apiKey) && (req.path === '/v1' || req.path.startsWith('/v1/'))) {
       const reloading = deps.keysReloading?.();
-      if (reloading) return reloading.then(() => handle(req, true), () => handle(req, true));
+      if (reloading)
+        return reloading.then(
+          () => handle(req, true),
+          () => handle(req, true),
+        );
     }
     // request id and CORS headers, on every answer
     const requestId = requestIdFrom(req.requestId || undefined);
@@ -504,7 +540,12 @@ function pageLines(wire: PageWire, kind: number, v1: boolean): Buffer {
 
 function templateOf(wire: PageWire, encoding: Encoding): BodyTemplate {
   const { prefix } = wire.page;
-  const t = encoding === 'gzip' ? gzipTemplate(gzipVariant(prefix, PAGE_GZIP_LEVEL)) : encoding === 'br' ? brTemplate(brVariant(prefix, PAGE_BROTLI_QUALITY)) : identityTemplate(wire.page);
+  const t =
+    encoding === 'gzip'
+      ? gzipTemplate(gzipVariant(prefix, PAGE_GZIP_LEVEL))
+      : encoding === 'br'
+        ? brTemplate(brVariant(prefix, PAGE_BROTLI_QUALITY))
+        : identityTemplate(wire.page);
   wire.templates[encoding] = t;
   return t;
 }
@@ -521,4 +562,3 @@ export function matchesEtag(header: string, etag: string): boolean {
   const bare = etag.replace(/^W\//, '');
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
-

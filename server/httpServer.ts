@@ -29,7 +29,6 @@ export interface HttpServer {
 
 export type Handle = (req: IncomingRequest) => Reply | Promise<Reply>;
 
-
 /** Try the address with a plain Node listener (no port sharing); the error code, or undefined when free. */
 function probePort(host: string, port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
@@ -61,9 +60,12 @@ async function loadUws(): Promise<typeof uWS> {
   try {
     return (await import('uWebSockets.js')).default;
   } catch (err) {
+    const reason = String((err as Error).message)
+      .split('\n')
+      .at(-1);
     throw new VaultdError(
       'USAGE',
-      `the uWebSockets.js addon cannot load here (${String((err as Error).message).split('\n').at(-1)}): it needs Linux x64/arm64 with glibc 2.36 or later and Node 20, 22 or 24; set "server": {"transport": "node"} in the config file to serve with Node's own HTTP module`,
+      `the uWebSockets.js addon cannot load here (${reason}): it needs Linux x64/arm64 with glibc 2.36 or later and Node 20, 22 or 24; set "server": {"transport": "node"} in the config file to serve with Node's own HTTP module`,
       { cause: err },
     );
   }
@@ -93,7 +95,6 @@ const STREAM_THRESHOLD = 16 * 1024;
 // uWS at one unsent answer per connection: after end() it would buffer a copy of the rest and
 // parse the next pipelined request, so a client pipelining hundreds of requests and never
 // reading made it hold hundreds of copies (~2 GB in the attack this was found by).
-
 
 export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
   // the compatibility transport: HTTP/1.0 and malformed requests answered (server.transport)

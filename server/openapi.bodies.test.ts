@@ -40,7 +40,9 @@ describe('hand-made bodies', () => {
   });
 
   test('every JSON operation has a sample', () => {
-    const json = Object.values(OPERATIONS).filter((o) => typeof o.body === 'string').map((o) => o.operationId);
+    const json = Object.values(OPERATIONS)
+      .filter((o) => typeof o.body === 'string')
+      .map((o) => o.operationId);
     expect(Object.keys(SAMPLE_BODIES).sort()).toEqual(json.sort());
   });
 
@@ -49,12 +51,27 @@ describe('hand-made bodies', () => {
     ['VaultDetail with a null strategy', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'strategy'], null)],
     ['VaultMetrics with as_of null (no snapshot yet)', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'metrics', 'as_of'], null)],
     ['a negative pnl', 'getPosition', mutated(SAMPLE_BODIES.getPosition, ['data', 'metrics', 'pnl', 'total', 'native'], '-0.000001')],
-    ['a symbiotic definition (identity only)', 'getVaultDefinition', {
-      data: { ...pick(SAMPLE_BODIES.getVaultDefinition, ['vault_id', 'chain_id', 'address', 'name', 'symbol', 'owner', 'numeraire_token']), vault_type: 'symbiotic' },
-      meta: ITEM_META,
-    }],
-    ['TVL with a breakdown', 'getTvl', mutated(SAMPLE_BODIES.getTvl, ['data', 'breakdown'], [{ id: 'chain:1', label: 'Ethereum', source_id: 'vaults', tvl: { usd: null }, updated_at: null }])],
-    ['an error with details', 'getVault', { error: { code: 'INVALID_PARAMETER', message: 'invalid parameter "vault_id"', details: { parameter: 'vault_id' } } }],
+    [
+      'a symbiotic definition (identity only)',
+      'getVaultDefinition',
+      {
+        data: {
+          ...pick(SAMPLE_BODIES.getVaultDefinition, ['vault_id', 'chain_id', 'address', 'name', 'symbol', 'owner', 'numeraire_token']),
+          vault_type: 'symbiotic',
+        },
+        meta: ITEM_META,
+      },
+    ],
+    [
+      'TVL with a breakdown',
+      'getTvl',
+      mutated(SAMPLE_BODIES.getTvl, ['data', 'breakdown'], [{ id: 'chain:1', label: 'Ethereum', source_id: 'vaults', tvl: { usd: null }, updated_at: null }]),
+    ],
+    [
+      'an error with details',
+      'getVault',
+      { error: { code: 'INVALID_PARAMETER', message: 'invalid parameter "vault_id"', details: { parameter: 'vault_id' } } },
+    ],
   ];
   test.each(accepted)('accepted: %s', (_, operationId, body) => {
     const status = (body as { error?: unknown }).error ? 422 : 200;
@@ -87,11 +104,23 @@ describe('hand-made bodies', () => {
     ['roi_pct as a string', 'getPosition', mutated(SAMPLE_BODIES.getPosition, ['data', 'metrics', 'roi_pct', 'native'], '1.5')],
     ['a morpho definition with aera hooks', 'getVaultDefinition', mutated(SAMPLE_BODIES.getVaultDefinition, ['data', 'hooks'], null)],
     ['fee_wad as a decimal', 'getVaultDefinition', mutated(SAMPLE_BODIES.getVaultDefinition, ['data', 'fee_wad'], '0.1')],
-    ['an allocation target of another kind', 'getVaultAllocations', mutated(SAMPLE_BODIES.getVaultAllocations, ['data', 'allocations', 0, 'target', 'kind'], 'vault')],
-    ['an allocation flow of an unknown kind', 'getVaultAllocations', mutated(SAMPLE_BODIES.getVaultAllocations, ['data', 'allocations', 1, 'target', 'flow', 'kind'], 'bridge')],
+    [
+      'an allocation target of another kind',
+      'getVaultAllocations',
+      mutated(SAMPLE_BODIES.getVaultAllocations, ['data', 'allocations', 0, 'target', 'kind'], 'vault'),
+    ],
+    [
+      'an allocation flow of an unknown kind',
+      'getVaultAllocations',
+      mutated(SAMPLE_BODIES.getVaultAllocations, ['data', 'allocations', 1, 'target', 'flow', 'kind'], 'bridge'),
+    ],
     ['an allocation amount as a string', 'getVaultAllocations', mutated(SAMPLE_BODIES.getVaultAllocations, ['data', 'allocations', 0, 'amount'], '1172.8')],
     ['an activity row of an unknown type', 'listActivity', { ...(SAMPLE_BODIES.listActivity as object), data: [{ ...ACTIVITY_ROW, type: 'mint' }] }],
-    ['an activity row with block_timestamp as ISO', 'listActivity', { ...(SAMPLE_BODIES.listActivity as object), data: [{ ...ACTIVITY_ROW, block_timestamp: '2026-01-10T00:00:00Z' }] }],
+    [
+      'an activity row with block_timestamp as ISO',
+      'listActivity',
+      { ...(SAMPLE_BODIES.listActivity as object), data: [{ ...ACTIVITY_ROW, block_timestamp: '2026-01-10T00:00:00Z' }] },
+    ],
     ['an activity row without request_hash', 'listActivity', mutated(SAMPLE_BODIES.listActivity, ['data', 0, 'request_hash'], DELETE)],
     ['TVL without totals', 'getTvl', mutated(SAMPLE_BODIES.getTvl, ['data', 'totals'], DELETE)],
     ['TVL meta without partial_errors', 'getTvl', { data: TVL, meta: ITEM_META }],
@@ -196,7 +225,12 @@ describe('bodies the engine builds (a small demo world, no database)', () => {
     for (const [id, series] of world.series) {
       if (series.length === 0) continue;
       const p = series.length - 1;
-      const point = vaultTimeseriesPoint(series, p, series.ts[p]!, world.prices.get(`${world.vaults.get(id)!.chain_id}:${world.vaults.get(id)!.numeraire_address}`));
+      const point = vaultTimeseriesPoint(
+        series,
+        p,
+        series.ts[p]!,
+        world.prices.get(`${world.vaults.get(id)!.chain_id}:${world.vaults.get(id)!.numeraire_address}`),
+      );
       const body = { data: [point], meta: { ...LIST_META, start: point.timestamp, end: point.timestamp } };
       expect(validator.validate('getVaultTimeseries', 200, body), id).toEqual([]);
     }

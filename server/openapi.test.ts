@@ -13,8 +13,7 @@ const get = (path: string): Json => doc().paths[path].get;
 
 const VAULT_ID = '1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458';
 const WALLET = '0x1111111111111111111111111111111111111111';
-const concrete = (template: string) =>
-  template.replace('{vault_id}', VAULT_ID).replace('{wallet_address}', WALLET).replace('{slug}', 'gauntlet-usdc-prime');
+const concrete = (template: string) => template.replace('{vault_id}', VAULT_ID).replace('{wallet_address}', WALLET).replace('{slug}', 'gauntlet-usdc-prime');
 
 describe('the document', () => {
   test('passes a real OpenAPI 3.1 validator (@readme/openapi-parser)', async () => {
@@ -42,11 +41,26 @@ describe('the document', () => {
 
   test('every route of the seed and of router.ts resolves to a documented GET operation', () => {
     const seedPaths = [
-      '/health', '/health/chains', '/metrics', '/openapi.json', '/docs', '/v1/vaults', '/v1/vaults/featured',
-      '/v1/vaults/slug/{slug}', '/v1/vaults/{vault_id}', '/v1/vaults/{vault_id}/definition', '/v1/vaults/{vault_id}/timeseries',
-      '/v1/vaults/{vault_id}/allocations', '/v1/users/{wallet_address}/positions', '/v1/users/{wallet_address}/positions/{vault_id}',
-      '/v1/users/{wallet_address}/positions/{vault_id}/timeseries', '/v1/users/{wallet_address}/activity', '/v1/tvl',
-      '/v1/strategies', '/v1/prices', '/v1/prices/timeseries',
+      '/health',
+      '/health/chains',
+      '/metrics',
+      '/openapi.json',
+      '/docs',
+      '/v1/vaults',
+      '/v1/vaults/featured',
+      '/v1/vaults/slug/{slug}',
+      '/v1/vaults/{vault_id}',
+      '/v1/vaults/{vault_id}/definition',
+      '/v1/vaults/{vault_id}/timeseries',
+      '/v1/vaults/{vault_id}/allocations',
+      '/v1/users/{wallet_address}/positions',
+      '/v1/users/{wallet_address}/positions/{vault_id}',
+      '/v1/users/{wallet_address}/positions/{vault_id}/timeseries',
+      '/v1/users/{wallet_address}/activity',
+      '/v1/tvl',
+      '/v1/strategies',
+      '/v1/prices',
+      '/v1/prices/timeseries',
     ];
     expect(Object.keys(doc().paths).sort()).toEqual([...seedPaths].sort());
     for (const path of seedPaths) {
@@ -83,7 +97,9 @@ describe('the document', () => {
 
   test('headers: X-Request-Id, ETag and RateLimit-* on /v1 200s; no RateLimit-* on a 401; Retry-After on a 429', () => {
     const r = get('/v1/vaults/{vault_id}').responses;
-    expect(Object.keys(r['200'].headers)).toEqual(expect.arrayContaining(['X-Request-Id', 'ETag', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    expect(Object.keys(r['200'].headers)).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'ETag', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    );
     expect(Object.keys(r['401'].headers)).toEqual(['X-Request-Id']);
     expect(Object.keys(r['429'].headers)).toContain('Retry-After');
     expect(Object.keys(get('/v1/tvl').responses['200'].headers)).toEqual(expect.arrayContaining(['Deprecation', 'Link']));
@@ -130,12 +146,41 @@ describe('parameters', () => {
 
   test('include_sources is deprecated, include_breakdown is not', () => {
     const byName = Object.fromEntries((get('/v1/tvl').parameters as Json[]).map((p) => [p.name, p]));
-    expect(byName['include_sources'].deprecated).toBe(true);
-    expect(byName['include_breakdown'].deprecated).toBeUndefined();
+    expect(byName.include_sources.deprecated).toBe(true);
+    expect(byName.include_breakdown.deprecated).toBeUndefined();
   });
 
   // A value the document allows must be one the server accepts; where both define a set, they agree.
-  const CANDIDATES = ['0', '1', '01', '100', '500', '501', '1000', '1001', '5000', '5001', '10000', '10001', '-1', '1.5', 'abc', 'true', 'false', 'TRUE', 'asc', 'desc', 'up', 'raw', 'hour', 'day', 'week', 'month', 'year', ''];
+  const CANDIDATES = [
+    '0',
+    '1',
+    '01',
+    '100',
+    '500',
+    '501',
+    '1000',
+    '1001',
+    '5000',
+    '5001',
+    '10000',
+    '10001',
+    '-1',
+    '1.5',
+    'abc',
+    'true',
+    'false',
+    'TRUE',
+    'asc',
+    'desc',
+    'up',
+    'raw',
+    'hour',
+    'day',
+    'week',
+    'month',
+    'year',
+    '',
+  ];
   test.each(routes.map((o) => [o.operationId, o] as const))('%s: the documented schema and params.ts agree on sample values', (_, op) => {
     const params = (get(op.path).parameters as Json[]).filter((p) => p.in === 'query');
     for (const p of params) {
@@ -162,7 +207,18 @@ describe('parameters', () => {
       }
     };
     const addr = '0x8EB67A509616cd6a7c1b3c8c21d48ff57df3d458';
-    for (const s of [`1:${addr}`, `8453:${addr.toLowerCase()}`, `0:${addr}`, `00:${addr}`, `01:${addr}`, `1234567890123:${addr}`, `1:${addr}0`, `1:${addr.slice(2)}`, 'x:0x', addr]) {
+    for (const s of [
+      `1:${addr}`,
+      `8453:${addr.toLowerCase()}`,
+      `0:${addr}`,
+      `00:${addr}`,
+      `01:${addr}`,
+      `1234567890123:${addr}`,
+      `1:${addr}0`,
+      `1:${addr.slice(2)}`,
+      'x:0x',
+      addr,
+    ]) {
       expect(vaultRe.test(s), s).toBe(accepts(parseVaultId, s));
     }
     for (const s of [addr, addr.toLowerCase(), addr.slice(0, -1), `${addr}0`, addr.slice(2), `0X${addr.slice(2)}`]) {

@@ -115,7 +115,7 @@ const HEADERS: Record<string, Json> = {
   'X-Request-Id': { description: 'The request id, also `meta.request_id`.', schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source } },
   ETag: { description: 'Strong validator of the body without its request id; send it back in `If-None-Match`.', schema: { type: 'string' } },
   'Cache-Control': { description: 'Seconds to the next scheduled publish.', schema: { type: 'string' } },
-  'RateLimit-Limit': { description: 'Requests per window of the caller\'s tier.', schema: int },
+  'RateLimit-Limit': { description: "Requests per window of the caller's tier.", schema: int },
   'RateLimit-Remaining': { description: 'Requests left in the window.', schema: int },
   'RateLimit-Reset': { description: 'Seconds until the budget is full again.', schema: int },
   'X-RateLimit-Limit': { description: 'Twin of RateLimit-Limit.', schema: int },
@@ -132,7 +132,7 @@ const ERROR_RESPONSES: Record<number, { schema: string; description: string }> =
   404: { schema: 'NotFoundError', description: 'NOT_FOUND: unknown vault, slug, position or token.' },
   414: { schema: 'UriTooLongError', description: 'URI_TOO_LONG: the request target (path and query) is over 8192 bytes.' },
   422: { schema: 'UnprocessableError', description: 'INVALID_PARAMETER (details name the parameter) or INVALID_CURSOR.' },
-  429: { schema: 'RateLimitedError', description: 'RATE_LIMITED: over the caller\'s budget.' },
+  429: { schema: 'RateLimitedError', description: "RATE_LIMITED: over the caller's budget." },
   500: { schema: 'InternalError', description: 'INTERNAL: logged with the request id; never a stack or a path.' },
   503: { schema: 'NotReadyError', description: 'NOT_READY: no snapshot published yet.' },
 };
@@ -145,10 +145,7 @@ function responses(op: OperationSpec): Json {
   const isV1 = op.path.startsWith('/v1/');
   const limited = isV1 ? RATE_LIMIT : [];
   const ok = isV1 ? ['X-Request-Id', 'ETag', 'Cache-Control', ...limited, ...(op.deprecatedQuery ? ['Deprecation', 'Link'] : [])] : [];
-  const content =
-    typeof op.body === 'string'
-      ? { 'application/json': { schema: schemaRef(op.body) } }
-      : { [op.body.mediaType]: { schema: op.body.schema } };
+  const content = typeof op.body === 'string' ? { 'application/json': { schema: schemaRef(op.body) } } : { [op.body.mediaType]: { schema: op.body.schema } };
   const out: Json = { 200: { description: op.summary, headers: headers(ok), content } };
   if (isV1) out[304] = { description: 'Not modified (`If-None-Match` matched the ETag); no body.', headers: headers(['X-Request-Id', 'ETag', ...limited]) };
   const statuses = isV1 ? [401, ...op.errors, 414, 429, 503, 500] : [414, 500];
@@ -188,7 +185,7 @@ function build(): Json {
     info: {
       title: 'vaultd',
       version: OPENAPI_VERSION,
-      summary: 'Read-only API for curated yield vaults on EVM chains and wallets\' positions in them.',
+      summary: "Read-only API for curated yield vaults on EVM chains and wallets' positions in them.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],

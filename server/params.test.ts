@@ -56,10 +56,54 @@ describe('the plain walk of parseQuery', () => {
   // values near every leaf's edges: numbers around limits, booleans and their look-alikes,
   // dates valid and not, picklist words and near-misses, addresses, cursors, empty strings
   const texts = [
-    '', '0', '1', '01', '7', '100', '499', '500', '501', '999', '1000', '1001', '5000', '5001', '9999', '10000', '10001', '9999999', '10000000', '-1', '1.5', '1e3', ' 5',
-    'true', 'false', 'TRUE', 'yes', 'asc', 'desc', 'ASC', 'hour', 'day', 'week', 'month', 'raw', 'year',
-    '2026-03-01', '2026-03-01T12:00:00Z', '2026-02-31', '2026-03-01T24:00:00Z', '2026-03-01T12:00', '2026-03-01 12:00:00+02:00', 'yesterday',
-    '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', '0x8EB67A509616CD6A7C1B3C8C21D48FF57DF3D458', '0x8eb6', '1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', 'eyJ2IjoxfQ',
+    '',
+    '0',
+    '1',
+    '01',
+    '7',
+    '100',
+    '499',
+    '500',
+    '501',
+    '999',
+    '1000',
+    '1001',
+    '5000',
+    '5001',
+    '9999',
+    '10000',
+    '10001',
+    '9999999',
+    '10000000',
+    '-1',
+    '1.5',
+    '1e3',
+    ' 5',
+    'true',
+    'false',
+    'TRUE',
+    'yes',
+    'asc',
+    'desc',
+    'ASC',
+    'hour',
+    'day',
+    'week',
+    'month',
+    'raw',
+    'year',
+    '2026-03-01',
+    '2026-03-01T12:00:00Z',
+    '2026-02-31',
+    '2026-03-01T24:00:00Z',
+    '2026-03-01T12:00',
+    '2026-03-01 12:00:00+02:00',
+    'yesterday',
+    '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458',
+    '0x8EB67A509616CD6A7C1B3C8C21D48FF57DF3D458',
+    '0x8eb6',
+    '1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458',
+    'eyJ2IjoxfQ',
   ];
   const routes = Object.keys(QUERY_SCHEMAS) as QueryRoute[];
 
@@ -85,9 +129,22 @@ describe('the plain walk of parseQuery', () => {
 
   it('covers the valid queries the property draws (not only failures)', () => {
     // a guard on the property above: each route has valid inputs the plain walk answers
-    expect(parsePlainForTest('vaults.timeseries', { granularity: 'hour', limit: '1000', start: '2026-03-01T00:00:00Z' })).toStrictEqual({ start: 1772323200, limit: 1000, order: 'asc', granularity: 'hour' });
-    expect(parsePlainForTest('prices', { address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', chain_id: '1' })).toStrictEqual({ address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', chain_id: 1 });
+    expect(parsePlainForTest('vaults.timeseries', { granularity: 'hour', limit: '1000', start: '2026-03-01T00:00:00Z' })).toStrictEqual({
+      start: 1772323200,
+      limit: 1000,
+      order: 'asc',
+      granularity: 'hour',
+    });
+    expect(parsePlainForTest('prices', { address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', chain_id: '1' })).toStrictEqual({
+      address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458',
+      chain_id: 1,
+    });
     expect(parsePlainForTest('prices', { chain_id: '1' })).toBeUndefined();
-    expect(parsePlainForTest('users.activity', { include_hidden: '1', vault_id: '' })).toStrictEqual({ limit: 100, order: 'desc', vault_id: '', include_hidden: true });
+    expect(parsePlainForTest('users.activity', { include_hidden: '1', vault_id: '' })).toStrictEqual({
+      limit: 100,
+      order: 'desc',
+      vault_id: '',
+      include_hidden: true,
+    });
   });
 });

@@ -1,7 +1,7 @@
 // What a route handler answers, and the wire reply the transport writes: bodies are lists
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
 import { hash } from 'node:crypto';
-import { VaultdError } from '../common/errors.js';
+import type { VaultdError } from '../common/errors.js';
 import { metaText, type ListMeta, type Page } from '../engine/publish/page.js';
 import type { DeflatedItems } from '../engine/publish/seriesBuffers.js';
 import { PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';

@@ -28,7 +28,5 @@ const mint = createRequestIdGenerator();
 /** The id of a response: `incoming` when it matches REQUEST_ID_PATTERN, else a fresh one. */
 export function requestIdFrom(incoming: string | undefined): string {
   // uWS reports an absent header as '' — that falls through to a fresh id like any bad value.
-  return incoming !== undefined && incoming.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_PATTERN.test(incoming)
-    ? incoming
-    : mint();
+  return incoming !== undefined && incoming.length <= REQUEST_ID_MAX_LENGTH && REQUEST_ID_PATTERN.test(incoming) ? incoming : mint();
 }

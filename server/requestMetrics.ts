@@ -17,7 +17,10 @@ interface RouteStats {
   count: number;
 }
 
-export function createRequestMetrics(registry: Registry, opts: { counter: string; counterHelp: string; histogram: string; histogramHelp: string; buckets: number[] }): RequestMetrics {
+export function createRequestMetrics(
+  registry: Registry,
+  opts: { counter: string; counterHelp: string; histogram: string; histogramHelp: string; buckets: number[] },
+): RequestMetrics {
   const bounds = [...opts.buckets].sort((a, b) => a - b);
   const routes = new Map<string, RouteStats>();
   registry.registerMetric({

@@ -27,8 +27,15 @@ describe('matchRoute', () => {
     if (Object.keys(params).length) expect(m?.params).toEqual(params);
   });
 
-  it.each(['/', '/v2/vaults', '/v1', '/v1/vaults/x/y/z', '/v1/users/0xw', '/v1/users/0xw/nope', '/v1/vaults/%E0%A4%A', '/v1/vaults//definition', '/v1/vaults/x/timeseries/extra'])(
-    'no route: %s',
-    (path) => expect(matchRoute(path)).toBeNull(),
-  );
+  it.each([
+    '/',
+    '/v2/vaults',
+    '/v1',
+    '/v1/vaults/x/y/z',
+    '/v1/users/0xw',
+    '/v1/users/0xw/nope',
+    '/v1/vaults/%E0%A4%A',
+    '/v1/vaults//definition',
+    '/v1/vaults/x/timeseries/extra',
+  ])('no route: %s', (path) => expect(matchRoute(path)).toBeNull());
 });

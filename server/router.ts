@@ -83,9 +83,7 @@ export function matchRoute(path: string): RouteMatch | null {
     const vault_id = seg[0]!;
     if (seg.length === 1) return { name: 'vaults.get', params: { vault_id } };
     if (seg.length === 2) {
-      const sub = ({ definition: 'vaults.definition', timeseries: 'vaults.timeseries', allocations: 'vaults.allocations' } as const)[
-        seg[1] as 'definition'
-      ];
+      const sub = ({ definition: 'vaults.definition', timeseries: 'vaults.timeseries', allocations: 'vaults.allocations' } as const)[seg[1] as 'definition'];
       if (sub) return { name: sub, params: { vault_id } };
     }
     return null;

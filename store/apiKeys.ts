@@ -28,12 +28,7 @@ export async function createApiKey(store: Store, name: string, tier = 'keyed'): 
   }
   const id = `key_${randomBytes(6).toString('hex')}`;
   const secret = `vk_${randomBytes(32).toString('base64url')}`;
-  await store.run('keys.create', 'INSERT INTO api_keys VALUES ($1, $2, $3, $4, now()::TIMESTAMP, NULL)', [
-    id,
-    name,
-    hashSecret(secret),
-    tier,
-  ]);
+  await store.run('keys.create', 'INSERT INTO api_keys VALUES ($1, $2, $3, $4, now()::TIMESTAMP, NULL)', [id, name, hashSecret(secret), tier]);
   return { id, secret };
 }
 

@@ -46,8 +46,7 @@ function setterFor(kind: ColumnKind): Setter {
   switch (kind) {
     case 'timestamp':
       // The vector only reads `.micros`; skip constructing a value object per row.
-      return (vec, i, v) =>
-        vec.setItem(i, v === null || v === undefined ? null : ({ micros: BigInt(v as number) * 1_000_000n } as never));
+      return (vec, i, v) => vec.setItem(i, v === null || v === undefined ? null : ({ micros: BigInt(v as number) * 1_000_000n } as never));
     case 'bigint':
       return (vec, i, v) => vec.setItem(i, v === null || v === undefined ? null : (BigInt(v as number | bigint) as never));
     case 'json':

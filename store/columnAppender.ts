@@ -5,7 +5,19 @@
 // COLUMN_CHUNK_ROWS rows through the views and marks NULLs; exact 128-bit values never pass
 // through a float or a string. Used to stage numeric columns that DuckDB then formats and
 // inserts itself (engine/persist/metricsWriter.ts).
-import { BIGINT, DOUBLE, DuckDBBigIntVector, DuckDBDataChunk, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, HUGEINT, INTEGER, type DuckDBType, type DuckDBVector } from './duckdbApi.js';
+import {
+  BIGINT,
+  DOUBLE,
+  DuckDBBigIntVector,
+  DuckDBDataChunk,
+  DuckDBDoubleVector,
+  DuckDBHugeIntVector,
+  DuckDBIntegerVector,
+  HUGEINT,
+  INTEGER,
+  type DuckDBType,
+  type DuckDBVector,
+} from './duckdbApi.js';
 import { endianness } from 'node:os';
 import { VaultdError } from '../common/errors.js';
 import type { Store } from './store.js';
@@ -41,7 +53,11 @@ if (endianness() !== 'LE') throw new VaultdError('INTERNAL', 'vaultd needs a lit
 
 function field<T>(vector: DuckDBVector, name: string, check: (x: unknown) => x is T): T {
   const value = (vector as unknown as Record<string, unknown>)[name];
-  if (!check(value)) throw new VaultdError('INTERNAL', `@duckdb/node-api ${vector.constructor.name} has no usable "${name}": the column appender needs updating for this library version`);
+  if (!check(value))
+    throw new VaultdError(
+      'INTERNAL',
+      `@duckdb/node-api ${vector.constructor.name} has no usable "${name}": the column appender needs updating for this library version`,
+    );
   return value;
 }
 
@@ -78,7 +94,12 @@ export async function createColumnAppender(store: Store, table: string, kinds: r
           const view = field(v, 'dataView', (x): x is DataView => x instanceof DataView);
           return new Uint8Array(view.buffer, view.byteOffset, COLUMN_CHUNK_ROWS * 16);
         },
-        setNull: (c, row) => field(vectors[c]!, 'validity', (x): x is { setItemValid(i: number, ok: boolean): void } => typeof (x as { setItemValid?: unknown })?.setItemValid === 'function').setItemValid(row, false),
+        setNull: (c, row) =>
+          field(
+            vectors[c]!,
+            'validity',
+            (x): x is { setItemValid(i: number, ok: boolean): void } => typeof (x as { setItemValid?: unknown })?.setItemValid === 'function',
+          ).setItemValid(row, false),
       });
       const n = typeof filled === 'number' ? filled : rows;
       if (n <= 0) return;

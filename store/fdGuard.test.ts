@@ -38,7 +38,9 @@ describe('store open near the descriptor limit', () => {
     });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^refused DB_UNAVAILABLE only \d+ of 128 file descriptors are free, so ".*w\.duckdb" is not opened now; raise the limit \(ulimit -n\)/);
+    expect(lines[0]).toMatch(
+      /^refused DB_UNAVAILABLE only \d+ of 128 file descriptors are free, so ".*w\.duckdb" is not opened now; raise the limit \(ulimit -n\)/,
+    );
     expect(lines[1]).toBe('opened once free');
   });
 });

@@ -25,7 +25,8 @@ async function closeStore(s: Store): Promise<void> {
   open.splice(open.indexOf(s), 1);
   await s.close();
 }
-const addPrice = (s: Store, usd: string) => s.run('test.price', `INSERT INTO prices VALUES (1, '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', now()::TIMESTAMP, ${usd}, 'test')`);
+const addPrice = (s: Store, usd: string) =>
+  s.run('test.price', `INSERT INTO prices VALUES (1, '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', now()::TIMESTAMP, ${usd}, 'test')`);
 
 /** Stamp a fresh open of `path`, then close it: the stamp and where it came from. */
 async function stampOnce(path: string, before?: (s: Store) => Promise<void>, after?: (s: Store) => Promise<void>) {

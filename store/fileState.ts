@@ -32,7 +32,23 @@ export function fileState(path: string): string | null {
 }
 
 /** Statements that change no table of the database file. */
-const READS = new Set(['SELECT', 'FROM', 'VALUES', 'SET', 'RESET', 'PRAGMA', 'CHECKPOINT', 'BEGIN', 'COMMIT', 'ROLLBACK', 'ABORT', 'EXPLAIN', 'DESCRIBE', 'SHOW', 'SUMMARIZE']);
+const READS = new Set([
+  'SELECT',
+  'FROM',
+  'VALUES',
+  'SET',
+  'RESET',
+  'PRAGMA',
+  'CHECKPOINT',
+  'BEGIN',
+  'COMMIT',
+  'ROLLBACK',
+  'ABORT',
+  'EXPLAIN',
+  'DESCRIBE',
+  'SHOW',
+  'SUMMARIZE',
+]);
 
 const NAME = String.raw`([\w."]+)`;
 const TARGETS: [RegExp, number][] = [

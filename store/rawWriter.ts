@@ -114,8 +114,7 @@ export async function createRawWriter(store: Store, mode: 'append' | 'dedupe'): 
 
   const row = <T>(values: T[]) => values;
   const sink: RawSink = {
-    snapshot: (r) =>
-      loaders.snapshots.push(row([r.vault_id, r.ts, r.block_number, r.total_assets, r.total_supply, r.unit_price])),
+    snapshot: (r) => loaders.snapshots.push(row([r.vault_id, r.ts, r.block_number, r.total_assets, r.total_supply, r.unit_price])),
     event: (r) =>
       loaders.events.push(
         row([
@@ -137,10 +136,7 @@ export async function createRawWriter(store: Store, mode: 'append' | 'dedupe'): 
         ]),
       ),
     price: (r) => loaders.prices.push(row([r.chain_id, r.address, r.ts, r.usd, r.source])),
-    allocation: (r) =>
-      loaders.allocations.push(
-        row([r.vault_id, r.as_of, r.position, r.category, r.target, r.allocation, r.amount, r.amount_usd]),
-      ),
+    allocation: (r) => loaders.allocations.push(row([r.vault_id, r.as_of, r.position, r.category, r.target, r.allocation, r.amount, r.amount_usd])),
     tvlSourceValue: (r) => loaders.tvlSourceValues.push(row([r.source_id, r.ts, r.usd, r.error])),
   };
 
@@ -181,7 +177,16 @@ export async function createRawWriter(store: Store, mode: 'append' | 'dedupe'): 
 }
 
 function stageType(kind: ColumnKind): string {
-  return { varchar: 'VARCHAR', json: 'VARCHAR', bigint: 'BIGINT', integer: 'INTEGER', hugeint: 'HUGEINT', double: 'DOUBLE', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' }[kind];
+  return {
+    varchar: 'VARCHAR',
+    json: 'VARCHAR',
+    bigint: 'BIGINT',
+    integer: 'INTEGER',
+    hugeint: 'HUGEINT',
+    double: 'DOUBLE',
+    boolean: 'BOOLEAN',
+    timestamp: 'TIMESTAMP',
+  }[kind];
 }
 
 async function count(store: Store, table: string): Promise<number> {

@@ -12,49 +12,58 @@ export async function writeRegistry(store: Store, registry: Registry): Promise<v
   for (const t of ['vaults', 'vault_groups', 'strategies', 'tokens', 'tvl_sources', 'chains']) {
     await store.run(`registry.clear.${t}`, `DELETE FROM ${t}`);
   }
-  await insertRows(store, 'registry.chain', 'chains', ['?', '?', '?', '?', `from_json(?, '["VARCHAR"]')`], registry.chains.map((c) => [
-    c.chain_id,
-    c.slug,
-    c.name,
-    c.finality_blocks,
-    JSON.stringify(c.rpc_urls),
-  ]));
-  await insertRows(store, 'registry.strategy', 'strategies', ['?', '?', '?', '?', '?'], registry.strategies.map((s) => [
-    s.id,
-    s.name,
-    s.description,
-    s.short_description,
-    s.display_rank,
-  ]));
-  await insertRows(store, 'registry.group', 'vault_groups', ['?', '?', '?', '?', '?::DATE', '?', '?', '?'], registry.groups.map((g) => [
-    g.id,
-    g.slug,
-    g.name,
-    g.is_stable,
-    g.deployment_date,
-    g.description,
-    g.short_description,
-    g.featured_rank,
-  ]));
+  await insertRows(
+    store,
+    'registry.chain',
+    'chains',
+    ['?', '?', '?', '?', `from_json(?, '["VARCHAR"]')`],
+    registry.chains.map((c) => [c.chain_id, c.slug, c.name, c.finality_blocks, JSON.stringify(c.rpc_urls)]),
+  );
+  await insertRows(
+    store,
+    'registry.strategy',
+    'strategies',
+    ['?', '?', '?', '?', '?'],
+    registry.strategies.map((s) => [s.id, s.name, s.description, s.short_description, s.display_rank]),
+  );
+  await insertRows(
+    store,
+    'registry.group',
+    'vault_groups',
+    ['?', '?', '?', '?', '?::DATE', '?', '?', '?'],
+    registry.groups.map((g) => [g.id, g.slug, g.name, g.is_stable, g.deployment_date, g.description, g.short_description, g.featured_rank]),
+  );
   const vaultColumns = ['?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?::TIMESTAMP', '?::JSON'];
-  await insertRows(store, 'registry.vault', 'vaults', vaultColumns, registry.vaults.map((v) => [
-    v.vault_id,
-    v.chain_id,
-    v.address,
-    v.vault_type,
-    v.name,
-    v.symbol,
-    v.numeraire_address,
-    v.numeraire_decimals,
-    v.numeraire_symbol,
-    v.group_id,
-    v.is_primary,
-    v.strategy_id,
-    v.visibility,
-    iso(v.listed_at),
-    JSON.stringify(v.definition),
-  ]));
-  await insertRows(store, 'registry.token', 'tokens', ['?', '?', '?', '?'], registry.tokens.map((t) => [t.chain_id, t.address, t.symbol, t.decimals]));
+  await insertRows(
+    store,
+    'registry.vault',
+    'vaults',
+    vaultColumns,
+    registry.vaults.map((v) => [
+      v.vault_id,
+      v.chain_id,
+      v.address,
+      v.vault_type,
+      v.name,
+      v.symbol,
+      v.numeraire_address,
+      v.numeraire_decimals,
+      v.numeraire_symbol,
+      v.group_id,
+      v.is_primary,
+      v.strategy_id,
+      v.visibility,
+      iso(v.listed_at),
+      JSON.stringify(v.definition),
+    ]),
+  );
+  await insertRows(
+    store,
+    'registry.token',
+    'tokens',
+    ['?', '?', '?', '?'],
+    registry.tokens.map((t) => [t.chain_id, t.address, t.symbol, t.decimals]),
+  );
   await insertTvlSources(store, registry.tvl_sources);
 }
 
@@ -75,13 +84,13 @@ async function insertRows(store: Store, label: string, table: string, columns: r
 }
 
 async function insertTvlSources(store: Store, sources: Registry['tvl_sources']): Promise<void> {
-  await insertRows(store, 'registry.tvl_source', 'tvl_sources', ['?', '?', '?', '?::JSON', '?'], sources.map((s) => [
-    s.id,
-    s.label,
-    s.kind,
-    JSON.stringify(s.config),
-    s.display_rank,
-  ]));
+  await insertRows(
+    store,
+    'registry.tvl_source',
+    'tvl_sources',
+    ['?', '?', '?', '?::JSON', '?'],
+    sources.map((s) => [s.id, s.label, s.kind, JSON.stringify(s.config), s.display_rank]),
+  );
 }
 
 /** Replace only the external TVL sources (a configuration that lists them but no vault). */

@@ -33,7 +33,15 @@ if (typeof raw.copy_data_to_vector !== 'function' || typeof raw.copy_data_to_vec
 
 const VECTOR = 2048;
 const STAGE_TYPE: Record<StageKind, DuckDBType> = { ts: TIMESTAMP, i64: BIGINT, i32: INTEGER, i128: HUGEINT, dict: INTEGER, addr: INTEGER, text: VARCHAR };
-const STAGE_SQL: Record<StageKind, string> = { ts: 'TIMESTAMP', i64: 'BIGINT', i32: 'INTEGER', i128: 'HUGEINT', dict: 'INTEGER', addr: 'INTEGER', text: 'VARCHAR' };
+const STAGE_SQL: Record<StageKind, string> = {
+  ts: 'TIMESTAMP',
+  i64: 'BIGINT',
+  i32: 'INTEGER',
+  i128: 'HUGEINT',
+  dict: 'INTEGER',
+  addr: 'INTEGER',
+  text: 'VARCHAR',
+};
 const DICT = '_bulk_dict';
 const ADDR = '_bulk_addr';
 const stageOf = (name: StageName) => `_bulk_${STAGE_TABLES[name].table}`;

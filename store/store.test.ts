@@ -32,7 +32,16 @@ const registry: Registry = {
   chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', finality_blocks: 12, rpc_urls: ['http://127.0.0.1:8545'] }],
   strategies: [{ id: 'prime', name: 'Prime Lending', description: null, short_description: 'short', display_rank: 1 }],
   groups: [
-    { id: 'g1', slug: 'usdc-prime', name: 'USDC Prime', is_stable: true, deployment_date: '2024-05-01', description: 'd', short_description: null, featured_rank: 1 },
+    {
+      id: 'g1',
+      slug: 'usdc-prime',
+      name: 'USDC Prime',
+      is_stable: true,
+      deployment_date: '2024-05-01',
+      description: 'd',
+      short_description: null,
+      featured_rank: 1,
+    },
   ],
   vaults: [
     {
@@ -173,7 +182,7 @@ describe('store', () => {
     await expect(revokeApiKey(s, 'key_nope')).rejects.toThrow(/no API key with id "key_nope"/);
   });
 
-  it('withMemoryLimit: the limit holds inside the work, and the store\'s own is back after it, after a commit and after a failed transaction', async () => {
+  it("withMemoryLimit: the limit holds inside the work, and the store's own is back after it, after a commit and after a failed transaction", async () => {
     const s = await createStore(common, { path: ':memory:', memoryLimit: '1GB' });
     open.push(s);
     const limit = async () => (await s.one<{ v: string }>('q', "SELECT current_setting('memory_limit')::VARCHAR AS v"))!.v;
@@ -210,11 +219,13 @@ describe('store', () => {
     await b.run('q', 'CREATE TEMP TABLE only_b AS SELECT 1 AS one');
     await expect(s.run('q', 'SELECT * FROM only_b')).rejects.toThrow(/only_b/);
     // a transaction on the sibling is its own: the store does not see its rows until it commits
-    await expect(b.transaction('t', async () => {
-      await b.run('q', 'INSERT INTO t VALUES (-1)');
-      expect(await s.one('q', 'SELECT count(*)::INTEGER AS n FROM t WHERE x < 0')).toEqual({ n: 0 });
-      throw new Error('undo');
-    })).rejects.toThrow('undo');
+    await expect(
+      b.transaction('t', async () => {
+        await b.run('q', 'INSERT INTO t VALUES (-1)');
+        expect(await s.one('q', 'SELECT count(*)::INTEGER AS n FROM t WHERE x < 0')).toEqual({ n: 0 });
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
     expect(await s.one('q', 'SELECT count(*)::INTEGER AS n FROM t WHERE x < 0')).toEqual({ n: 0 });
     await b.close();
     expect(await sum(s)).toEqual(x);

@@ -112,7 +112,10 @@ export async function createStore(common: Common, options: StoreOptions): Promis
   const fds = fileDescriptors();
   const free = fds ? fds.limit - fds.open() : Infinity;
   if (fds && free < 2 * fds.reserve) {
-    throw new VaultdError('DB_UNAVAILABLE', `only ${free} of ${fds.limit} file descriptors are free, so "${options.path}" is not opened now; raise the limit (ulimit -n) or wait for connections to close`);
+    throw new VaultdError(
+      'DB_UNAVAILABLE',
+      `only ${free} of ${fds.limit} file descriptors are free, so "${options.path}" is not opened now; raise the limit (ulimit -n) or wait for connections to close`,
+    );
   }
   const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
   const openedState = fileState(path);
@@ -170,20 +173,21 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     async function withSetting<T>(name: string, set: string, restore: string, work: () => Promise<T>): Promise<T> {
       const undo = () => store.run(`settings.${name}`, `SET ${restore}`);
       await store.run(`settings.${name}`, `SET ${set}`);
-      let failed = false;
+      let result: T;
       try {
-        return await work();
+        result = await work();
       } catch (err) {
-        failed = true;
+        // the work's own error is the one to see; the setting is restored after the transaction when it cannot be now
+        await undo().catch(() => void (inTransaction && afterTransaction.push(undo)));
         throw err;
-      } finally {
-        try {
-          await undo();
-        } catch (err) {
-          if (inTransaction) afterTransaction.push(undo);
-          else if (!failed) throw err; // else the work's own error is the one to see
-        }
       }
+      try {
+        await undo();
+      } catch (err) {
+        if (!inTransaction) throw err;
+        afterTransaction.push(undo);
+      }
+      return result;
     }
 
     const store: Store = {
@@ -195,8 +199,7 @@ export async function createStore(common: Common, options: StoreOptions): Promis
       },
       registerTableFunction: (fn) => connection.registerTableFunction(fn),
       run: (label, sql, params) => timed(label, sql, async () => void (await connection.run(sql, params))),
-      rows: (label, sql, params) =>
-        timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),
+      rows: (label, sql, params) => timed(label, sql, async () => (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as never),
       async one(label, sql, params) {
         const rows = await store.rows(label, sql, params);
         return (rows[0] as never) ?? null;
@@ -219,7 +222,12 @@ export async function createStore(common: Common, options: StoreOptions): Promis
       },
       async withoutInsertionOrder(work) {
         const before = await store.one<{ v: string }>('settings.insertion_order', "SELECT current_setting('preserve_insertion_order')::VARCHAR AS v");
-        return withSetting('insertion_order', 'preserve_insertion_order = false', `preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`, work);
+        return withSetting(
+          'insertion_order',
+          'preserve_insertion_order = false',
+          `preserve_insertion_order = ${before?.v === 'false' ? 'false' : 'true'}`,
+          work,
+        );
       },
       withMemoryLimit: (limit, work) => withSetting('memory_limit', `memory_limit = '${limit}'`, `memory_limit = '${memoryLimit}'`, work),
       async schemaVersion() {

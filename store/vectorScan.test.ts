@@ -65,7 +65,12 @@ afterAll(async () => {
 describe('insertVectorChunks', () => {
   it('values, NULL masks and constant strings arrive as written; a later chunk without NULLs has none', async () => {
     await store.run('test.clear', 'DELETE FROM t');
-    const rows = await insertVectorChunks(store, 't', COLUMNS, source([chunk('a-long-vault-id-past-twelve-bytes', VECTOR_ROWS, (k) => k % 3 === 0), chunk('b', 5, () => false)]));
+    const rows = await insertVectorChunks(
+      store,
+      't',
+      COLUMNS,
+      source([chunk('a-long-vault-id-past-twelve-bytes', VECTOR_ROWS, (k) => k % 3 === 0), chunk('b', 5, () => false)]),
+    );
     expect(rows).toBe(VECTOR_ROWS + 5);
     const got = await store.rows<{ id: string; n: bigint; nulls: bigint; s: string; sx: number; t: string }>(
       'test.read',
@@ -74,7 +79,14 @@ describe('insertVectorChunks', () => {
     const expectedSum = (n: number, skip: (k: number) => boolean) => Array.from({ length: n }, (_, k) => k).filter((k) => !skip(k));
     const a = expectedSum(VECTOR_ROWS, (k) => k % 3 === 0);
     expect(got).toEqual([
-      { id: 'a-long-vault-id-past-twelve-bytes', n: BigInt(VECTOR_ROWS), nulls: BigInt(VECTOR_ROWS - a.length), s: (a.reduce((x, y) => x + y, 0) / 1e6).toFixed(6), sx: a.reduce((x, y) => x + y, 0) / 2, t: `1970-01-01 00:${String(Math.floor((VECTOR_ROWS - 1) / 60)).padStart(2, '0')}:${String((VECTOR_ROWS - 1) % 60).padStart(2, '0')}` },
+      {
+        id: 'a-long-vault-id-past-twelve-bytes',
+        n: BigInt(VECTOR_ROWS),
+        nulls: BigInt(VECTOR_ROWS - a.length),
+        s: (a.reduce((x, y) => x + y, 0) / 1e6).toFixed(6),
+        sx: a.reduce((x, y) => x + y, 0) / 2,
+        t: `1970-01-01 00:${String(Math.floor((VECTOR_ROWS - 1) / 60)).padStart(2, '0')}:${String((VECTOR_ROWS - 1) % 60).padStart(2, '0')}`,
+      },
       { id: 'b', n: 5n, nulls: 0n, s: '0.000010', sx: 5, t: '1970-01-01 00:00:04' },
     ]);
     const order = await store.one<{ v: boolean }>('test.order', "SELECT current_setting('preserve_insertion_order') AS v");

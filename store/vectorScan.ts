@@ -79,7 +79,8 @@ const BYTES = { timestamp: 8, double: 8, decimal: 16 } as const;
 
 /** Write chunk `c` into DuckDB's output chunk. */
 function emit(scan: Scan, c: VectorChunk, out: duckdb.DataChunk): void {
-  if (!Number.isInteger(c.rows) || c.rows <= 0 || c.rows > VECTOR_ROWS) throw new VaultdError('INTERNAL', `a vector chunk holds 1–${VECTOR_ROWS} rows, not ${c.rows}`);
+  if (!Number.isInteger(c.rows) || c.rows <= 0 || c.rows > VECTOR_ROWS)
+    throw new VaultdError('INTERNAL', `a vector chunk holds 1–${VECTOR_ROWS} rows, not ${c.rows}`);
   let constant = 0;
   let value = 0;
   scan.columns.forEach((col, i) => {
@@ -105,7 +106,13 @@ function emit(scan: Scan, c: VectorChunk, out: duckdb.DataChunk): void {
  * INSERT INTO `table` every chunk `source` yields, on `threads` DuckDB threads; resolves with the
  * row count. The columns must be the table's, in its order.
  */
-export async function insertVectorChunks(store: Store, table: string, columns: readonly VectorColumn[], source: VectorChunkSource, options: VectorScanOptions = {}): Promise<number> {
+export async function insertVectorChunks(
+  store: Store,
+  table: string,
+  columns: readonly VectorColumn[],
+  source: VectorChunkSource,
+  options: VectorScanOptions = {},
+): Promise<number> {
   if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new VaultdError('INTERNAL', `vector scan: not a table name: "${table}"`);
   const threads = options.threads ?? 2;
   const scan: Scan = { columns, source, rows: 0, failure: undefined };
@@ -131,7 +138,9 @@ export async function insertVectorChunks(store: Store, table: string, columns: r
     }),
   );
   try {
-    await store.withoutInsertionOrder(() => store.run(`vector_scan.${table}`, `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM ${name}()`));
+    await store.withoutInsertionOrder(() =>
+      store.run(`vector_scan.${table}`, `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) SELECT * FROM ${name}()`),
+    );
   } catch (err) {
     throw scan.failure ?? err;
   }

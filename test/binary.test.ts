@@ -102,7 +102,11 @@ describe.runIf(process.platform === 'linux')('single binary', () => {
   });
 
   it('serve with no arguments creates ./data/vaultd.duckdb with the demo world and serves it; SIGTERM exits 0', async () => {
-    const child = spawn(bin, ['serve', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: { ...env, VAULTD_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['serve', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: dir,
+      env: { ...env, VAULTD_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const port = await waitForListening(child);
       expect(existsSync(join(dir, 'data', 'vaultd.duckdb'))).toBe(true);
@@ -110,7 +114,12 @@ describe.runIf(process.platform === 'linux')('single binary', () => {
       const vaults = (await (await fetch(`http://127.0.0.1:${port}/v1/vaults`)).json()) as { data: unknown[] };
       expect(vaults.data.length).toBeGreaterThan(0);
       // the explorer pages and the client SDK ride inside the binary
-      for (const [path, type] of [['/', 'text/html'], ['/docs', 'text/html'], ['/explorer/app.js', 'text/javascript'], ['/client/index.js', 'text/javascript']]) {
+      for (const [path, type] of [
+        ['/', 'text/html'],
+        ['/docs', 'text/html'],
+        ['/explorer/app.js', 'text/javascript'],
+        ['/client/index.js', 'text/javascript'],
+      ]) {
         const res = await fetch(`http://127.0.0.1:${port}${path}`);
         expect(res.status, path).toBe(200);
         expect(res.headers.get('content-type'), path).toMatch(new RegExp(`^${type}`));

@@ -11,7 +11,10 @@ describe('import boundaries', () => {
   it('reads the whole program', () => {
     expect(files.length).toBeGreaterThan(150);
     for (const top of ['common', 'model', 'families', 'store', 'jobs', 'engine', 'server', 'cli', 'client', 'explorer']) {
-      expect(files.some((f) => f.path.startsWith(`${top}/`)), top).toBe(true);
+      expect(
+        files.some((f) => f.path.startsWith(`${top}/`)),
+        top,
+      ).toBe(true);
     }
     expect(edges.length).toBeGreaterThan(500);
   });
@@ -43,10 +46,14 @@ describe('import boundaries', () => {
     expect(bad.at(-2)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
     expect(bad.at(-1)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
     // and a planted cycle is found
-    expect(importCycles(importEdges([
-      { path: 'engine/a.ts', text: "import { b } from './b.js';" },
-      { path: 'engine/b.ts', text: "import { a } from './a.js';" },
-    ]))).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
+    expect(
+      importCycles(
+        importEdges([
+          { path: 'engine/a.ts', text: "import { b } from './b.js';" },
+          { path: 'engine/b.ts', text: "import { a } from './a.js';" },
+        ]),
+      ),
+    ).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
   });
 
   it('every vault_type switch lives in families/ (and would fail on a planted one)', () => {

@@ -21,7 +21,10 @@ beforeAll(() => {
   smallDemoDb(db, ['--seed', '3', '--now', '2026-06-01T00:00:00Z', '--wallets', '12', '--days', '6', '--vaults', '4']);
   // preloaded into the CLI's process: says at exit whether the bundle was the program that ran
   probe = join(dir, 'probe.cjs');
-  writeFileSync(probe, `process.on('exit', () => process.stderr.write('bundle loaded: ' + (require.cache[${JSON.stringify(bundle)}] !== undefined) + '\\n'));\n`);
+  writeFileSync(
+    probe,
+    `process.on('exit', () => process.stderr.write('bundle loaded: ' + (require.cache[${JSON.stringify(bundle)}] !== undefined) + '\\n'));\n`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

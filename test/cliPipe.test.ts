@@ -17,7 +17,11 @@ beforeAll(() => {
 /** stdout of `vaultd …` through a shell pipe whose reader starts after a second (the pipe fills and the writer must wait). */
 function slowRead(args: string[]): { status: number | null; text: string } {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-  const r = spawnSync('sh', ['-c', `${quoted} | (sleep 1; cat)`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, VAULTD_LOG_LEVEL: 'warn' } });
+  const r = spawnSync('sh', ['-c', `${quoted} | (sleep 1; cat)`], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, VAULTD_LOG_LEVEL: 'warn' },
+  });
   return { status: r.status, text: r.stdout };
 }
 

@@ -16,7 +16,12 @@ describe('vaultd devnet', () => {
       const res = await fetch(`http://127.0.0.1:${port}/v1/vaults`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as {
-        data: { vault_id: string; vault_type: string; numeraire_token: { address: string }; metrics: { total_supply: string; as_of: number; tvl: { native: string; usd: string | null } } }[];
+        data: {
+          vault_id: string;
+          vault_type: string;
+          numeraire_token: { address: string };
+          metrics: { total_supply: string; as_of: number; tvl: { native: string; usd: string | null } };
+        }[];
       };
       expect(body.data).toHaveLength(4);
       expect(new Set(body.data.map((v) => v.vault_type))).toEqual(new Set(['morpho_v1', 'aera_v3']));

@@ -58,7 +58,11 @@ const pricesOf = (s: Snapshot) => [...s.world.prices].map(([k, p]) => [k, [...p.
 const tvlUsd = (s: Snapshot) => [...s.details].map(([id, d]) => [id, d.metrics.tvl.usd]);
 /** every vault's latest metrics (APY windows included) and its hourly series' APYs, point by point */
 const apysOf = (s: Snapshot) =>
-  [...s.world.series].map(([id, v]) => [id, s.details.get(id)?.metrics, APY_WINDOW_DAYS.map((d) => Array.from({ length: v.length }, (_, i) => apyAt(v, d, i)))]);
+  [...s.world.series].map(([id, v]) => [
+    id,
+    s.details.get(id)?.metrics,
+    APY_WINDOW_DAYS.map((d) => Array.from({ length: v.length }, (_, i) => apyAt(v, d, i))),
+  ]);
 
 describe('engine.refresh after the prices job wrote', () => {
   it('nothing new: no publish', async () => {
@@ -74,7 +78,9 @@ describe('engine.refresh after the prices job wrote', () => {
     const last = series.ts[series.ts.length - 1]!;
     const unpriced = world.registry.tokens.find((t) => !world.prices.has(priceKey(t.chain_id, t.address)))!;
     expect(unpriced).toBeDefined();
-    const vaultOfUnpriced = world.registry.vaults.find((v) => v.chain_id === unpriced.chain_id && v.numeraire_address.toLowerCase() === unpriced.address.toLowerCase() && v.visibility !== 'disabled')!;
+    const vaultOfUnpriced = world.registry.vaults.find(
+      (v) => v.chain_id === unpriced.chain_id && v.numeraire_address.toLowerCase() === unpriced.address.toLowerCase() && v.visibility !== 'disabled',
+    )!;
     expect(engine.current()!.details.get(vaultOfUnpriced.vault_id)!.metrics.tvl.usd).toBeNull();
 
     // 1. two new hours of a priced token
@@ -86,10 +92,14 @@ describe('engine.refresh after the prices job wrote', () => {
 
     // 2. an older hour rewritten (a feed rescanned after a reorg): the token reloads whole
     const old = appended.ts[10]!;
-    await write([{ chain_id, address, ts: old, usd: '7.5', source: 'test' }], `DELETE FROM prices WHERE chain_id = ${chain_id} AND address = '${address}' AND epoch(ts) = ${old}`);
+    await write(
+      [{ chain_id, address, ts: old, usd: '7.5', source: 'test' }],
+      `DELETE FROM prices WHERE chain_id = ${chain_id} AND address = '${address}' AND epoch(ts) = ${old}`,
+    );
     // 3. the unpriced numeraire gains prices for the world's every hour
     const hours: PriceRow[] = [];
-    for (let ts = NOW - 40 * 24 * HOUR; ts <= NOW; ts += HOUR) hours.push({ chain_id: unpriced.chain_id, address: unpriced.address.toLowerCase(), ts, usd: '0.05', source: 'test' });
+    for (let ts = NOW - 40 * 24 * HOUR; ts <= NOW; ts += HOUR)
+      hours.push({ chain_id: unpriced.chain_id, address: unpriced.address.toLowerCase(), ts, usd: '0.05', source: 'test' });
     await write(hours);
     expect(await engine.refresh()).not.toBeNull();
     const refreshed = engine.current()!;

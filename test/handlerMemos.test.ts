@@ -53,20 +53,45 @@ describe('what the request path remembers', () => {
     const h = handlerOf(() => current);
     const targets = ['/v1/vaults', '/v1/vaults?include_hidden=true', '/v1/vaults?limit=2', '/v1/vaults?include_hidden=true&limit=3', `/v1/vaults/${vaultId}`];
     for (const t of targets) {
-      const fresh = get(handlerOf(() => first), t);
+      const fresh = get(
+        handlerOf(() => first),
+        t,
+      );
       expect(fresh.status, t).toBe(200);
       for (const enc of ['', 'gzip', 'br']) {
         // twice: the second answer comes from what the first left behind
-        expect(get(h, t, enc), `${t} ${enc}`).toEqual(get(handlerOf(() => first), t, enc));
-        expect(get(h, t, enc), `${t} ${enc} again`).toEqual(get(handlerOf(() => first), t, enc));
+        expect(get(h, t, enc), `${t} ${enc}`).toEqual(
+          get(
+            handlerOf(() => first),
+            t,
+            enc,
+          ),
+        );
+        expect(get(h, t, enc), `${t} ${enc} again`).toEqual(
+          get(
+            handlerOf(() => first),
+            t,
+            enc,
+          ),
+        );
       }
     }
     current = second;
     for (const t of targets) {
       const now = get(h, t);
-      expect(now, t).toEqual(get(handlerOf(() => second), t));
+      expect(now, t).toEqual(
+        get(
+          handlerOf(() => second),
+          t,
+        ),
+      );
       // the republished page differs (refreshed_at), so a stale answer would fail here
-      expect(now.etag, t).not.toBe(get(handlerOf(() => first), t).etag);
+      expect(now.etag, t).not.toBe(
+        get(
+          handlerOf(() => first),
+          t,
+        ).etag,
+      );
     }
   });
 
@@ -83,13 +108,29 @@ describe('what the request path remembers', () => {
   it('timeseries windows and their cursors: repeated answers equal fresh ones, and the cursor walks on', () => {
     const h = handlerOf(() => first);
     const target = `/v1/vaults/${vaultId}/timeseries?granularity=hour&limit=100`;
-    const fresh = get(handlerOf(() => first), target);
+    const fresh = get(
+      handlerOf(() => first),
+      target,
+    );
     expect(fresh.status).toBe(200);
-    for (const enc of ['', 'gzip']) for (let i = 0; i < 3; i++) expect(get(h, target, enc)).toEqual(get(handlerOf(() => first), target, enc));
+    for (const enc of ['', 'gzip'])
+      for (let i = 0; i < 3; i++)
+        expect(get(h, target, enc)).toEqual(
+          get(
+            handlerOf(() => first),
+            target,
+            enc,
+          ),
+        );
     const next = JSON.parse(fresh.body).meta.next_cursor as string;
     expect(next).toMatch(/^[A-Za-z0-9_-]+$/);
     const page2 = get(h, `${target}&next=${next}`);
-    expect(page2).toEqual(get(handlerOf(() => first), `${target}&next=${next}`));
+    expect(page2).toEqual(
+      get(
+        handlerOf(() => first),
+        `${target}&next=${next}`,
+      ),
+    );
     expect(JSON.parse(page2.body).data[0].timestamp > JSON.parse(fresh.body).data.at(-1).timestamp).toBe(true);
     // the window on the next generation: its own cursor and ETag, not the remembered ones
     const h2 = handlerOf(() => second);
@@ -128,4 +169,3 @@ describe('what the request path remembers', () => {
     }
   });
 });
-

@@ -118,7 +118,7 @@ describe('the default transport (uWebSockets.js)', () => {
     expect(r.text).toMatch(/"status":"ok"/);
   });
 
-  it('a target up to the API limit reaches vaultd (its own 414 past 8 KiB, not the transport\'s 431)', async () => {
+  it("a target up to the API limit reaches vaultd (its own 414 past 8 KiB, not the transport's 431)", async () => {
     const long = await raw(port, `GET /v1/vaults?x=${'a'.repeat(9000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(statusOf(long.text)).toBe(414);
     expect(long.text).toMatch(/"code":"URI_TOO_LONG"/);
@@ -187,7 +187,7 @@ describe.skipIf('reason' in nginx)('behind nginx', () => {
     }
   });
 
-  it('docs/nginx.conf (the README\'s site file) as it is, in front of the default transport: 200s over keep-alive', async () => {
+  it("docs/nginx.conf (the README's site file) as it is, in front of the default transport: 200s over keep-alive", async () => {
     const port = await serve('uws');
     const site = readFileSync(join(PROJECT_ROOT, 'docs', 'nginx.conf'), 'utf8');
     expect(site).toMatch(/proxy_http_version 1\.1;/);

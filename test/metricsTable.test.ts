@@ -43,7 +43,10 @@ const compareWithSql = () =>
     await createSqlMetricsTable(store, 'sql_metrics');
     const diff = await diffMetricsTables(store, 'vault_metrics_hourly', 'sql_metrics');
     const snapshots = await store.one<{ n: bigint }>('test.snapshots', 'SELECT count(*) AS n FROM (SELECT DISTINCT vault_id, ts FROM vault_snapshots)');
-    const nulls = await store.one<{ usd: bigint; apy: bigint }>('test.nulls', 'SELECT count(*) FILTER (WHERE tvl_usd IS NULL) AS usd, count(*) FILTER (WHERE apy_90d IS NULL) AS apy FROM vault_metrics_hourly');
+    const nulls = await store.one<{ usd: bigint; apy: bigint }>(
+      'test.nulls',
+      'SELECT count(*) FILTER (WHERE tvl_usd IS NULL) AS usd, count(*) FILTER (WHERE apy_90d IS NULL) AS apy FROM vault_metrics_hourly',
+    );
     return { diff, snapshots: Number(snapshots!.n), nulls: { usd: Number(nulls!.usd), apy: Number(nulls!.apy) } };
   });
 
@@ -81,7 +84,10 @@ describe('vault_metrics_hourly on the demo world', () => {
     const after = await withStore(async (store) => ({
       version: await store.schemaVersion(),
       rows: Number((await store.one<{ n: bigint }>('test.count', 'SELECT count(*) AS n FROM vault_metrics_hourly'))!.n),
-      type: (await store.one<{ t: string }>('test.type', "SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'vault_metrics_hourly' AND column_name = 'tvl_usd'"))!.t,
+      type: (await store.one<{ t: string }>(
+        'test.type',
+        "SELECT data_type AS t FROM information_schema.columns WHERE table_name = 'vault_metrics_hourly' AND column_name = 'tvl_usd'",
+      ))!.t,
     }));
     expect(after).toEqual({ version: MIGRATIONS.at(-1)!.version, rows: 0, type: 'DECIMAL(38,6)' });
 

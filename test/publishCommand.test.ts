@@ -44,7 +44,13 @@ describe('vaultd publish and a snapshot reader', () => {
     const wallet = vaultd(['wallets', '--db', db, '--limit', '1']).stdout.trim();
     const vaults = (await (await fetch(`${writer}/v1/vaults`)).json()) as { data: { vault_id: string }[] };
     const v = vaults.data[0]!.vault_id;
-    for (const path of ['/v1/vaults', `/v1/vaults/${v}/timeseries?granularity=day`, `/v1/users/${wallet}/positions`, `/v1/users/${wallet}/activity?limit=5`, '/v1/tvl']) {
+    for (const path of [
+      '/v1/vaults',
+      `/v1/vaults/${v}/timeseries?granularity=day`,
+      `/v1/users/${wallet}/positions`,
+      `/v1/users/${wallet}/activity?limit=5`,
+      '/v1/tvl',
+    ]) {
       const [a, b] = await Promise.all([writer, reader].map((base) => fetch(`${base}${path}`, { headers: { 'x-request-id': 'same' } })));
       expect(a!.status, path).toBe(200);
       expect(b!.headers.get('etag'), path).toBe(a!.headers.get('etag'));
@@ -60,7 +66,10 @@ describe('vaultd publish and a snapshot reader', () => {
     // the key works on the reader; revoked and republished, it is refused within a poll
     const auth = { authorization: `Bearer ${secret}` };
     expect((await fetch(`${reader}/v1/tvl`, { headers: auth })).status).toBe(200);
-    const id = vaultd(['keys', 'list', '--db', db]).stdout.split('\n').find((l) => l.includes('reader-test'))!.split(/\s+/)[0]!;
+    const id = vaultd(['keys', 'list', '--db', db])
+      .stdout.split('\n')
+      .find((l) => l.includes('reader-test'))!
+      .split(/\s+/)[0]!;
     expect(vaultd(['keys', 'revoke', id, '--db', db]).status).toBe(0);
     expect(vaultd(['publish', '--db', db, '--out', out]).status).toBe(0);
     let status = 200;

@@ -49,7 +49,11 @@ describe('a restored world', () => {
     const before = restored.world.prices.get(key)!;
     const last = before.ts[before.ts.length - 1]!;
     await access((store) =>
-      store.run('test.price', `INSERT INTO prices VALUES ($1, $2, to_timestamp($3)::TIMESTAMP, 123.456::DECIMAL(38, 18), 'test')`, [token.chain_id, token.address, last + 3600]),
+      store.run('test.price', `INSERT INTO prices VALUES ($1, $2, to_timestamp($3)::TIMESTAMP, 123.456::DECIMAL(38, 18), 'test')`, [
+        token.chain_id,
+        token.address,
+        last + 3600,
+      ]),
     );
     expect(await engine.refresh()).not.toBeNull();
     const after = engine.current()!.world.prices.get(key)!;

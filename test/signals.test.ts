@@ -65,12 +65,24 @@ describe('stop signals', () => {
         registry: {
           vaults: [
             {
-              chain_id: 1, address: '0xbeef01735c132ada46aa9aa4c54623caa92a64cb', vault_type: 'morpho_v1', name: 'Steakhouse USDC', symbol: 'steakUSDC',
+              chain_id: 1,
+              address: '0xbeef01735c132ada46aa9aa4c54623caa92a64cb',
+              vault_type: 'morpho_v1',
+              name: 'Steakhouse USDC',
+              symbol: 'steakUSDC',
               numeraire_token: { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6, symbol: 'USDC' },
             },
           ],
         },
-        prices: { providers: [{ kind: 'chainlink', chain_id: 1, feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }] }] },
+        prices: {
+          providers: [
+            {
+              kind: 'chainlink',
+              chain_id: 1,
+              feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }],
+            },
+          ],
+        },
       }),
     );
     const db = join(dir, 'ingest.duckdb');
@@ -109,7 +121,10 @@ describe('stop signals', () => {
     // the server itself is gone too, not orphaned: its port refuses connections
     let up = true;
     for (let i = 0; i < 50 && up; i++) {
-      up = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+      up = await fetch(`http://127.0.0.1:${port}/health`).then(
+        () => true,
+        () => false,
+      );
       if (up) await new Promise((r) => setTimeout(r, 200));
     }
     expect(up).toBe(false);

@@ -32,7 +32,6 @@ beforeAll(async () => {
 });
 afterAll(() => {});
 
-
 function handlerFor(snapshot: Snapshot) {
   const s = served(snapshot);
   return createHandler({
@@ -47,7 +46,17 @@ function handlerFor(snapshot: Snapshot) {
 
 const get = (h: ReturnType<typeof handlerFor>, target: string) => {
   const [path, query = ''] = target.split('?');
-  const r = h({ method: 'GET', path: path!, query, ip: '127.0.0.1', authorization: '', apiKey: '', acceptEncoding: '', ifNoneMatch: '', requestId: 'fixed-id' });
+  const r = h({
+    method: 'GET',
+    path: path!,
+    query,
+    ip: '127.0.0.1',
+    authorization: '',
+    apiKey: '',
+    acceptEncoding: '',
+    ifNoneMatch: '',
+    requestId: 'fixed-id',
+  });
   if (r instanceof Promise) throw new Error('unexpected async reply');
   const headers = Object.fromEntries(replyHeaders(r).filter(([k]) => k === 'ETag' || k === 'Content-Type'));
   return { status: r.status, etag: headers.ETag, body: Buffer.concat(replyParts(r)).toString('utf8') };
@@ -160,12 +169,18 @@ describe('snapshot directory', () => {
     // prices, and one whose every price is the empty string
     const [first, second] = [...world.prices.values()];
     first!.usd = [...first!.usd.slice(0, -1), '1.5\n2'];
-    world.prices.set('1:0x00000000000000000000000000000000000000e0', { chain_id: 1, address: '0x00000000000000000000000000000000000000e0', ts: new Float64Array(0), usd: [], usd_f: new Float64Array(0) });
+    world.prices.set('1:0x00000000000000000000000000000000000000e0', {
+      chain_id: 1,
+      address: '0x00000000000000000000000000000000000000e0',
+      ts: new Float64Array(0),
+      usd: [],
+      usd_f: new Float64Array(0),
+    });
     second!.usd = second!.usd.map(() => '');
     expect(await once()).toEqual(usd(world));
   });
 
-  it('keeps the previous generation\'s files and removes older ones', async () => {
+  it("keeps the previous generation's files and removes older ones", async () => {
     const out = join(dir, 'gc');
     const ids = [1, 2, 3].map((g) => ({ generation: g, refreshed_at_s: original.refreshed_at_s, stamp: null }));
     const auths = ids.map((_, k) => ({ cursor_secret: `s${k}`, keys: [] }));
@@ -184,7 +199,15 @@ describe('snapshot directory', () => {
 
 describe('writeJsonObject', () => {
   it("writes JSON.stringify's bytes in pieces, whatever the members (long arrays an element at a time)", async () => {
-    const member = fc.oneof(fc.jsonValue(), fc.array(fc.jsonValue(), { maxLength: 40 }), fc.constant(undefined), fc.array(fc.integer({ min: 150_000, max: 200_000 }).map((n) => 'é"\\n'.repeat(n)), { maxLength: 8 }));
+    const member = fc.oneof(
+      fc.jsonValue(),
+      fc.array(fc.jsonValue(), { maxLength: 40 }),
+      fc.constant(undefined),
+      fc.array(
+        fc.integer({ min: 150_000, max: 200_000 }).map((n) => 'é"\\n'.repeat(n)),
+        { maxLength: 8 },
+      ),
+    );
     await fc.assert(
       fc.asyncProperty(fc.dictionary(fc.string(), member, { maxKeys: 6 }), async (obj) => {
         const pieces: Buffer[] = [];

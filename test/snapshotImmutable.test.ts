@@ -37,7 +37,14 @@ function view(s: Snapshot) {
   return JSON.stringify({ series, positions, activity, events: s.world.events.length });
 }
 const replayed = (s: Snapshot, wallet: string) =>
-  JSON.stringify(walletPositionList(s.world, wallet).map((p) => [p.vault_id, p.rows.to - p.rows.from, s.world.positionItems!.flags[p.position_id - 1], itemBytes(s.world.positionItems!, p.position_id - 1).toString()]));
+  JSON.stringify(
+    walletPositionList(s.world, wallet).map((p) => [
+      p.vault_id,
+      p.rows.to - p.rows.from,
+      s.world.positionItems!.flags[p.position_id - 1],
+      itemBytes(s.world.positionItems!, p.position_id - 1).toString(),
+    ]),
+  );
 
 describe('published snapshots are immutable', () => {
   it('a refresh with new hours and events leaves the previous generation as it was', async () => {

@@ -69,7 +69,9 @@ describe.skipIf('reason' in nginx)('stateless readers behind nginx', () => {
       seen.add(page.meta.refreshed_at);
       const base = first.split('?')[0]!;
       while (page.meta.next_cursor) {
-        page = await getJson(`${base}?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(first.split('?')[1])), next: page.meta.next_cursor })}`);
+        page = await getJson(
+          `${base}?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(first.split('?')[1])), next: page.meta.next_cursor })}`,
+        );
         seen.add(page.meta.refreshed_at);
       }
       for (const g of seen) generationsSeen.add(g);

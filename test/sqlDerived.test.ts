@@ -71,7 +71,15 @@ describe('recompute --full equals DuckDB SQL alone (positions, activity)', () =>
             const token = r.token === '0xnum' ? num : r.token === '0xNUM' ? `0x${num.slice(2).toUpperCase()}` : `0x${'ab'.repeat(20)}`;
             const cap = (x: bigint) => (x > CAP ? x % CAP : x);
             // chain 1's demo blocks stay below 10^9; the random hours end within the demo's last days
-            return { ...r, vault_id: v.vault_id, block_number: 1_000_000_000 + r.block_number, ts: end - 60 * 3600 + (r.ts - 1_700_000_000) * 2, token, assets: cap(r.assets), shares: cap(r.shares) };
+            return {
+              ...r,
+              vault_id: v.vault_id,
+              block_number: 1_000_000_000 + r.block_number,
+              ts: end - 60 * 3600 + (r.ts - 1_700_000_000) * 2,
+              token,
+              assets: cap(r.assets),
+              shares: cap(r.shares),
+            };
           });
           const writer = await createRawWriter(store, 'append');
           for (const r of added) writer.sink.event(r);
@@ -81,7 +89,10 @@ describe('recompute --full equals DuckDB SQL alone (positions, activity)', () =>
         }
         const out = await recomputeAndCompare(db);
         rmSync(db, { force: true });
-        expect(out.activity.diff, JSON.stringify(added.slice(0, 5), (_, x) => (typeof x === 'bigint' ? String(x) : x))).toMatchObject({ only_a: 0, only_b: 0 });
+        expect(
+          out.activity.diff,
+          JSON.stringify(added.slice(0, 5), (_, x) => (typeof x === 'bigint' ? String(x) : x)),
+        ).toMatchObject({ only_a: 0, only_b: 0 });
         expect(out.positions.diff).toMatchObject({ only_a: 0, only_b: 0 });
         expect(out.positions.diff.rows_a).toBe(out.positions.diff.rows_b);
       }),

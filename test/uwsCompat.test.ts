@@ -46,15 +46,18 @@ describe('uWebSockets.js compatibility step', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux' && process.arch === 'x64')('objdump agrees: no __isoc23_ symbol and nothing past GLIBC_2.36 in the addon this Node loads', () => {
-    const file = join(pkg, `uws_linux_x64_${process.versions.modules}.node`);
-    const dump = spawnSync('objdump', ['-T', file], { encoding: 'utf8' });
-    if (dump.error) return expect.fail(`objdump is needed for this check (Debian: binutils): ${dump.error.message}`);
-    expect(dump.stdout).not.toMatch(/__isoc23_/);
-    const versions = [...new Set(dump.stdout.match(/GLIBC_[0-9.]+/g))].sort(compareGlibc);
-    expect(versions.at(-1)).toBe('GLIBC_2.36');
-    expect(dump.stdout).toMatch(/\(GLIBC_2\.2\.5\)\s+strtol\n/);
-  });
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')(
+    'objdump agrees: no __isoc23_ symbol and nothing past GLIBC_2.36 in the addon this Node loads',
+    () => {
+      const file = join(pkg, `uws_linux_x64_${process.versions.modules}.node`);
+      const dump = spawnSync('objdump', ['-T', file], { encoding: 'utf8' });
+      if (dump.error) return expect.fail(`objdump is needed for this check (Debian: binutils): ${dump.error.message}`);
+      expect(dump.stdout).not.toMatch(/__isoc23_/);
+      const versions = [...new Set(dump.stdout.match(/GLIBC_[0-9.]+/g))].sort(compareGlibc);
+      expect(versions.at(-1)).toBe('GLIBC_2.36');
+      expect(dump.stdout).toMatch(/\(GLIBC_2\.2\.5\)\s+strtol\n/);
+    },
+  );
 
   it('a patch that would retarget anything but the three C23 functions is refused', () => {
     const name = `uws_linux_x64_${process.versions.modules}.node`;

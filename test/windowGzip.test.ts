@@ -33,12 +33,29 @@ beforeAll(async () => {
   // hundreds of anonymous requests in a moment: limits out of the way
   const config = join(tempDir('vaultd-window-gzip-config-'), 'vaultd.json');
   writeFileSync(config, JSON.stringify(UNLIMITED));
-  handle = createHandler({ common: createCommon(loadConfig({ config }, {}), { logger: createLogger('silent') }), current: () => served, auth: () => createAuthTable([]), cursors: createCursorCodec(Buffer.alloc(32, 5)), secondsToNextPublish: () => null, started: 0 });
+  handle = createHandler({
+    common: createCommon(loadConfig({ config }, {}), { logger: createLogger('silent') }),
+    current: () => served,
+    auth: () => createAuthTable([]),
+    cursors: createCursorCodec(Buffer.alloc(32, 5)),
+    secondsToNextPublish: () => null,
+    started: 0,
+  });
 });
 
 function ask(target: string, acceptEncoding: string): Reply {
   const [path, query = ''] = target.split('?');
-  const r = handle({ method: 'GET', path: path!, query, ip: '127.0.0.1', authorization: '', apiKey: '', acceptEncoding, ifNoneMatch: '', requestId: 'window-gzip.7' });
+  const r = handle({
+    method: 'GET',
+    path: path!,
+    query,
+    ip: '127.0.0.1',
+    authorization: '',
+    apiKey: '',
+    acceptEncoding,
+    ifNoneMatch: '',
+    requestId: 'window-gzip.7',
+  });
   if (r instanceof Promise) throw new Error('unexpected async reply');
   return r;
 }
@@ -47,7 +64,9 @@ const encoding = (r: Reply) => replyHeaders(r).find(([k]) => k === 'Content-Enco
 describe('gzip windows written from their pieces', () => {
   it('gunzip to the identity body for any window and cursor page; fill and parts agree with the stated length', () => {
     // vaults with history that the route serves (a disabled vault is a 404)
-    const ids = [...snapshot.world.series.keys()].filter((id) => snapshot.world.series.get(id)!.length > 0 && ask(`/v1/vaults/${id}/timeseries?limit=1`, 'identity').status === 200);
+    const ids = [...snapshot.world.series.keys()].filter(
+      (id) => snapshot.world.series.get(id)!.length > 0 && ask(`/v1/vaults/${id}/timeseries?limit=1`, 'identity').status === 200,
+    );
     expect(ids.length).toBeGreaterThan(0);
     let compressed = 0;
     fc.assert(

@@ -120,7 +120,20 @@ async function measure(): Promise<BenchOutput> {
 
   const servers: Running[] = [];
   try {
-    const vaultdArgv = (db: string, port: number) => [process.execPath, vaultdBin, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--no-jobs', '--config', configPath];
+    const vaultdArgv = (db: string, port: number) => [
+      process.execPath,
+      vaultdBin,
+      'serve',
+      '--db',
+      db,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--no-jobs',
+      '--config',
+      configPath,
+    ];
     const startVaultd = async (name: string, db: string) => {
       const port = await freePort();
       const s = await startProcess(name, vaultdArgv(db, port), { core: core(settings.serverCore), dir, port, readyPath: '/v1/vaults' });
@@ -138,11 +151,17 @@ async function measure(): Promise<BenchOutput> {
     const ts = await findTimeseries(demo.port, onePath.split('/')[3]!);
     const brPath = '/v1/vaults?include_hidden=true';
     const br = await get(wide.port, brPath, { 'Accept-Encoding': 'br' });
-    if (br.status !== 200 || br.headers['content-encoding'] !== 'br') throw new Error(`${brPath} with Accept-Encoding: br answered ${br.status} ${br.headers['content-encoding'] ?? 'identity'}`);
+    if (br.status !== 200 || br.headers['content-encoding'] !== 'br')
+      throw new Error(`${brPath} with Accept-Encoding: br answered ${br.status} ${br.headers['content-encoding'] ?? 'identity'}`);
     const brRaw = brotliDecompressSync(br.body);
     results.bodies = {
       page_1kb: { path: onePath, bytes: one.body.length, headers: one.rawHeaders.length },
-      page_br: { path: brPath, bytes: brRaw.length, br_bytes: br.body.length, vaults: (JSON.parse(brRaw.toString()) as { meta: { count: number } }).meta.count },
+      page_br: {
+        path: brPath,
+        bytes: brRaw.length,
+        br_bytes: br.body.length,
+        vaults: (JSON.parse(brRaw.toString()) as { meta: { count: number } }).meta.count,
+      },
       not_modified: { path: onePath, if_none_match: etag },
       timeseries: { path: ts.path, bytes: ts.bytes, gzip_bytes: ts.gzipBytes, accept_encoding: settings.browserAcceptEncoding, points: 1000 },
     };
@@ -162,7 +181,12 @@ async function measure(): Promise<BenchOutput> {
     const specPath = join(dir, 'baseline.json');
     writeFileSync(specPath, JSON.stringify(spec, null, 2));
     const node = (kind: string) => async (port: number) =>
-      startProcess(kind, [process.execPath, join(here, 'baselineServer.js'), kind, String(port), specPath], { core: core(settings.serverCore), dir, port, readyPath: '/one' });
+      startProcess(kind, [process.execPath, join(here, 'baselineServer.js'), kind, String(port), specPath], {
+        core: core(settings.serverCore),
+        dir,
+        port,
+        readyPath: '/one',
+      });
     const candidates: { name: string; br: boolean; start: (port: number) => Promise<Running> }[] = [{ name: 'uws', br: true, start: node('uws') }];
     if (tools.nginx) {
       const files = Object.entries(spec.routes).map(([path, r]) => ({ path, file: r.bodyFile, headers: r.headers }));
@@ -182,7 +206,8 @@ async function measure(): Promise<BenchOutput> {
       servers.push(server);
       // Alternatives must serve the same bytes: the bench compares like with like.
       const got = await get(server.port, '/one', { 'Accept-Encoding': 'identity' });
-      if (got.status !== 200 || !got.body.equals(one.body)) throw new Error(`${b.name} baseline serves other bytes on /one (${got.status}, ${got.body.length} B)`);
+      if (got.status !== 200 || !got.body.equals(one.body))
+        throw new Error(`${b.name} baseline serves other bytes on /one (${got.status}, ${got.body.length} B)`);
       if (b.br) {
         const gotBr = await get(server.port, '/br', { 'Accept-Encoding': 'br' });
         if (gotBr.status !== 200 || !gotBr.body.equals(br.body)) throw new Error(`${b.name} baseline serves other bytes on /br`);
@@ -198,7 +223,9 @@ async function measure(): Promise<BenchOutput> {
       ...baselines.map((b): Case => ({ id: `${b.name}.page_1kb`, server: b.server, path: '/one', headers: identity, group: '1kb' })),
       { id: 'vaultd.not_modified_304', server: demo, path: onePath, headers: { ...identity, 'If-None-Match': etag }, group: '1kb' },
       { id: 'vaultd.page_br', server: wide, path: brPath, headers: { 'Accept-Encoding': 'br' }, group: 'br' },
-      ...baselines.filter((b) => b.br).map((b): Case => ({ id: `${b.name}.page_br`, server: b.server, path: '/br', headers: { 'Accept-Encoding': 'br' }, group: 'br' })),
+      ...baselines
+        .filter((b) => b.br)
+        .map((b): Case => ({ id: `${b.name}.page_br`, server: b.server, path: '/br', headers: { 'Accept-Encoding': 'br' }, group: 'br' })),
       { id: 'vaultd.timeseries_1000h', server: demo, path: ts.path, headers: { 'Accept-Encoding': settings.browserAcceptEncoding }, group: null },
       {
         id: 'vaultd.timeseries_1000h_random',
@@ -208,7 +235,17 @@ async function measure(): Promise<BenchOutput> {
         group: null,
         script: randomWindowScript(dir, await windowVaults(demo.port)),
       },
-      ...baselines.filter((b) => b.br).map((b): Case => ({ id: `${b.name}.timeseries_1000h`, server: b.server, path: '/window', headers: { 'Accept-Encoding': settings.browserAcceptEncoding }, group: null })),
+      ...baselines
+        .filter((b) => b.br)
+        .map(
+          (b): Case => ({
+            id: `${b.name}.timeseries_1000h`,
+            server: b.server,
+            path: '/window',
+            headers: { 'Accept-Encoding': settings.browserAcceptEncoding },
+            group: null,
+          }),
+        ),
       { id: 'vaultd.timeseries_1000h_identity', server: demo, path: ts.path, headers: identity, group: null },
     ];
     const wrkOpts = (c: Case) => ({
@@ -235,7 +272,9 @@ async function measure(): Promise<BenchOutput> {
         for (const c of list) {
           const r = await runWrk({ ...wrkOpts(c), seconds: settings.seconds });
           satRounds.set(c.id, [...(satRounds.get(c.id) ?? []), r]);
-          console.log(`http bench: ${c.id} saturation round ${round + 1}: ${r.req_per_s} req/s, ${r.server_cpu_us_per_req} µs CPU/req, p99 ${r.latency_ms.p99} ms`);
+          console.log(
+            `http bench: ${c.id} saturation round ${round + 1}: ${r.req_per_s} req/s, ${r.server_cpu_us_per_req} µs CPU/req, p99 ${r.latency_ms.p99} ms`,
+          );
         }
       }
       for (const c of list) {
@@ -302,7 +341,9 @@ async function measure(): Promise<BenchOutput> {
       }
       const sat = r.saturation;
       if (sat.server_cpu_util < 0.8 && (sat.core_busy[settings.serverCore] ?? 0) > 0.95) {
-        notes.push(`${id}: at saturation the server had ${Math.round(sat.server_cpu_util * 100)} % of its core, which was ${Math.round((sat.core_busy[settings.serverCore] ?? 0) * 100)} % busy: other processes shared it, req/s is understated`);
+        notes.push(
+          `${id}: at saturation the server had ${Math.round(sat.server_cpu_util * 100)} % of its core, which was ${Math.round((sat.core_busy[settings.serverCore] ?? 0) * 100)} % busy: other processes shared it, req/s is understated`,
+        );
       }
     }
     if (notes.length > 0) results.notes = notes;
@@ -342,7 +383,9 @@ async function findTimeseries(port: number, vaultId: string): Promise<{ path: st
   if (count !== 1000) throw new Error(`${path} returned ${count} points, not 1000`);
   const gz = await get(port, path, { 'Accept-Encoding': settings.browserAcceptEncoding, ...id });
   if (gz.status !== 200 || gz.headers['content-encoding'] !== 'gzip' || !gunzipSync(gz.body).equals(res.body)) {
-    throw new Error(`${path} with Accept-Encoding: ${settings.browserAcceptEncoding} answered ${gz.status} ${gz.headers['content-encoding'] ?? 'identity'}, not the identity body gzipped`);
+    throw new Error(
+      `${path} with Accept-Encoding: ${settings.browserAcceptEncoding} answered ${gz.status} ${gz.headers['content-encoding'] ?? 'identity'}, not the identity body gzipped`,
+    );
   }
   return { path, bytes: res.body.length, gzipBytes: gz.body.length, gzip: gz };
 }
@@ -404,10 +447,13 @@ async function measureColdStart(db: string, configPath: string, opts: { fresh: b
     if (opts.fresh) rmSync(`${db}.snapshot`, { recursive: true, force: true });
     const port = await freePort();
     const t0 = performance.now();
-    const child = spawnPinned([process.execPath, vaultdBin, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--no-jobs', '--config', configPath], {
-      core: null,
-      log: join(settings.dir, 'vaultd-cold.log'),
-    });
+    const child = spawnPinned(
+      [process.execPath, vaultdBin, 'serve', '--db', db, '--port', String(port), '--host', '127.0.0.1', '--no-jobs', '--config', configPath],
+      {
+        core: null,
+        log: join(settings.dir, 'vaultd-cold.log'),
+      },
+    );
     try {
       samples.push(Math.round(await waitFor200(child, port, '/v1/vaults', t0, 60_000, 2)));
     } finally {

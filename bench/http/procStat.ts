@@ -34,12 +34,7 @@ export function treeCpuNs(pids: readonly number[]): number {
 /** Direct children of a process (nginx workers of a master). */
 export function childPids(pid: number): number[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
-        .split(' ')
-        .filter(Boolean)
-        .map(Number),
-    );
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
   } catch {
     return [];
   }

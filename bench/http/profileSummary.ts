@@ -26,7 +26,11 @@ export interface FunctionTime {
   total_ms: number;
 }
 
-export function summarizeProfile(path: string, top = 30, by: 'self' | 'total' = 'self'): { samples: number; ms: number; idle_pct: number; functions: FunctionTime[] } {
+export function summarizeProfile(
+  path: string,
+  top = 30,
+  by: 'self' | 'total' = 'self',
+): { samples: number; ms: number; idle_pct: number; functions: FunctionTime[] } {
   const p = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -66,7 +70,6 @@ export function summarizeProfile(path: string, top = 30, by: 'self' | 'total' = 
     .map((f) => ({ fn: f.fn, where: f.where, self_pct: pct(f.self), total_pct: pct(f.total), self_ms: ms(f.self), total_ms: ms(f.total) }));
   return { samples: p.samples.length, ms: ms(all), idle_pct: pct(idle), functions };
 }
-
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [file, top, by] = process.argv.slice(2);

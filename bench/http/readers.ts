@@ -31,12 +31,16 @@ export async function measureReaders(o: {
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
       readers.push(
-        await startProcess(`reader-${i}`, [process.execPath, o.vaultdBin, 'serve', '--snapshot', o.snapshotDir, '--port', String(port), '--host', '127.0.0.1', '--config', o.configPath], {
-          core: null,
-          dir: o.dir,
-          port,
-          readyPath: '/v1/vaults',
-        }),
+        await startProcess(
+          `reader-${i}`,
+          [process.execPath, o.vaultdBin, 'serve', '--snapshot', o.snapshotDir, '--port', String(port), '--host', '127.0.0.1', '--config', o.configPath],
+          {
+            core: null,
+            dir: o.dir,
+            port,
+            readyPath: '/v1/vaults',
+          },
+        ),
       );
     }
     const one = await startBalancer(o.dir, 'lb-1', readers.slice(0, 1));

@@ -93,7 +93,11 @@ export async function waitFor200(child: ChildProcess, port: number, path: string
   }
 }
 
-export async function startProcess(name: string, argv: string[], opts: { core: number | null; dir: string; port: number; readyPath: string; timeoutMs?: number; cwd?: string }): Promise<Running & { startup_ms: number }> {
+export async function startProcess(
+  name: string,
+  argv: string[],
+  opts: { core: number | null; dir: string; port: number; readyPath: string; timeoutMs?: number; cwd?: string },
+): Promise<Running & { startup_ms: number }> {
   const t0 = performance.now();
   const child = spawnPinned(argv, { core: opts.core, log: join(opts.dir, `${name}.log`), cwd: opts.cwd });
   try {
@@ -156,11 +160,21 @@ ${locations}
 `,
   );
   const t0 = performance.now();
-  const child = spawnPinned(['nginx', '-c', conf, '-p', opts.dir, '-e', join(opts.dir, 'nginx-error.log')], { core: opts.core, log: join(opts.dir, 'nginx.log') });
+  const child = spawnPinned(['nginx', '-c', conf, '-p', opts.dir, '-e', join(opts.dir, 'nginx-error.log')], {
+    core: opts.core,
+    log: join(opts.dir, 'nginx.log'),
+  });
   try {
     const startup = await waitFor200(child, opts.port, opts.files[0]!.path, t0, 10_000);
     const master = child.pid!;
-    return { name: 'nginx', port: opts.port, pid: master, pids: () => [master, ...childPids(master)], stop: () => stopChild(child), startup_ms: Math.round(startup) };
+    return {
+      name: 'nginx',
+      port: opts.port,
+      pid: master,
+      pids: () => [master, ...childPids(master)],
+      stop: () => stopChild(child),
+      startup_ms: Math.round(startup),
+    };
   } catch (err) {
     await stopChild(child);
     throw new Error(`nginx did not start (see ${join(opts.dir, 'nginx-error.log')})`, { cause: err });

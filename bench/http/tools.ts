@@ -22,7 +22,11 @@ export async function ensureTools(): Promise<Tools> {
       console.log(`http bench: installing ${missing.join(', ')} (apt-get)`);
       try {
         execFileSync('apt-get', ['update'], { stdio: 'ignore', timeout: 180_000 });
-        execFileSync('apt-get', ['install', '-y', ...missing], { stdio: 'ignore', timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+        execFileSync('apt-get', ['install', '-y', ...missing], {
+          stdio: 'ignore',
+          timeout: 300_000,
+          env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+        });
       } catch (err) {
         notes.push(`apt-get install ${missing.join(' ')} failed: ${(err as Error).message.split('\n')[0]}`);
       }

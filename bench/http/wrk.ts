@@ -120,7 +120,12 @@ export function combineRounds(offered: number, rounds: WrkRun[]): FixedRateSumma
     server_cpu_us_per_req: round2((cpuMs * 1000) / requests),
     p99_ms: p99s[Math.floor(p99s.length / 2)] ?? NaN,
     non_2xx_3xx: rounds.reduce((a, r) => a + r.non_2xx_3xx, 0),
-    rounds: rounds.map((r) => ({ req_per_s: r.req_per_s, server_cpu_us_per_req: r.server_cpu_us_per_req, p99_ms: r.latency_ms.p99, server_cpu_util: r.server_cpu_util })),
+    rounds: rounds.map((r) => ({
+      req_per_s: r.req_per_s,
+      server_cpu_us_per_req: r.server_cpu_us_per_req,
+      p99_ms: r.latency_ms.p99,
+      server_cpu_util: r.server_cpu_util,
+    })),
   };
 }
 

@@ -126,7 +126,9 @@ export async function runIngestBench(): Promise<BenchOutput> {
   });
   try {
     const m = devnet.manifest;
-    say(`devnet: ${m.rpcUrl}, blocks 1..${m.endBlock}, ${m.stats.transactions} transactions, ${m.stats.logs} logs on the chain, simulated in ${(devnet.simulateMs / 1000).toFixed(1)} s`);
+    say(
+      `devnet: ${m.rpcUrl}, blocks 1..${m.endBlock}, ${m.stats.transactions} transactions, ${m.stats.logs} logs on the chain, simulated in ${(devnet.simulateMs / 1000).toFixed(1)} s`,
+    );
     const config = benchConfig(m);
     const book = createAddressBook(config, m.chainId);
     const addresses = book.addressesOf(book.vaults);
@@ -137,7 +139,9 @@ export async function runIngestBench(): Promise<BenchOutput> {
     for (let i = 0; i < settings.runs; i++) {
       const run = await vaultdRun(config, m, devnet.pid, i);
       runs.push(run);
-      say(`vaultd run ${i + 1}: ${run.result.logs} logs, ${run.result.events} events, ${run.result.snapshot_reads} snapshot reads in ${(run.ms / 1000).toFixed(2)} s (${perS(run.result.logs, run.ms)} logs/s)`);
+      say(
+        `vaultd run ${i + 1}: ${run.result.logs} logs, ${run.result.events} events, ${run.result.snapshot_reads} snapshot reads in ${(run.ms / 1000).toFixed(2)} s (${perS(run.result.logs, run.ms)} logs/s)`,
+      );
       const f = await fetchOnly(m.rpcUrl, addresses, runs[0]!.ranges);
       fetches.push(f);
       say(`fetch only ${i + 1}: ${f.calls} eth_getLogs, ${f.logs} logs in ${(f.ms / 1000).toFixed(2)} s (${perS(f.logs, f.ms)} logs/s)`);
@@ -146,9 +150,11 @@ export async function runIngestBench(): Promise<BenchOutput> {
     const hours = (m.endTime - m.startTime) / 3600 + 1;
     for (const [i, r] of runs.entries()) {
       const x = r.result;
-      if (x.logs !== first.logs || x.events !== first.events || x.snapshots !== first.snapshots) throw new Error(`vaultd run ${i + 1} disagrees with run 1: ${JSON.stringify(x)} vs ${JSON.stringify(first)}`);
+      if (x.logs !== first.logs || x.events !== first.events || x.snapshots !== first.snapshots)
+        throw new Error(`vaultd run ${i + 1} disagrees with run 1: ${JSON.stringify(x)} vs ${JSON.stringify(first)}`);
     }
-    if (first.snapshots !== hours * m.vaults.length) throw new Error(`vaultd stored ${first.snapshots} snapshots, expected ${hours} hours × ${m.vaults.length} vaults`);
+    if (first.snapshots !== hours * m.vaults.length)
+      throw new Error(`vaultd stored ${first.snapshots} snapshots, expected ${hours} hours × ${m.vaults.length} vaults`);
     for (const f of fetches) if (f.logs !== first.logs) throw new Error(`fetch only read ${f.logs} logs where vaultd read ${first.logs}`);
     if (first.logs < MIN_LOGS) say(`WARNING: ${first.logs} watched logs, fewer than the ${MIN_LOGS} asked for: raise VAULTD_INGEST_BENCH_DAYS or _WALLETS`);
 
@@ -159,7 +165,9 @@ export async function runIngestBench(): Promise<BenchOutput> {
       const node0 = processCpuMs(devnet.pid);
       const outcome = await runPonder({ manifest: m, timeoutMs: settings.ponderTimeoutMs, say });
       ponder = { ...checkPonder(outcome, first, m), node_cpu_ms: Math.round(processCpuMs(devnet.pid) - node0) };
-      say(`ponder: ${ponder.status}${ponder.indexing_ms !== undefined ? ` in ${(ponder.indexing_ms / 1000).toFixed(1)} s` : ''}${ponder.reason ? ` — ${ponder.reason}` : ''}`);
+      say(
+        `ponder: ${ponder.status}${ponder.indexing_ms !== undefined ? ` in ${(ponder.indexing_ms / 1000).toFixed(1)} s` : ''}${ponder.reason ? ` — ${ponder.reason}` : ''}`,
+      );
     }
 
     // ---- figures ----
@@ -186,8 +194,10 @@ export async function runIngestBench(): Promise<BenchOutput> {
       method: {
         devnet: `hardhat@2.29.1 (EDR) over HTTP JSON-RPC on 127.0.0.1, in a child process; ${settings.days} days × ${settings.wallets} wallets, seed ${settings.seed}; one block per hour`,
         vaultd: `ingestOnce (one round to the head, finality 0) into a fresh DuckDB file, ${settings.runs} runs; ${settings.span > 0 ? `eth_getLogs span fixed at ${settings.span} blocks` : 'adaptive eth_getLogs span (indexer defaults)'}; wall = ingestOnce only (store creation and migrations outside)`,
-        fetch_only: 'the same eth_getLogs calls (ranges and addresses of vaultd run 1), one after the other, viem publicClient.getLogs over http(), nothing else',
-        ponder: 'ponder start on the same node, PGlite, disableCache; time = its "Started backfill indexing" → "Completed indexing across all chains" log lines',
+        fetch_only:
+          'the same eth_getLogs calls (ranges and addresses of vaultd run 1), one after the other, viem publicClient.getLogs over http(), nothing else',
+        ponder:
+          'ponder start on the same node, PGlite, disableCache; time = its "Started backfill indexing" → "Completed indexing across all chains" log lines',
       },
       load_average_1m: { before: load0, after: r1(loadavg()[0]!) },
       chain: {
@@ -211,7 +221,11 @@ export async function runIngestBench(): Promise<BenchOutput> {
         // warn/error lines the indexer logged over all runs (bad data, retries): 0 on a clean run
         warnings: runs.reduce((n, r) => n + r.problems.length, 0),
       },
-      fetch_only: { wall_ms: { median: Math.round(fetchMs), runs: fetches.map((f) => Math.round(f.ms)) }, logs_per_s: perS(first.logs, fetchMs), calls: fetches[0]!.calls },
+      fetch_only: {
+        wall_ms: { median: Math.round(fetchMs), runs: fetches.map((f) => Math.round(f.ms)) },
+        logs_per_s: perS(first.logs, fetchMs),
+        calls: fetches[0]!.calls,
+      },
       vaultd_over_fetch_only_time: ratio(ms, fetchMs),
       ponder: {
         ...ponder,
@@ -219,7 +233,10 @@ export async function runIngestBench(): Promise<BenchOutput> {
           ? {
               logs_per_s: perS(first.logs, ponderOk.indexing_ms!),
               snapshot_reads_per_s: perS(first.snapshots, ponderOk.indexing_ms!),
-              rpc_requests_per_s: perS(Object.values(ponderOk.rpc_requests ?? {}).reduce((a, b) => a + b, 0), ponderOk.indexing_ms!),
+              rpc_requests_per_s: perS(
+                Object.values(ponderOk.rpc_requests ?? {}).reduce((a, b) => a + b, 0),
+                ponderOk.indexing_ms!,
+              ),
             }
           : {}),
       },
@@ -227,23 +244,62 @@ export async function runIngestBench(): Promise<BenchOutput> {
       vaultd_over_ponder: ponderOk ? ratio(ponderOk.indexing_ms!, ms) : null,
     };
 
-    const row = (figure: string, value: number | string | null, baseline: string, ratioText: string, target: string, met: string) => ({ figure, value, baseline, ratio: ratioText, target, met });
+    const row = (figure: string, value: number | string | null, baseline: string, ratioText: string, target: string, met: string) => ({
+      figure,
+      value,
+      baseline,
+      ratio: ratioText,
+      target,
+      met,
+    });
     const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
     const table = [
       row('devnet: logs on the watched contracts', first.logs, `${m.stats.logs} on the chain`, '', `≥ ${MIN_LOGS}`, first.logs >= MIN_LOGS ? 'yes' : 'NO'),
       row('vaultd: ingest wall time (median)', s(ms), `fetch only ${s(fetchMs)}`, `${results.vaultd_over_fetch_only_time}× fetch-only time`, '—', ''),
-      row('vaultd: logs/s', vaultd.logs_per_s, `fetch only ${results.fetch_only.logs_per_s}`, `${ratio(vaultd.logs_per_s, results.fetch_only.logs_per_s)}`, '—', ''),
+      row(
+        'vaultd: logs/s',
+        vaultd.logs_per_s,
+        `fetch only ${results.fetch_only.logs_per_s}`,
+        `${ratio(vaultd.logs_per_s, results.fetch_only.logs_per_s)}`,
+        '—',
+        '',
+      ),
       row('vaultd: events (rows)/s', vaultd.events_per_s, '', '', '—', ''),
       row('vaultd: hourly snapshot reads/s', vaultd.snapshot_reads_per_s, '', '', '—', ''),
       row('vaultd: CPU ms (indexer process; node)', `${vaultd.cpu_ms_median}; ${vaultd.node_cpu_ms_median}`, '', '', '—', ''),
       row('vaultd: phases ms (sum over ranges)', JSON.stringify(phaseMedian), '', '', '—', ''),
       ponderOk
-        ? row('vaultd vs Ponder: time to the head', s(ms), `ponder ${ponderOk.version} ${s(ponderOk.indexing_ms!)}`, `${results.vaultd_over_ponder}× faster`, 'comparison', '')
+        ? row(
+            'vaultd vs Ponder: time to the head',
+            s(ms),
+            `ponder ${ponderOk.version} ${s(ponderOk.indexing_ms!)}`,
+            `${results.vaultd_over_ponder}× faster`,
+            'comparison',
+            '',
+          )
         : row('vaultd vs Ponder: time to the head', s(ms), `ponder: ${ponder.status}`, '', 'comparison', ponder.reason ?? ''),
     ];
     if (ponderOk) {
-      table.push(row('Ponder: logs/s; snapshot reads/s', `${results.ponder.logs_per_s}; ${results.ponder.snapshot_reads_per_s}`, `wall incl. start-up ${s(ponderOk.wall_ms!)}`, '', '—', ''));
-      table.push(row('Ponder: CPU ms (ponder process, from its start; node)', `${ponderOk.cpu_ms}; ${ponder.node_cpu_ms}`, `RPC requests ${JSON.stringify(ponderOk.rpc_requests)}`, '', '—', ''));
+      table.push(
+        row(
+          'Ponder: logs/s; snapshot reads/s',
+          `${results.ponder.logs_per_s}; ${results.ponder.snapshot_reads_per_s}`,
+          `wall incl. start-up ${s(ponderOk.wall_ms!)}`,
+          '',
+          '—',
+          '',
+        ),
+      );
+      table.push(
+        row(
+          'Ponder: CPU ms (ponder process, from its start; node)',
+          `${ponderOk.cpu_ms}; ${ponder.node_cpu_ms}`,
+          `RPC requests ${JSON.stringify(ponderOk.rpc_requests)}`,
+          '',
+          '—',
+          '',
+        ),
+      );
     }
     say(`phases (ms, summed over ranges, median of runs): ${JSON.stringify(phaseMedian)}`);
     return { name: 'ingest', results, table };

@@ -118,7 +118,10 @@ export async function runPonder(opts: PonderRunOptions): Promise<PonderOutcome> 
             out.rps_limit_last = Number(e.rps_limit);
             break;
           case 'Updated backfill indexing progress':
-            if (e.progress !== lastProgress) say(`ponder: ${String(e.progress)} indexed${e.estimate ? ` (its estimate: ${String(e.estimate)} left)` : ''}, rps limit ${out.rps_limit_last ?? 20}`);
+            if (e.progress !== lastProgress)
+              say(
+                `ponder: ${String(e.progress)} indexed${e.estimate ? ` (its estimate: ${String(e.estimate)} left)` : ''}, rps limit ${out.rps_limit_last ?? 20}`,
+              );
             lastProgress = String(e.progress);
             break;
           case 'Completed backfill indexing across all chains':

@@ -39,7 +39,9 @@ export function createRangeRecorder(label: string, say: (line: string) => void):
         phases_ms: entry.phases_ms!,
       };
       ranges.push(r);
-      say(`${label}: blocks ${r.from}..${r.to} of ${String(entry.target)}: ${r.logs} logs, ${r.events} events, ${r.snapshots} snapshots in ${r.ms} ms ${JSON.stringify(r.phases_ms)}`);
+      say(
+        `${label}: blocks ${r.from}..${r.to} of ${String(entry.target)}: ${r.logs} logs, ${r.events} events, ${r.snapshots} snapshots in ${r.ms} ms ${JSON.stringify(r.phases_ms)}`,
+      );
     } else if (entry.level >= 40) {
       problems.push(line);
       say(`${label}: ${line}`);

@@ -106,7 +106,11 @@ export function normalize(q: Layers, cols: readonly string[], name: string, n: n
       // the top limb carries the checks: nothing may be left, and the columns past n must be zero
       const past = cols.slice(n).map((c) => `(${c}) <> 0`);
       const check = i === n ? [`(${t(n - 1)} >> ${LIMB_BITS}) <> 0`, ...past].join(' OR ') : null;
-      defs.push(check ? `CASE WHEN ${check} THEN error('exact SQL: ${what} outside ${LIMB_BITS * n} bits') ELSE ${value} END AS ${name}${i - 1}` : `${value} AS ${name}${i - 1}`);
+      defs.push(
+        check
+          ? `CASE WHEN ${check} THEN error('exact SQL: ${what} outside ${LIMB_BITS * n} bits') ELSE ${value} END AS ${name}${i - 1}`
+          : `${value} AS ${name}${i - 1}`,
+      );
     }
     q.let(...defs);
   }
@@ -117,7 +121,13 @@ export function normalize(q: Layers, cols: readonly string[], name: string, n: n
 export function absOfHugeint(q: Layers, x: string, name: string): Limbs {
   q.let(`CASE WHEN ${x} < 0 THEN ~(${x}) ELSE ${x} END AS ${name}_m`, `CASE WHEN ${x} < 0 THEN 1 ELSE 0 END AS ${name}_inc`);
   const m = fromHugeint(q, `${name}_m`, `${name}_ml`);
-  return normalize(q, Array.from({ length: HUGEINT_LIMBS }, (_, i) => (i === 0 ? `${limb(m, 0)} + ${name}_inc` : limb(m, i))), name, HUGEINT_LIMBS, 'an absolute value');
+  return normalize(
+    q,
+    Array.from({ length: HUGEINT_LIMBS }, (_, i) => (i === 0 ? `${limb(m, 0)} + ${name}_inc` : limb(m, i))),
+    name,
+    HUGEINT_LIMBS,
+    'an absolute value',
+  );
 }
 
 /** a · b in a.n + b.n limbs (column sums of 24-bit products < 2^48 · min(a.n, b.n), in BIGINT). */
@@ -150,7 +160,9 @@ export function subtract(q: Layers, a: Limbs, b: Limbs, name: string, n: number)
  * and one exact step y = x − d̂·h moves it into place.
  */
 export function divide(q: Layers, a: Limbs, h: string, name: string): Limbs {
-  q.let(`CASE WHEN ${h} <= 0 OR ${h} >= ${DIVISOR_LIMIT}::HUGEINT THEN error('exact SQL: divisor ' || ${h}::VARCHAR || ' outside 1 .. 2^103 − 1') ELSE ${h}::DOUBLE END AS ${name}_hd`);
+  q.let(
+    `CASE WHEN ${h} <= 0 OR ${h} >= ${DIVISOR_LIMIT}::HUGEINT THEN error('exact SQL: divisor ' || ${h}::VARCHAR || ' outside 1 .. 2^103 − 1') ELSE ${h}::DOUBLE END AS ${name}_hd`,
+  );
   let r = '0::HUGEINT';
   for (let j = a.n - 1; j >= 0; j--) {
     const x = `${name}_x${j}`;
@@ -159,7 +171,10 @@ export function divide(q: Layers, a: Limbs, h: string, name: string): Limbs {
     q.let(`${r} * ${BASE} + ${limb(a, j)} AS ${x}`);
     q.let(`floor(${x}::DOUBLE / ${name}_hd)::BIGINT AS ${e}`);
     q.let(`${x} - ${e} * ${h} AS ${y}`);
-    q.let(`${e} + CASE WHEN ${y} < 0 THEN -1 WHEN ${y} >= ${h} THEN 1 ELSE 0 END AS ${name}${j}`, `${y} + CASE WHEN ${y} < 0 THEN ${h} WHEN ${y} >= ${h} THEN -${h} ELSE 0 END AS ${name}_r${j}`);
+    q.let(
+      `${e} + CASE WHEN ${y} < 0 THEN -1 WHEN ${y} >= ${h} THEN 1 ELSE 0 END AS ${name}${j}`,
+      `${y} + CASE WHEN ${y} < 0 THEN ${h} WHEN ${y} >= ${h} THEN -${h} ELSE 0 END AS ${name}_r${j}`,
+    );
     r = `${name}_r${j}`;
   }
   q.let(`${r} AS ${name}_r`);
@@ -254,6 +269,11 @@ export function marketValue(q: Layers, s: string, p: string, d: string, negate: 
   const h = `${out}_h`;
   const neg = `((${s} < 0) <> (${negate}))`;
   // −2^127 is the one magnitude outside HUGEINT whose negation is inside it
-  const min = [`${limb(quotient, 5)} = 128`, ...Array.from({ length: quotient.n }, (_, i) => i).filter((i) => i !== 5).map((i) => `${limb(quotient, i)} = 0`)].join(' AND ');
+  const min = [
+    `${limb(quotient, 5)} = 128`,
+    ...Array.from({ length: quotient.n }, (_, i) => i)
+      .filter((i) => i !== 5)
+      .map((i) => `${limb(quotient, i)} = 0`),
+  ].join(' AND ');
   q.let(`CASE WHEN ${h} IS NOT NULL THEN CASE WHEN ${neg} THEN -${h} ELSE ${h} END WHEN ${neg} AND ${min} THEN ${MIN_HUGEINT} END AS ${out}`);
 }

@@ -18,7 +18,21 @@
 // its hash's latest request (checked against the escrow). Not reproduced: a price table with
 // two rows at one ts for a token (vaultd's as-of is then unspecified).
 import type { Store } from '../../store/store.js';
-import { add, compare, divide, dividePow10, fromHugeint, halfEven, Layers, limb, marketValue, multiply, subtract, toHugeintOrRaise, type Limbs } from './sqlLimbs.js';
+import {
+  add,
+  compare,
+  divide,
+  dividePow10,
+  fromHugeint,
+  halfEven,
+  Layers,
+  limb,
+  marketValue,
+  multiply,
+  subtract,
+  toHugeintOrRaise,
+  type Limbs,
+} from './sqlLimbs.js';
 
 const POW10_HUGEINT = `[${Array.from({ length: 39 }, (_, t) => `${10n ** BigInt(t)}::HUGEINT`).join(', ')}]`;
 const PRICE_MAX_AGE_S = 48 * 3600;
@@ -175,8 +189,16 @@ function stepSql(t: string): string {
           WHEN settle OR kind = 'withdraw_refunded' THEN map_concat(rq, MAP([req], [NULL::HUGEINT]))
           ELSE rq END AS rq`,
     `skipped + CASE WHEN applied THEN 0 ELSE 1 END AS skipped`,
-    ...limbNames(C).map((_, i) => pick(C, i, `CASE WHEN acq THEN ${limb(cAdd, i)} WHEN full_exit THEN 0 WHEN partial THEN ${limb(cSub, i)} ELSE ${limb(C, i)} END`)),
-    ...limbNames(CU).map((_, i) => pick(CU, i, `CASE WHEN NOT usd2 THEN ${limb(CU, i)} WHEN acq THEN ${limb(uAdd, i)} WHEN full_exit THEN 0 WHEN partial THEN ${limb(uSub, i)} ELSE ${limb(CU, i)} END`)),
+    ...limbNames(C).map((_, i) =>
+      pick(C, i, `CASE WHEN acq THEN ${limb(cAdd, i)} WHEN full_exit THEN 0 WHEN partial THEN ${limb(cSub, i)} ELSE ${limb(C, i)} END`),
+    ),
+    ...limbNames(CU).map((_, i) =>
+      pick(
+        CU,
+        i,
+        `CASE WHEN NOT usd2 THEN ${limb(CU, i)} WHEN acq THEN ${limb(uAdd, i)} WHEN full_exit THEN 0 WHEN partial THEN ${limb(uSub, i)} ELSE ${limb(CU, i)} END`,
+      ),
+    ),
     ...limbNames(PU).map((_, i) => pick(PU, i, `CASE WHEN usd2 AND disp THEN ${limb(pAdd, i)} ELSE ${limb(PU, i)} END`)),
     ...limbNames(QU).map((_, i) => pick(QU, i, `CASE WHEN usd2 AND acq THEN ${limb(qAdd, i)} ELSE ${limb(QU, i)} END`)),
   ];

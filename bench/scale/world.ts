@@ -28,7 +28,13 @@ export const VAULTD = join(PROJECT_ROOT, 'bin', 'vaultd.js');
 /** Parameters from the environment: VAULTD_SCALE_VAULTS (1000), 100 wallets per vault, 730 days. */
 export function worldParams(env = process.env): WorldParams {
   const vaults = Number(env.VAULTD_SCALE_VAULTS ?? 1000);
-  return { vaults, wallets: Number(env.VAULTD_SCALE_WALLETS ?? vaults * 100), days: Number(env.VAULTD_SCALE_DAYS ?? 730), seed: 7, now: '2026-06-01T00:00:00Z' };
+  return {
+    vaults,
+    wallets: Number(env.VAULTD_SCALE_WALLETS ?? vaults * 100),
+    days: Number(env.VAULTD_SCALE_DAYS ?? 730),
+    seed: 7,
+    now: '2026-06-01T00:00:00Z',
+  };
 }
 
 export const worldLabel = (p: WorldParams) => `vaultd demo --vaults ${p.vaults} --wallets ${p.wallets} --days ${p.days} --seed ${p.seed} --now ${p.now}`;
@@ -77,7 +83,11 @@ export function timedScript(script: string, args: string[], env: NodeJS.ProcessE
 }
 
 /** The cached world for `p` (built now if missing) and the figures of its build. */
-export async function ensureWorld(p: WorldParams, say: (line: string) => void, rebuild = false): Promise<{ path: string; build: BuildFigures; cached: boolean }> {
+export async function ensureWorld(
+  p: WorldParams,
+  say: (line: string) => void,
+  rebuild = false,
+): Promise<{ path: string; build: BuildFigures; cached: boolean }> {
   const base = join(cacheDir(), `world-v${p.vaults}-w${p.wallets}-d${p.days}-s${p.seed}`);
   const path = `${base}.duckdb`;
   const sidecar = `${base}.json`;
@@ -86,7 +96,22 @@ export async function ensureWorld(p: WorldParams, say: (line: string) => void, r
   rmSync(partial, { force: true });
   rmSync(`${partial}.wal`, { force: true });
   say(`scale: building ${worldLabel(p)} into ${path} (cached for later runs)…`);
-  const r = await timedVaultd(['demo', '--db', partial, '--vaults', String(p.vaults), '--wallets', String(p.wallets), '--days', String(p.days), '--seed', String(p.seed), '--now', p.now, '--force']);
+  const r = await timedVaultd([
+    'demo',
+    '--db',
+    partial,
+    '--vaults',
+    String(p.vaults),
+    '--wallets',
+    String(p.wallets),
+    '--days',
+    String(p.days),
+    '--seed',
+    String(p.seed),
+    '--now',
+    p.now,
+    '--force',
+  ]);
   if (r.code !== 0) throw new Error(`vaultd demo failed (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
   const rows = rawRows(r.stdout);
   const build: BuildFigures = {

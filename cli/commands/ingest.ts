@@ -18,7 +18,10 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   const config = loadConfig({ config: values.config, db: values.db });
   const chains = config.registry.vaults.length > 0 && config.chains.length > 0;
   if (!chains && !hasPriceWork(config)) {
-    throw new VaultdError('USAGE', 'the configuration lists nothing to ingest; pass --config FILE with "chains" and "registry.vaults" (and/or "prices.providers", "tvl_sources")');
+    throw new VaultdError(
+      'USAGE',
+      'the configuration lists nothing to ingest; pass --config FILE with "chains" and "registry.vaults" (and/or "prices.providers", "tvl_sources")',
+    );
   }
   const missing = config.registry.vaults.find((v) => !config.chains.some((c) => c.chain_id === v.chain_id));
   if (missing) {

@@ -25,7 +25,11 @@ export async function publishCommand(argv: string[]): Promise<number> {
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   try {
     const t0 = performance.now();
-    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true, apyColumns: false });
+    const engine = createEngine(common, (work) => work(store), {
+      compute: poolCompute(createComputePool(common, { threads: 2 })),
+      persistIdentity: true,
+      apyColumns: false,
+    });
     await engine.recomputeFull();
     const snapshot = engine.current()!;
     const identity = await readPublishIdentity(store);

@@ -34,7 +34,11 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   const stages = 100;
   const AFTER = { compute: 30, metrics: 75, activity: 85, positions: 100 } as const;
   try {
-    const engine = createEngine(common, (work) => work(store), { compute: poolCompute(createComputePool(common, { threads: 2 })), eventHashes: false, positionRows: true });
+    const engine = createEngine(common, (work) => work(store), {
+      compute: poolCompute(createComputePool(common, { threads: 2 })),
+      eventHashes: false,
+      positionRows: true,
+    });
     progress.update(0, stages);
     const writes: Record<string, number> = {};
     const t = (stage: string, t0: number) => (writes[stage] = Math.round((performance.now() - t0) * 10) / 10);

@@ -107,7 +107,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   }
   // the config's external TVL sources are part of the registry the first publish is built from
   // (with no TVL sources configured there is nothing to sync: no store opened for it)
-  if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config)))) common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
+  if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config))))
+    common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true, apyColumns: false });
   let served: Served | null = null;
@@ -187,13 +188,22 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const keyTimer = setInterval(() => void keys.reload().catch((err) => common.logger.warn({ err }, 'key reload failed')), 2000);
   common.shutdown.add('keys', () => clearInterval(keyTimer));
 
-  const jobRuns = new Counter({ name: 'vaultd_job_runs_total', help: 'Scheduled job runs by job and outcome', labelNames: ['job', 'outcome'], registers: [common.metrics] });
+  const jobRuns = new Counter({
+    name: 'vaultd_job_runs_total',
+    help: 'Scheduled job runs by job and outcome',
+    labelNames: ['job', 'outcome'],
+    registers: [common.metrics],
+  });
   const jobSeconds = new Histogram({ name: 'vaultd_job_duration_seconds', help: 'Scheduled job duration', labelNames: ['job'], registers: [common.metrics] });
 
   if (jobs && warm) {
     // the catch-up round of a warm start
     void schedule?.runOnce();
-    if (prices) void prices.runOnce().then(() => refresh(), (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'));
+    if (prices)
+      void prices.runOnce().then(
+        () => refresh(),
+        (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'),
+      );
   }
 
   /** One ingest round: the demo source produces any hours that have passed; then refresh. */

@@ -31,7 +31,11 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   } catch {
     isDir = false;
   }
-  if (!isDir) throw new VaultdError('USAGE', `--snapshot "${dirArg}" is not a directory; pass the directory a writer publishes into (serve --publish-dir or vaultd publish --out)`);
+  if (!isDir)
+    throw new VaultdError(
+      'USAGE',
+      `--snapshot "${dirArg}" is not a directory; pass the directory a writer publishes into (serve --publish-dir or vaultd publish --out)`,
+    );
   const common = createCommon(config, { defaultMetrics: true });
   const started = Date.now();
   const generations = createGenerations();

@@ -8,7 +8,16 @@ import { describeError } from '../../common/errors.js';
 import type { Engine, StoreAccess } from '../../engine/engine.js';
 import { loadPriceDigests } from '../../engine/load/loadWorld.js';
 import type { Snapshot } from '../../engine/publish/buildSnapshot.js';
-import { CorruptSnapshotError, readManifest, readSnapshotDir, writeManifest, writeWorldFiles, type SnapshotAuth, type SnapshotManifest, type WorldFiles } from '../../engine/publish/snapshotFiles.js';
+import {
+  CorruptSnapshotError,
+  readManifest,
+  readSnapshotDir,
+  writeManifest,
+  writeWorldFiles,
+  type SnapshotAuth,
+  type SnapshotManifest,
+  type WorldFiles,
+} from '../../engine/publish/snapshotFiles.js';
 import { inputStamp, readPublishIdentity, stampSource } from '../../store/publishIdentity.js';
 
 /** Where `serve` keeps its published snapshot when no --publish-dir is given: beside the database. */
@@ -43,7 +52,13 @@ export async function restoreSnapshot(
   // ~5.2 s each; first 200 at 6.2 s vs 6.6 s, means of 5 starts)
   const [stamp, stampFrom, identity] = await access(async (store) => [await inputStamp(store), stampSource(store), await readPublishIdentity(store)] as const);
   const stampMs = Math.round(performance.now() - t0);
-  if (manifest.stamp !== stamp || !identity || identity.stamp !== stamp || identity.generation !== manifest.generation || identity.refreshed_at_s !== manifest.refreshed_at_s) {
+  if (
+    manifest.stamp !== stamp ||
+    !identity ||
+    identity.stamp !== stamp ||
+    identity.generation !== manifest.generation ||
+    identity.refreshed_at_s !== manifest.refreshed_at_s
+  ) {
     common.logger.info({ dir, generation: manifest.generation, stamp_from: stampFrom }, 'saved snapshot is of other inputs; recomputing');
     return null;
   }

@@ -30,7 +30,9 @@ try {
     if (m.pending_deposit_assets.native !== '0') console.log(`  pending     ${m.pending_deposit_assets.native} ${symbol} deposit`);
     console.log(`  value       ${m.value.native} ${symbol}  (${usd(m.value.usd)})`);
     console.log(`  cost basis  ${m.cost_basis.native} ${symbol}  (${usd(m.cost_basis.usd)})`);
-    console.log(`  PnL         ${m.pnl.total.native} ${symbol}  (${usd(m.pnl.total.usd)})  realized ${m.pnl.realized.native}, unrealized ${m.pnl.unrealized.native}`);
+    console.log(
+      `  PnL         ${m.pnl.total.native} ${symbol}  (${usd(m.pnl.total.usd)})  realized ${m.pnl.realized.native}, unrealized ${m.pnl.unrealized.native}`,
+    );
     console.log(`  ROI         ${pct(m.roi_pct.native)} native, ${pct(m.roi_pct.usd)} USD`);
   }
 } catch (err) {

@@ -84,9 +84,7 @@ export function byTvlDesc(metrics: Map<string, VaultMetrics>) {
 export function featuredCards(registry: Registry, metrics: Map<string, VaultMetrics>): FeaturedCard[] {
   const chainSlug = new Map(registry.chains.map((c) => [c.chain_id, c.slug]));
   const cards: FeaturedCard[] = [];
-  const featured = registry.groups
-    .filter((g) => g.featured_rank !== null)
-    .sort((a, b) => a.featured_rank! - b.featured_rank! || (a.id < b.id ? -1 : 1));
+  const featured = registry.groups.filter((g) => g.featured_rank !== null).sort((a, b) => a.featured_rank! - b.featured_rank! || (a.id < b.id ? -1 : 1));
   for (const g of featured) {
     const deployments = registry.vaults.filter((v) => v.group_id === g.id && v.visibility === 'visible').sort(byTvlDesc(metrics));
     if (deployments.length === 0) continue;

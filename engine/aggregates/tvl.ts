@@ -56,11 +56,20 @@ export function aggregateTvl(
         resource_id: s.id,
       });
     }
-    return { id: s.id, label: s.label, tvl: { usd: s.last_good ? formatUsd(new D(s.last_good.usd)) : null }, updated_at: s.last_good ? isoSeconds(s.last_good.ts) : null };
+    return {
+      id: s.id,
+      label: s.label,
+      tvl: { usd: s.last_good ? formatUsd(new D(s.last_good.usd)) : null },
+      updated_at: s.last_good ? isoSeconds(s.last_good.ts) : null,
+    };
   });
   // a failed price provider leaves some USD values stale or unknown: say so (never a silent null)
   for (const p of providerErrors) {
-    partial_errors.push({ code: 'PRICE_PROVIDER_FAILED', message: `price provider "${p.provider}" failed its last round (${p.error}); USD values may be stale or null`, resource_id: p.provider });
+    partial_errors.push({
+      code: 'PRICE_PROVIDER_FAILED',
+      message: `price provider "${p.provider}" failed its last round (${p.error}); USD values may be stale or null`,
+      resource_id: p.provider,
+    });
   }
   const totals = [vaultsRow, ...sourceRows];
   const chains = [...new Set(enabled.map((v) => v.chain_id))].sort((a, b) => a - b);

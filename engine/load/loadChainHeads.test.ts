@@ -17,11 +17,19 @@ describe('loadChainHeads', () => {
         `INSERT INTO vaults VALUES ($1, $2, '0x', 'morpho_v1', 'v', 'v', '0x', 6, 'USDC', NULL, true, NULL, 'visible', TIMESTAMP '2026-01-01', '{}')`,
         [id, chain],
       );
-      await store.run('seed.snapshots', `INSERT INTO vault_snapshots SELECT $1, TIMESTAMP '2026-01-01' + INTERVAL (range) HOUR, $2 + range, 1, 1, NULL FROM range(2000)`, [id, chain * 10]);
+      await store.run(
+        'seed.snapshots',
+        `INSERT INTO vault_snapshots SELECT $1, TIMESTAMP '2026-01-01' + INTERVAL (range) HOUR, $2 + range, 1, 1, NULL FROM range(2000)`,
+        [id, chain * 10],
+      );
     }
     // the indexer's own checkpoints, for some chains, inserted out of order
     for (const chain of [137, 1, 59144]) {
-      await store.run('seed.status', `INSERT INTO ingest_status (chain_id, checkpoint_block, checkpoint_ts, status, consecutive_failures, updated_at) VALUES ($1, $2, TIMESTAMP '2026-02-01', 'ok', 0, TIMESTAMP '2026-02-01')`, [chain, chain + 7]);
+      await store.run(
+        'seed.status',
+        `INSERT INTO ingest_status (chain_id, checkpoint_block, checkpoint_ts, status, consecutive_failures, updated_at) VALUES ($1, $2, TIMESTAMP '2026-02-01', 'ok', 0, TIMESTAMP '2026-02-01')`,
+        [chain, chain + 7],
+      );
     }
   });
   afterAll(() => store.close());

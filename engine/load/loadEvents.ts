@@ -94,7 +94,9 @@ const word = (col: string, k: number) => `('0x' || substr(${col}, ${3 + 16 * k},
 
 async function readRows(store: Store, rows: string, t: EventTable, hashes: boolean): Promise<void> {
   const hashWords = hashes
-    ? [0, 1, 2, 3].map((k) => `CASE WHEN ok THEN ${word('block_hash', k)} ELSE 0 END`).concat([0, 1, 2, 3].map((k) => `CASE WHEN ok THEN ${word('tx_hash', k)} ELSE 0 END`))
+    ? [0, 1, 2, 3]
+        .map((k) => `CASE WHEN ok THEN ${word('block_hash', k)} ELSE 0 END`)
+        .concat([0, 1, 2, 3].map((k) => `CASE WHEN ok THEN ${word('tx_hash', k)} ELSE 0 END`))
     : new Array<string>(HASH_WORDS).fill('0::UBIGINT');
   const canonical = hashes ? `regexp_full_match(e.block_hash, ${CANONICAL}) AND regexp_full_match(e.tx_hash, ${CANONICAL})` : 'true';
   // without hashes the two VARCHAR columns are not read at all (the odd-hash columns are NULLs)

@@ -40,26 +40,30 @@ interface Token {
   rows: { hour: number; usd: bigint }[];
 }
 
-const tokensArb = fc.uniqueArray(
-  fc.record({
-    chain_id: fc.constantFrom(1, 10, 8453, 42161),
-    address: fc.constantFrom('0xaaaa', '0xbbbb', '0x00cc', '0xdd'),
-    hourly: fc.boolean(),
-    rows: fc.array(fc.record({ hour: fc.integer({ min: 0, max: 400 }), usd: priceArb }), { minLength: 1, maxLength: 40 }),
-  }),
-  { selector: (t) => `${t.chain_id}:${t.address}`, minLength: 1, maxLength: 4 },
-).map((ts) =>
-  ts.map(({ chain_id, address, hourly, rows }): Token => {
-    // hours unique per token; an hourly token's are 0..n-1 (the table's arithmetic as-of index)
-    const seen = new Set<number>();
-    const unique = rows.filter((r) => !seen.has(r.hour) && seen.add(r.hour));
-    return { chain_id, address, rows: hourly ? unique.map((r, i) => ({ hour: i, usd: r.usd })) : unique };
-  }),
-);
+const tokensArb = fc
+  .uniqueArray(
+    fc.record({
+      chain_id: fc.constantFrom(1, 10, 8453, 42161),
+      address: fc.constantFrom('0xaaaa', '0xbbbb', '0x00cc', '0xdd'),
+      hourly: fc.boolean(),
+      rows: fc.array(fc.record({ hour: fc.integer({ min: 0, max: 400 }), usd: priceArb }), { minLength: 1, maxLength: 40 }),
+    }),
+    { selector: (t) => `${t.chain_id}:${t.address}`, minLength: 1, maxLength: 4 },
+  )
+  .map((ts) =>
+    ts.map(({ chain_id, address, hourly, rows }): Token => {
+      // hours unique per token; an hourly token's are 0..n-1 (the table's arithmetic as-of index)
+      const seen = new Set<number>();
+      const unique = rows.filter((r) => !seen.has(r.hour) && seen.add(r.hour));
+      return { chain_id, address, rows: hourly ? unique.map((r, i) => ({ hour: i, usd: r.usd })) : unique };
+    }),
+  );
 
 async function write(tokens: Token[], order: number[]): Promise<void> {
   await store.run('test.clear', 'DELETE FROM prices');
-  const all = tokens.flatMap((t) => t.rows.map((r) => `(${t.chain_id}, '${t.address}', to_timestamp(${T0 + 3600 * r.hour})::TIMESTAMP, '${literal(r.usd)}'::DECIMAL(38, 18), 'test')`));
+  const all = tokens.flatMap((t) =>
+    t.rows.map((r) => `(${t.chain_id}, '${t.address}', to_timestamp(${T0 + 3600 * r.hour})::TIMESTAMP, '${literal(r.usd)}'::DECIMAL(38, 18), 'test')`),
+  );
   // inserted in a random order (rows sorted by random keys), not the load's
   const keyed = all.map((row, i) => ({ row, key: order.length === 0 ? i : order[i % order.length]!, i }));
   keyed.sort((a, b) => a.key - b.key || a.i - b.i);
@@ -86,7 +90,7 @@ async function oracle(after = new Map<string, number>()): Promise<Map<string, { 
 const shape = (m: Map<string, PriceSeries>) => new Map([...m].map(([k, p]) => [k, { ts: [...p.ts], usd: p.usd }]));
 
 describe('loadPrices', () => {
-  it('reads every price back as DuckDB\'s exact text, hours ascending, whatever the insertion order', async () => {
+  it("reads every price back as DuckDB's exact text, hours ascending, whatever the insertion order", async () => {
     await fc.assert(
       fc.asyncProperty(tokensArb, fc.array(fc.nat(), { maxLength: 200 }), async (tokens, order) => {
         await write(tokens, order);
@@ -105,7 +109,7 @@ describe('loadPrices', () => {
     );
   });
 
-  it('a slice loads only its token\'s rows after its hour (all of them with no hour)', async () => {
+  it("a slice loads only its token's rows after its hour (all of them with no hour)", async () => {
     await fc.assert(
       fc.asyncProperty(tokensArb, fc.integer({ min: -1, max: 400 }), async (tokens, cut) => {
         await write(tokens, []);
@@ -121,7 +125,7 @@ describe('loadPrices', () => {
     );
   });
 
-  it('formats 128-bit two\'s-complement words as the shortest exact decimal', () => {
+  it("formats 128-bit two's-complement words as the shortest exact decimal", () => {
     fc.assert(
       fc.property(priceArb, (v) => {
         const words = BigInt.asUintN(128, v);

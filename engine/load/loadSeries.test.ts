@@ -33,7 +33,11 @@ function expectOracle(series: VaultSeries | undefined, v: WorldVault): void {
   }
 }
 
-const vault = (id: number, rows: [h: number, assets: bigint, supply: bigint, price?: bigint | null][], type: WorldVault['vault_type'] = 'morpho_v1'): WorldVault => {
+const vault = (
+  id: number,
+  rows: [h: number, assets: bigint, supply: bigint, price?: bigint | null][],
+  type: WorldVault['vault_type'] = 'morpho_v1',
+): WorldVault => {
   const vault_id = `1:0x${id.toString(16).padStart(40, '0')}`;
   return {
     vault_id,
@@ -99,7 +103,7 @@ describe('loadVaultSeries', () => {
     expect(out.get('nothing')!.length).toBe(0);
   });
 
-  it('reuses a retired generation\'s buffers when they have room', async () => {
+  it("reuses a retired generation's buffers when they have room", async () => {
     await store.run('t', 'DELETE FROM vault_snapshots; DELETE FROM vaults');
     const a = vault(5, [
       [0, 1n, 1n],
@@ -117,7 +121,10 @@ describe('loadVaultSeries layouts', () => {
   it('reads clean 2,048-row blocks by position and only the interleaved tail through the join', async () => {
     // three vaults of 3,000 hours written one after the other, then 150 hours appended live
     const mk = (id: number, from: number, to: number) =>
-      vault(id, Array.from({ length: to - from }, (_, k) => [from + k, BigInt(id * 1_000_000 + from + k), E18] as [number, bigint, bigint]));
+      vault(
+        id,
+        Array.from({ length: to - from }, (_, k) => [from + k, BigInt(id * 1_000_000 + from + k), E18] as [number, bigint, bigint]),
+      );
     const world = [1, 2, 3].map((id) => mk(id, 0, 3000));
     const tail = [1, 2, 3].map((id) => mk(id, 3000, 3150));
     await withStore(async (store) => {

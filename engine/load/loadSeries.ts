@@ -86,11 +86,7 @@ const STREAM_BUFFER = '64MB'; // lets DuckDB decode ahead on its threads while w
  * `skipped`. Derived columns are left for computeUnitPrices / computeApy. Do not run the
  * compute pool while this reads: DuckDB uses both cores (DESIGN §8).
  */
-export async function loadVaultSeries(
-  store: Store,
-  vaults: readonly VaultSeriesMeta[],
-  opts: LoadSeriesOptions = {},
-): Promise<Map<string, VaultSeries>> {
+export async function loadVaultSeries(store: Store, vaults: readonly VaultSeriesMeta[], opts: LoadSeriesOptions = {}): Promise<Map<string, VaultSeries>> {
   const t0 = performance.now();
   const spare = opts.capacityHours ?? DEFAULT_SPARE_HOURS;
   const index = new Map<string, number>();

@@ -48,7 +48,20 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
     { vaults: vaults.size, events: events.length, wallets: events.dict.wallets.size, ms: Math.round(performance.now() - t0) },
     'world loaded',
   );
-  return { registry, vaults, series, prices, events, walletIndex: buildWalletIndex(events), positionItems: null, allocations, tvlSources, priceProviderErrors, end, chainHeads };
+  return {
+    registry,
+    vaults,
+    series,
+    prices,
+    events,
+    walletIndex: buildWalletIndex(events),
+    positionItems: null,
+    allocations,
+    tvlSources,
+    priceProviderErrors,
+    end,
+    chainHeads,
+  };
 }
 
 /** Run `work` on a second connection to `store`'s database, closed after. */
@@ -98,11 +111,16 @@ export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): 
       const id = int32Items(chunk.getColumnVector(0));
       for (let j = 0; j < n; j++) {
         const k = id[j]!;
-        if (tokens[k] === undefined) tokens[k] = { chain_id: chunk.getColumnVector(1).getItem(j) as number, address: chunk.getColumnVector(2).getItem(j) as string };
+        if (tokens[k] === undefined)
+          tokens[k] = { chain_id: chunk.getColumnVector(1).getItem(j) as number, address: chunk.getColumnVector(2).getItem(j) as string };
       }
       const words = decimal128Words(chunk.getColumnVector(4), USD_PRICE_DECIMALS);
       // copied as 32-bit words: reading a BigUint64Array allocates a bigint per element
-      chunks.push({ id: id.slice(0, n), ts: float64Items(chunk.getColumnVector(3)).slice(0, n), words: new Uint32Array(words.buffer, words.byteOffset, 4 * n).slice() });
+      chunks.push({
+        id: id.slice(0, n),
+        ts: float64Items(chunk.getColumnVector(3)).slice(0, n),
+        words: new Uint32Array(words.buffer, words.byteOffset, 4 * n).slice(),
+      });
     },
     slices ? [JSON.stringify(slices)] : [],
   );
@@ -181,7 +199,10 @@ export interface PriceDigest {
  * Each token's digest, and with `known` also the digest of its rows up to the known newest
  * hour (`prefix`): equal to the known digest when rows were only appended.
  */
-export async function loadPriceDigests(store: Store, known: ReadonlyMap<string, PriceDigest> = new Map()): Promise<Map<string, PriceDigest & { prefix: string | null }>> {
+export async function loadPriceDigests(
+  store: Store,
+  known: ReadonlyMap<string, PriceDigest> = new Map(),
+): Promise<Map<string, PriceDigest & { prefix: string | null }>> {
   const keys = [...known].map(([key, d]) => {
     const [chain, address] = key.split(':');
     return { chain_id: Number(chain), address: address!, last: d.last };
@@ -200,7 +221,15 @@ export async function loadPriceDigests(store: Store, known: ReadonlyMap<string, 
 }
 
 export async function loadAllocations(store: Store): Promise<World['allocations']> {
-  const rows = await store.rows<{ vault_id: string; as_of: number; category: string; target: string; allocation: number; amount: number; amount_usd: number | null }>(
+  const rows = await store.rows<{
+    vault_id: string;
+    as_of: number;
+    category: string;
+    target: string;
+    allocation: number;
+    amount: number;
+    amount_usd: number | null;
+  }>(
     'load.allocations',
     `SELECT vault_id, epoch(as_of)::DOUBLE AS as_of, category, target::VARCHAR AS target, allocation, amount, amount_usd
        FROM allocations a

@@ -3,7 +3,18 @@
 // @duckdb/node-api keeps these views in private fields; we read them through a checked cast
 // and fail loudly if a library upgrade renames them.
 import { endianness } from 'node:os';
-import { DuckDBBigIntVector, DuckDBDecimal128Vector, DuckDBDoubleVector, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBUBigIntVector, DuckDBUTinyIntVector, type DuckDBDataChunk, type DuckDBResult, type DuckDBVector } from '../../store/duckdbApi.js';
+import {
+  DuckDBBigIntVector,
+  DuckDBDecimal128Vector,
+  DuckDBDoubleVector,
+  DuckDBHugeIntVector,
+  DuckDBIntegerVector,
+  DuckDBUBigIntVector,
+  DuckDBUTinyIntVector,
+  type DuckDBDataChunk,
+  type DuckDBResult,
+  type DuckDBVector,
+} from '../../store/duckdbApi.js';
 import type { Params, Store } from '../../store/store.js';
 import { VaultdError } from '../../common/errors.js';
 
@@ -13,7 +24,10 @@ if (endianness() !== 'LE') {
 }
 
 function internal(vector: DuckDBVector, field: string, what: string): never {
-  throw new VaultdError('INTERNAL', `@duckdb/node-api ${vector.constructor.name} has no ${what} in "${field}": the vector-copy loader needs updating for this library version`);
+  throw new VaultdError(
+    'INTERNAL',
+    `@duckdb/node-api ${vector.constructor.name} has no ${what} in "${field}": the vector-copy loader needs updating for this library version`,
+  );
 }
 
 /** The DOUBLE column's values (a view on the vector memory, valid until the chunk is released). */

@@ -29,12 +29,21 @@ describe('activity view', () => {
   it('vaultd_units(x, d) is formatUnits(x, d) (oracle), NULL stays NULL', async () => {
     await fc.assert(
       // the ends of HUGEINT are named: -2^127 has no absolute value in HUGEINT
-      fc.asyncProperty(fc.array(fc.tuple(fc.option(fc.oneof(fc.constantFrom(-(1n << 127n), (1n << 127n) - 1n), fc.bigInt({ min: -(1n << 127n), max: (1n << 127n) - 1n })), { nil: null }), fc.integer({ min: 0, max: 36 })), { minLength: 1, maxLength: 50 }), async (cases) => {
-        // a quoted literal: SQL reads -170…728::HUGEINT as -(170…728::HUGEINT), past HUGEINT
-        const sql = cases.map(([x, d], i) => `SELECT ${i} AS i, vaultd_units(${x === null ? 'NULL' : `'${x}'`}::HUGEINT, ${d}) AS s`).join(' UNION ALL ');
-        const rows = await store.rows<{ i: number; s: string | null }>('test.units', `SELECT i, s FROM (${sql}) ORDER BY i`);
-        expect(rows.map((r) => r.s)).toEqual(cases.map(([x, d]) => (x === null ? null : formatUnits(x, d))));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.option(fc.oneof(fc.constantFrom(-(1n << 127n), (1n << 127n) - 1n), fc.bigInt({ min: -(1n << 127n), max: (1n << 127n) - 1n })), { nil: null }),
+            fc.integer({ min: 0, max: 36 }),
+          ),
+          { minLength: 1, maxLength: 50 },
+        ),
+        async (cases) => {
+          // a quoted literal: SQL reads -170…728::HUGEINT as -(170…728::HUGEINT), past HUGEINT
+          const sql = cases.map(([x, d], i) => `SELECT ${i} AS i, vaultd_units(${x === null ? 'NULL' : `'${x}'`}::HUGEINT, ${d}) AS s`).join(' UNION ALL ');
+          const rows = await store.rows<{ i: number; s: string | null }>('test.units', `SELECT i, s FROM (${sql}) ORDER BY i`);
+          expect(rows.map((r) => r.s)).toEqual(cases.map(([x, d]) => (x === null ? null : formatUnits(x, d))));
+        },
+      ),
       { numRuns: 40 },
     );
   });

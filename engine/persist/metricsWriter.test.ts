@@ -36,14 +36,16 @@ interface PricePlan {
   start: number;
   steps: { gap: number; usd: string }[];
 }
-const usdText = fc.oneof(
-  { weight: 8, arbitrary: fc.bigInt({ min: 0n, max: 5000n * 10n ** 18n }) },
-  { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: 10n ** 38n - 1n }) },
-).map((x) => formatUnits(x, 18));
+const usdText = fc
+  .oneof({ weight: 8, arbitrary: fc.bigInt({ min: 0n, max: 5000n * 10n ** 18n }) }, { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: 10n ** 38n - 1n }) })
+  .map((x) => formatUnits(x, 18));
 const pricePlan: fc.Arbitrary<PricePlan> = fc.record({
   token: fc.constantFrom(0 as const, 1 as const),
   start: fc.integer({ min: -48, max: 24 * 40 }),
-  steps: fc.array(fc.record({ gap: fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 100 }) }), usd: usdText }), { maxLength: 300 }),
+  steps: fc.array(
+    fc.record({ gap: fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 100 }) }), usd: usdText }),
+    { maxLength: 300 },
+  ),
 });
 
 /** Random vault histories, numeraires of 0–36 decimals, prices with gaps past 48 h, in a file. */
@@ -62,7 +64,11 @@ async function randomStore(name: string, world: WorldVault[], decimals: number[]
       t += s.gap * HOUR;
       if (seen.has(t)) continue;
       seen.add(t);
-      await store.run('test.price', `INSERT INTO prices VALUES (1, $1, to_timestamp($2)::TIMESTAMP, $3::DECIMAL(38, 18), 'test')`, [TOKENS[p.token]!.toLowerCase(), t, s.usd]);
+      await store.run('test.price', `INSERT INTO prices VALUES (1, $1, to_timestamp($2)::TIMESTAMP, $3::DECIMAL(38, 18), 'test')`, [
+        TOKENS[p.token]!.toLowerCase(),
+        t,
+        s.usd,
+      ]);
     }
   }
   return store;
@@ -104,24 +110,30 @@ describe('writeVaultMetrics', () => {
 
   it('incremental: hours past the last one written complete the table exactly as a full write', async () => {
     await fc.assert(
-      fc.asyncProperty(worldArb(3), decimalsArb, fc.array(pricePlan, { maxLength: 2 }), fc.double({ min: 0, max: 1, noNaN: true }), async (world, decimals, plans, cutAt) => {
-        const store = await randomStore(`inc-${run++}`, world, decimals, plans);
-        try {
-          const w = await computedWorld(store);
-          await writeVaultMetrics(store, w);
-          await store.run('test.copy', 'CREATE TEMP TABLE full_write AS SELECT * FROM vault_metrics_hourly');
-          const all = [...w.series.values()].flatMap((s) => Array.from(s.ts.subarray(0, s.length)));
-          const cut = all.length === 0 ? 0 : Math.min(...all) + Math.floor(cutAt * (Math.max(...all) - Math.min(...all)) / HOUR) * HOUR;
-          // a stale tail (as if the hours after `cut` had been written from other values) is replaced
-          await store.run('test.stale', 'UPDATE vault_metrics_hourly SET apy_7d = -1 WHERE ts > to_timestamp($1)::TIMESTAMP', [cut]);
-          const rows = await writeVaultMetrics(store, w, cut);
-          expect(rows).toBe(all.filter((t) => t > cut).length);
-          const d = await diffMetricsTables(store, 'vault_metrics_hourly', 'full_write');
-          expect(d).toMatchObject({ only_a: 0, only_b: 0, apy_inexact: 0 });
-        } finally {
-          await store.close();
-        }
-      }),
+      fc.asyncProperty(
+        worldArb(3),
+        decimalsArb,
+        fc.array(pricePlan, { maxLength: 2 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async (world, decimals, plans, cutAt) => {
+          const store = await randomStore(`inc-${run++}`, world, decimals, plans);
+          try {
+            const w = await computedWorld(store);
+            await writeVaultMetrics(store, w);
+            await store.run('test.copy', 'CREATE TEMP TABLE full_write AS SELECT * FROM vault_metrics_hourly');
+            const all = [...w.series.values()].flatMap((s) => Array.from(s.ts.subarray(0, s.length)));
+            const cut = all.length === 0 ? 0 : Math.min(...all) + Math.floor((cutAt * (Math.max(...all) - Math.min(...all))) / HOUR) * HOUR;
+            // a stale tail (as if the hours after `cut` had been written from other values) is replaced
+            await store.run('test.stale', 'UPDATE vault_metrics_hourly SET apy_7d = -1 WHERE ts > to_timestamp($1)::TIMESTAMP', [cut]);
+            const rows = await writeVaultMetrics(store, w, cut);
+            expect(rows).toBe(all.filter((t) => t > cut).length);
+            const d = await diffMetricsTables(store, 'vault_metrics_hourly', 'full_write');
+            expect(d).toMatchObject({ only_a: 0, only_b: 0, apy_inexact: 0 });
+          } finally {
+            await store.close();
+          }
+        },
+      ),
       { numRuns: 6 },
     );
   });
@@ -140,7 +152,15 @@ describe('USD TVL at ties and next to them', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(0, 6, 8, 18, 24, 36),
-        fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.constantFrom(...Array.from({ length: 48 }, (_, x) => x)), fc.constantFrom(-1n, 0n, 1n), fc.boolean()), { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.tuple(
+            fc.bigInt({ min: 0n, max: 10n ** 12n }),
+            fc.constantFrom(...Array.from({ length: 48 }, (_, x) => x)),
+            fc.constantFrom(-1n, 0n, 1n),
+            fc.boolean(),
+          ),
+          { minLength: 1, maxLength: 40 },
+        ),
         async (dec, cases) => {
           const k = dec + 12;
           const T0 = 1_704_067_200;
@@ -163,13 +183,23 @@ describe('USD TVL at ties and next to them', () => {
               // supply ≈ assets in share units, at most 10^30: unit prices stay far inside both implementations' range
               rows: rows.map(({ a }, i) => {
                 const shares = (a * 10n ** 18n) / 10n ** BigInt(dec) + 1n;
-                return { vault_id: '1:0x00000000000000000000000000000000000000aa', ts: T0 + i * HOUR, block_number: i + 1, total_assets: a, total_supply: shares < 10n ** 30n ? shares : 10n ** 30n, unit_price: null };
+                return {
+                  vault_id: '1:0x00000000000000000000000000000000000000aa',
+                  ts: T0 + i * HOUR,
+                  block_number: i + 1,
+                  total_assets: a,
+                  total_supply: shares < 10n ** 30n ? shares : 10n ** 30n,
+                  unit_price: null,
+                };
               }),
             };
             await writeWorld(store, [vault]);
             await store.run('test.numeraire', "UPDATE vaults SET numeraire_address = '0xaa'");
             for (const [i, { p }] of rows.entries()) {
-              await store.run('test.price', `INSERT INTO prices VALUES (1, '0xaa', to_timestamp($1)::TIMESTAMP, $2::DECIMAL(38, 18), 'test')`, [T0 + i * HOUR, formatUnits(p, 18)]);
+              await store.run('test.price', `INSERT INTO prices VALUES (1, '0xaa', to_timestamp($1)::TIMESTAMP, $2::DECIMAL(38, 18), 'test')`, [
+                T0 + i * HOUR,
+                formatUnits(p, 18),
+              ]);
             }
             await store.transaction('test.write', async () => void (await writeVaultMetrics(store, await computedWorld(store))));
             await runSqlTwin(store);
@@ -206,26 +236,29 @@ describe('unitsSelect over staged 128-bit words (the activity writer formats its
 
   it('equals formatUnits for any value and decimals (oracle), and keeps NULL', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.option(amount, { nil: null }), fc.integer({ min: 0, max: 30 })), { minLength: 1, maxLength: 300 }), async (rows) => {
-        await store.run('test.stage', 'CREATE OR REPLACE TEMP TABLE t_stage (i INTEGER, d INTEGER, x HUGEINT)');
-        const app = await createColumnAppender(store, 't_stage', ['integer', 'integer', 'hugeint']);
-        const words = new I128Array(rows.length);
-        rows.forEach(([x], k) => words.set(k, x ?? 0n));
-        app.batch(rows.length, (b) => {
-          rows.forEach(([x, d], k) => {
-            b.int32(0)[k] = k;
-            b.int32(1)[k] = d;
-            if (x === null) b.setNull(2, k);
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.option(amount, { nil: null }), fc.integer({ min: 0, max: 30 })), { minLength: 1, maxLength: 300 }),
+        async (rows) => {
+          await store.run('test.stage', 'CREATE OR REPLACE TEMP TABLE t_stage (i INTEGER, d INTEGER, x HUGEINT)');
+          const app = await createColumnAppender(store, 't_stage', ['integer', 'integer', 'hugeint']);
+          const words = new I128Array(rows.length);
+          rows.forEach(([x], k) => words.set(k, x ?? 0n));
+          app.batch(rows.length, (b) => {
+            rows.forEach(([x, d], k) => {
+              b.int32(0)[k] = k;
+              b.int32(1)[k] = d;
+              if (x === null) b.setNull(2, k);
+            });
+            b.hugeint(2).set(new Uint8Array(words.words.buffer, 0, rows.length * 16));
           });
-          b.hugeint(2).set(new Uint8Array(words.words.buffer, 0, rows.length * 16));
-        });
-        app.close();
-        const out = await store.rows<{ i: number; s: string | null }>(
-          'test.format',
-          `SELECT i, s FROM (${unitsSelect('t_stage', ['i'], [{ expr: 'x', decimals: 'd', as: 's' }])}) ORDER BY i`,
-        );
-        expect(out.map((r) => r.s)).toEqual(rows.map(([x, d]) => (x === null ? null : formatUnits(x, d))));
-      }),
+          app.close();
+          const out = await store.rows<{ i: number; s: string | null }>(
+            'test.format',
+            `SELECT i, s FROM (${unitsSelect('t_stage', ['i'], [{ expr: 'x', decimals: 'd', as: 's' }])}) ORDER BY i`,
+          );
+          expect(out.map((r) => r.s)).toEqual(rows.map(([x, d]) => (x === null ? null : formatUnits(x, d))));
+        },
+      ),
       { numRuns: 60 },
     );
   });

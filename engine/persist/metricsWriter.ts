@@ -7,12 +7,24 @@ import { upperBound } from '../../common/search.js';
 import { priceKey, type PriceSeries, type World } from '../../model/world.js';
 import type { Store } from '../../store/store.js';
 import { insertVectorChunks, type VectorColumn } from '../../store/vectorScan.js';
-import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, metricsSeries, type MetricsPrices, type MetricsSeries } from '../series/metricsChunk.js';
+import {
+  fillMetricsChunk,
+  METRICS_CHUNK_BYTES,
+  METRICS_CHUNK_ROWS,
+  METRICS_COLUMNS,
+  metricsPrices,
+  metricsSeries,
+  type MetricsPrices,
+  type MetricsSeries,
+} from '../series/metricsChunk.js';
 
 const TABLE_COLUMNS: readonly VectorColumn[] = [
   { name: 'vault_id', kind: 'varchar-constant' },
-  ...METRICS_COLUMNS.map((c): VectorColumn =>
-    c.type === 'decimal' ? { name: c.name, kind: 'decimal', width: 38, scale: c.scale, offset: c.offset, validity: c.validity } : { name: c.name, kind: c.type, offset: c.offset, validity: c.validity },
+  ...METRICS_COLUMNS.map(
+    (c): VectorColumn =>
+      c.type === 'decimal'
+        ? { name: c.name, kind: 'decimal', width: 38, scale: c.scale, offset: c.offset, validity: c.validity }
+        : { name: c.name, kind: c.type, offset: c.offset, validity: c.validity },
   ),
 ];
 

@@ -13,7 +13,19 @@ export async function writePositions(store: Store, world: World): Promise<{ rows
   const items = world.positionItems as PositionItems | null;
   const rows = items?.rows ?? positionItemsInThread(world, true).rows!;
   await store.run('derived.positions.clear', 'DELETE FROM positions');
-  const loader = await createChunkLoader(store, 'positions', ['bigint', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar', 'timestamp']);
+  const loader = await createChunkLoader(store, 'positions', [
+    'bigint',
+    'varchar',
+    'varchar',
+    'varchar',
+    'varchar',
+    'varchar',
+    'varchar',
+    'varchar',
+    'varchar',
+    'varchar',
+    'timestamp',
+  ]);
   const x = world.walletIndex;
   const vaults = world.events.dict.vaults.values;
   const wallets = world.events.dict.wallets.values;

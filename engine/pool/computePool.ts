@@ -44,7 +44,9 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
     throw new VaultdError('USAGE', `compute pool threads must be an integer from 1 to 256, got ${String(threads)}`);
   }
   // The single binary carries the worker as an asset, written to its cache folder on first use.
-  const filename = BINARY_BUILD ? (globalThis as { __VAULTD_ASSET_FILE__?: (name: string) => string }).__VAULTD_ASSET_FILE__!('compute-worker.cjs') : workerFilename();
+  const filename = BINARY_BUILD
+    ? (globalThis as { __VAULTD_ASSET_FILE__?: (name: string) => string }).__VAULTD_ASSET_FILE__!('compute-worker.cjs')
+    : workerFilename();
   if (!existsSync(filename)) {
     throw new VaultdError('INTERNAL', 'the compute worker is not built (dist/engine/pool/worker.js): run `npm run build`');
   }

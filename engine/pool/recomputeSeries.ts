@@ -19,11 +19,7 @@ export interface RecomputeStats {
  * Recompute every series from `from(series)` (default 0: all points) to its length. Results
  * are written in place into the series' shared arrays. Resolves when every task is done.
  */
-export async function recomputeSeries(
-  pool: ComputePool,
-  series: Iterable<VaultSeries>,
-  from: (s: VaultSeries) => number = () => 0,
-): Promise<RecomputeStats> {
+export async function recomputeSeries(pool: ComputePool, series: Iterable<VaultSeries>, from: (s: VaultSeries) => number = () => 0): Promise<RecomputeStats> {
   const t0 = performance.now();
   const jobs: SeriesJob[] = [];
   for (const s of series) {

@@ -28,7 +28,10 @@ describe('fast as-of lookups', () => {
     fc.assert(
       fc.property(seriesArb, fc.array(fc.integer({ min: -3 * H, max: 3 * H }), { minLength: 1, maxLength: 20 }), (ts, offsets) => {
         const arr = Float64Array.from(ts);
-        const prices = makePrices(ts, ts.map(() => '1'));
+        const prices = makePrices(
+          ts,
+          ts.map(() => '1'),
+        );
         const table = usdTable(prices);
         const queries = [...ts.flatMap((t) => [t - 1, t, t + 1, t + 48 * H, t + 48 * H + 1]), ...offsets.map((o) => (ts[0] ?? 0) + o)];
         for (const q of queries) {

@@ -9,7 +9,19 @@ import { createComputePool } from '../pool/computePool.js';
 import { positionContext, positionRows } from '../publish/walletIndex.js';
 import { positionMetrics, positionNow } from './positionMetrics.js';
 import { isPositionOpen, replayPosition } from './replayPosition.js';
-import { computePositions, ENABLED, HIDDEN, itemBytes, mergePositions, OPEN, positionItemsInThread, positionsInput, positionsShared, SKIPPED, VALUED } from './positionItems.js';
+import {
+  computePositions,
+  ENABLED,
+  HIDDEN,
+  itemBytes,
+  mergePositions,
+  OPEN,
+  positionItemsInThread,
+  positionsInput,
+  positionsShared,
+  SKIPPED,
+  VALUED,
+} from './positionItems.js';
 
 const world = demoWorld({ seed: 3, now: Date.UTC(2026, 0, 15) / 1000, vaults: null, wallets: 60, days: 30 });
 const pool = createComputePool(testCommon(), { threads: 2 });
@@ -34,12 +46,25 @@ describe('position items', () => {
       if (now === null) continue;
       const st = replayPosition(positionRows(world, p), ctx);
       const wallet = world.events.dict.wallets.values[x.posWallet[p]!]!;
-      const item = { vault_id: vaultId, wallet_address: wallet, numeraire_token: { address: v.numeraire_address, decimals: v.numeraire_decimals, symbol: v.numeraire_symbol }, metrics: positionMetrics(st, ctx, now) };
+      const item = {
+        vault_id: vaultId,
+        wallet_address: wallet,
+        numeraire_token: { address: v.numeraire_address, decimals: v.numeraire_decimals, symbol: v.numeraire_symbol },
+        metrics: positionMetrics(st, ctx, now),
+      };
       expect(itemBytes(items, p).toString()).toBe(JSON.stringify(item));
       expect(Boolean(f & OPEN)).toBe(isPositionOpen(st));
       expect(Boolean(f & SKIPPED)).toBe(st.skipped > 0);
       const m = item.metrics;
-      expect(items.rows![p]).toEqual([m.shares_owned, m.cost_basis.native, m.cost_basis.usd, m.pnl.realized.native, m.pnl.realized.usd, m.pending_deposit_assets.native, m.pending_redeem_shares]);
+      expect(items.rows![p]).toEqual([
+        m.shares_owned,
+        m.cost_basis.native,
+        m.cost_basis.usd,
+        m.pnl.realized.native,
+        m.pnl.realized.usd,
+        m.pending_deposit_assets.native,
+        m.pending_redeem_shares,
+      ]);
       if (f & OPEN) open++;
     }
     expect(open).toBeGreaterThan(10);
@@ -49,7 +74,11 @@ describe('position items', () => {
     const one = positionItemsInThread(world);
     const n = world.walletIndex.positions;
     const range = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, k) => a + k);
-    for (const cuts of [[0, n], [0, 1, n], [0, Math.floor(n / 3), Math.floor((2 * n) / 3), n]]) {
+    for (const cuts of [
+      [0, n],
+      [0, 1, n],
+      [0, Math.floor(n / 3), Math.floor((2 * n) / 3), n],
+    ]) {
       const outputs = await Promise.all(cuts.slice(0, -1).map((from, k) => pool.positions(positionsInput(world, range(from, cuts[k + 1]!), false))));
       const merged = mergePositions(n, outputs.reverse());
       expect(Buffer.from(merged.json).equals(Buffer.from(one.json))).toBe(true);
@@ -58,7 +87,9 @@ describe('position items', () => {
       expect([...merged.skipped]).toEqual([...one.skipped]);
       // the table's columns, packed by the workers and unpacked here, equal the in-thread ones
       const shared = positionsShared(world, false);
-      const tables = await Promise.all(cuts.slice(0, -1).map((from, k) => pool.positions(positionsInput(world, range(from, cuts[k + 1]!), true, false, shared))));
+      const tables = await Promise.all(
+        cuts.slice(0, -1).map((from, k) => pool.positions(positionsInput(world, range(from, cuts[k + 1]!), true, false, shared))),
+      );
       expect(mergePositions(n, tables).rows).toEqual(positionItemsInThread(world, true).rows);
     }
     // and a partial computation merged over the previous items: the odd positions recomputed

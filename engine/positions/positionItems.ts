@@ -145,7 +145,13 @@ export function positionsShared(world: World, json = true): PositionsShared {
 }
 
 /** The inputs of the positions in `list` of `world` (views, no copies of the big columns). */
-export function positionsInput(world: World, list: Int32Array, table: boolean, json = true, shared: PositionsShared = positionsShared(world, json)): PositionsInput {
+export function positionsInput(
+  world: World,
+  list: Int32Array,
+  table: boolean,
+  json = true,
+  shared: PositionsShared = positionsShared(world, json),
+): PositionsInput {
   return { kind: 'positions', list, table, json, ...shared };
 }
 
@@ -215,9 +221,18 @@ export function computePositions(input: PositionsInput): PositionsOutput {
         if (isPositionOpen(st)) f |= OPEN;
         if (st.skipped > 0) {
           f |= SKIPPED;
-          skipped.push([p, { rows: st.skipped, message: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` }]);
+          skipped.push([
+            p,
+            { rows: st.skipped, message: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` },
+          ]);
         }
-        if (input.json) json = JSON.stringify({ vault_id: v.vault_id, wallet_address: input.wallets[posWallet[p]!]!, numeraire_token: v.numeraire, metrics: positionMetrics(st, ctx, now) });
+        if (input.json)
+          json = JSON.stringify({
+            vault_id: v.vault_id,
+            wallet_address: input.wallets[posWallet[p]!]!,
+            numeraire_token: v.numeraire,
+            metrics: positionMetrics(st, ctx, now),
+          });
         if (rows) rows[k] = packRow(positionColumns(st));
       }
     }

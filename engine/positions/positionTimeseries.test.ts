@@ -156,9 +156,7 @@ describe('positionPoints (DESIGN §4.4 position timeseries)', () => {
 
   it('error: instants out of order', () => {
     const ctx = ctxOf(4, 0n);
-    expect(() => positionPoints([row('deposit', T0, 1n, 1n)], ctx, [T0 + H, T0])).toThrow(
-      `positionPoints: instants must ascend, got ${T0} after ${T0 + H}`,
-    );
+    expect(() => positionPoints([row('deposit', T0, 1n, 1n)], ctx, [T0 + H, T0])).toThrow(`positionPoints: instants must ascend, got ${T0} after ${T0 + H}`);
   });
 });
 

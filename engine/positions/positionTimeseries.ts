@@ -70,7 +70,7 @@ export function ceilToGrid(t: number, granularity: Granularity): number {
     case 'week': {
       // 1970-01-05 (Unix day 4) was a Monday
       const day = Math.ceil(t / DAY);
-      return (day + ((4 - day) % 7 + 7) % 7) * DAY;
+      return (day + ((((4 - day) % 7) + 7) % 7)) * DAY;
     }
     case 'month': {
       const d = new Date(t * 1000);

@@ -40,7 +40,9 @@ function dec(s: string): Q {
 }
 function digits(v: bigint, dp: number): string {
   const neg = v < 0n;
-  const s = abs(v).toString().padStart(dp + 1, '0');
+  const s = abs(v)
+    .toString()
+    .padStart(dp + 1, '0');
   const int = s.slice(0, s.length - dp);
   const frac = s.slice(s.length - dp).replace(/0+$/, '');
   const out = frac ? `${int}.${frac}` : int;
@@ -386,13 +388,7 @@ describe('replayPosition: hand-made cases (DESIGN §4.4)', () => {
 
   it('transfer in and out at market value: shares × the as-of published unit price, truncated', () => {
     const ctx = ctxOf(['1.234567891234567891', '1.3', '1.3'], ['1', '1', '1']);
-    const { m } = run(
-      [
-        row('transfer_in', T0 + 10, 0n, sh(10)),
-        row('transfer_out', T0 + H + 10, 0n, sh(4)),
-      ],
-      ctx,
-    );
+    const { m } = run([row('transfer_in', T0 + 10, 0n, sh(10)), row('transfer_out', T0 + H + 10, 0n, sh(4))], ctx);
     // in: 10 × 1.234567891234567891 → 12.345678; out: 4 × 1.3 = 5.2 against b = 12.345678·4/10
     expect(m.cost_basis.native).toBe('7.407406'); // 7.4074068 truncated
     expect(m.pnl.realized.native).toBe('0.261728'); // 0.2617288 truncated
@@ -461,7 +457,10 @@ describe('replayPosition: hand-made cases (DESIGN §4.4)', () => {
 
   it('a fully exited position is not open, keeps its realized PnL and has zero cost basis', () => {
     const ctx = ctxOf(['1', '1.1', '1.2'], ['1', '1', '1']);
-    const { st, m } = run([row('deposit', T0 + 10, usdc(30), sh(30)), row('withdraw', T0 + H, usdc(11), sh(10)), row('transfer_out', T0 + 2 * H, 0n, sh(20))], ctx);
+    const { st, m } = run(
+      [row('deposit', T0 + 10, usdc(30), sh(30)), row('withdraw', T0 + H, usdc(11), sh(10)), row('transfer_out', T0 + 2 * H, 0n, sh(20))],
+      ctx,
+    );
     expect(isPositionOpen(st)).toBe(false);
     expect(m.cost_basis).toEqual({ native: '0', usd: '0' });
     expect(m.pnl.unrealized.native).toBe('0');
@@ -542,7 +541,11 @@ const worldArb = fc
       p = (p * (100_000n + BigInt(w.steps[i]!))) / 100_000n + BigInt(w.steps[i]! * 7919); // odd digits
       return p;
     });
-    const series = makeSeries(ts, unit.map((x) => digits(x, 18)), w.decimals);
+    const series = makeSeries(
+      ts,
+      unit.map((x) => digits(x, 18)),
+      w.decimals,
+    );
     let prices: PriceSeries | undefined;
     if (w.usdMode !== 'none') {
       const keep = ts.map((t, i) => ({ t, i })).filter(({ i }) => w.usdMode === 'full' || i < w.gap.at || i >= w.gap.at + w.gap.len);
@@ -719,7 +722,18 @@ describe('replayPosition: the demo world', () => {
     }
     // the sample covers every lifecycle, open and exited positions, priced and unpriced vaults
     expect([...kinds].sort()).toEqual(
-      ['deposit', 'deposit+hash', 'deposit_pending+hash', 'deposit_refunded+hash', 'transfer_in', 'transfer_out', 'withdraw', 'withdraw+hash', 'withdraw_pending+hash', 'withdraw_refunded+hash'].sort(),
+      [
+        'deposit',
+        'deposit+hash',
+        'deposit_pending+hash',
+        'deposit_refunded+hash',
+        'transfer_in',
+        'transfer_out',
+        'withdraw',
+        'withdraw+hash',
+        'withdraw_pending+hash',
+        'withdraw_refunded+hash',
+      ].sort(),
     );
     expect(open).toBeGreaterThan(0);
     expect(open).toBeLessThan(chosen.length);

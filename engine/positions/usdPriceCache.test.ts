@@ -9,20 +9,27 @@ const H = 3600;
 describe('USD price table', () => {
   it('holds every price exactly (one 64-bit word each when all fit, two otherwise) and as a double', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.constant(64n), fc.constant(128n)), fc.array(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), { minLength: 1, maxLength: 30 }), (bits, raw) => {
-        const values = raw.map((v) => v & ((1n << bits) - 1n)); // 64: every price in one word
-        const strs = values.map((v) => {
-          const s = v.toString().padStart(19, '0');
-          return `${s.slice(0, -18)}.${s.slice(-18)}`;
-        });
-        const prices = makePrices(values.map((_, i) => i * H), strs);
-        const table = usdTable(prices);
-        if (bits === 64n) expect(table.hi).toBeNull();
-        values.forEach((v, i) => {
-          expect(usdBig(table, i)).toBe(v);
-          expect(usdFloat(table, i)).toBe(Number(strs[i]));
-        });
-      }),
+      fc.property(
+        fc.oneof(fc.constant(64n), fc.constant(128n)),
+        fc.array(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), { minLength: 1, maxLength: 30 }),
+        (bits, raw) => {
+          const values = raw.map((v) => v & ((1n << bits) - 1n)); // 64: every price in one word
+          const strs = values.map((v) => {
+            const s = v.toString().padStart(19, '0');
+            return `${s.slice(0, -18)}.${s.slice(-18)}`;
+          });
+          const prices = makePrices(
+            values.map((_, i) => i * H),
+            strs,
+          );
+          const table = usdTable(prices);
+          if (bits === 64n) expect(table.hi).toBeNull();
+          values.forEach((v, i) => {
+            expect(usdBig(table, i)).toBe(v);
+            expect(usdFloat(table, i)).toBe(Number(strs[i]));
+          });
+        },
+      ),
     );
   });
 
@@ -41,19 +48,27 @@ describe('USD price table', () => {
 
   it('hourly price series (the arithmetic path) answer exactly what usdIndexAt answers', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.integer({ min: -H, max: 210 * H }), { maxLength: 30 }), (n, gapAt, qs) => {
-        const t0 = 1_699_999_200;
-        const hourly = Array.from({ length: n }, (_, i) => t0 + i * H);
-        const gappy = hourly.map((t, i) => (i > gapAt ? t + 50 * H : t));
-        for (const ts of [hourly, gappy]) {
-          const prices = makePrices(ts, ts.map(() => '2'));
-          const table = usdTable(prices);
-          expect(table.hourly).toBe(ts === hourly || n <= gapAt + 1);
-          for (const q of [...qs.map((x) => t0 + x), ...ts.flatMap((t) => [t - 1, t, t + 48 * H, t + 48 * H + 1])]) {
-            expect(usdIndexIn(table, q)).toBe(usdIndexAt(prices, q));
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(fc.integer({ min: -H, max: 210 * H }), { maxLength: 30 }),
+        (n, gapAt, qs) => {
+          const t0 = 1_699_999_200;
+          const hourly = Array.from({ length: n }, (_, i) => t0 + i * H);
+          const gappy = hourly.map((t, i) => (i > gapAt ? t + 50 * H : t));
+          for (const ts of [hourly, gappy]) {
+            const prices = makePrices(
+              ts,
+              ts.map(() => '2'),
+            );
+            const table = usdTable(prices);
+            expect(table.hourly).toBe(ts === hourly || n <= gapAt + 1);
+            for (const q of [...qs.map((x) => t0 + x), ...ts.flatMap((t) => [t - 1, t, t + 48 * H, t + 48 * H + 1])]) {
+              expect(usdIndexIn(table, q)).toBe(usdIndexAt(prices, q));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -124,8 +124,7 @@ const list = (items: unknown[], limit: number | null, partial: PartialError[] = 
 
 /** Pages of every route whose body depends only on the snapshot (serialized when first asked for). */
 function buildFixedPages(s: Snapshot): void {
-  const put = (key: string, data: unknown, meta: Parameters<typeof buildPage>[1]) =>
-    s.pages.define(key, () => buildPage(data, meta, s.refreshed_at));
+  const put = (key: string, data: unknown, meta: Parameters<typeof buildPage>[1]) => s.pages.define(key, () => buildPage(data, meta, s.refreshed_at));
   // Lists that fit one default page; longer ones are paged on demand with signed cursors.
   for (const [key, items] of [
     ['/v1/vaults', s.vaultList.visible],

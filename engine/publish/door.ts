@@ -3,9 +3,9 @@
 // slice snapshots with, and the wallet views (replayed positions) — comes through here,
 // so the boundary test can hold server/ to engine/publish.
 export { type ActivityRow, activityRowAt, toActivityRow } from '../activity/activityRows.js';
-export { type FeaturedCard, type StrategyCard } from '../aggregates/cards.js';
+export type { FeaturedCard, StrategyCard } from '../aggregates/cards.js';
 export { type Granularity, type PositionPoint, defaultPositionStart, positionPoints } from '../positions/positionTimeseries.js';
-export { type PartialError, type TvlBreakdownRow, type TvlData, type TvlRow } from '../aggregates/tvl.js';
+export type { PartialError, TvlBreakdownRow, TvlData, TvlRow } from '../aggregates/tvl.js';
 export { type PositionMetrics, positionMetrics, positionNow } from '../positions/positionMetrics.js';
 export { type PositionState, isPositionOpen } from '../positions/replayPosition.js';
 export { type WalletPosition, walletPositionList } from './walletViews.js';

@@ -134,7 +134,7 @@ describe('temp files of the writer', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
-  it("removeStaleTemps removes the temp files of processes that are gone, and only those", () => {
+  it('removeStaleTemps removes the temp files of processes that are gone, and only those', () => {
     const out = join(dir, 'stale');
     mkdirSync(out);
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;

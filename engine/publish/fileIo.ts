@@ -7,7 +7,7 @@
 // bytes, taking the CRC-32 of what they read as they go: a restart's read is bound by page
 // faults on fresh memory, and those run on every core at once.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { crc32Combine } from '../../common/crc32.js';
@@ -82,7 +82,12 @@ function running(pid: number): boolean {
  * 2,858 req/s). Views on shared memory go to the thread as they are; any other view is copied
  * (into shared memory) when it is appended. At most WRITE_AHEAD bytes wait for the thread.
  */
-export async function writeStreamed(dir: string, role: string, ext: string, produce: (sink: ByteSink) => void | Promise<void>): Promise<{ name: string; bytes: number; crc32: number }> {
+export async function writeStreamed(
+  dir: string,
+  role: string,
+  ext: string,
+  produce: (sink: ByteSink) => void | Promise<void>,
+): Promise<{ name: string; bytes: number; crc32: number }> {
   const temp = tempFile(dir, role);
   const fd = openSync(temp.path, 'w');
   const writer = startWriter(fd);

@@ -10,7 +10,11 @@ describe('PageMap', () => {
     const built: string[] = [];
     const pages = new PageMap();
     const eager = new Map<string, Page>();
-    for (const [key, data] of [['/b', { x: 1 }], ['/a', [1, 2]], ['/c', null]] as const) {
+    for (const [key, data] of [
+      ['/b', { x: 1 }],
+      ['/a', [1, 2]],
+      ['/c', null],
+    ] as const) {
       eager.set(key, buildPage(data, null, AT));
       pages.define(key, () => {
         built.push(key);

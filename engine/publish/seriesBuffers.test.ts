@@ -7,7 +7,17 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { demoSnapshot, SMALL_DEMO } from '../../test/helpers/demoSnapshot.js';
 import { storedHeader } from '../../common/deflateStored.js';
-import { buildSeriesBuffer, CHUNK_LARGE, SERIES_BLOCK, seriesCacheBytes, setSeriesCacheBudget, sliceSeries, type DeflatedItems, type SeriesBuffer, type SeriesSlice } from './seriesBuffers.js';
+import {
+  buildSeriesBuffer,
+  CHUNK_LARGE,
+  SERIES_BLOCK,
+  seriesCacheBytes,
+  setSeriesCacheBudget,
+  sliceSeries,
+  type DeflatedItems,
+  type SeriesBuffer,
+  type SeriesSlice,
+} from './seriesBuffers.js';
 
 const snapshot = demoSnapshot({ ...SMALL_DEMO, days: 40, wallets: 10 });
 const vaults = [...snapshot.world.series.keys()].filter((id) => snapshot.world.series.get(id)!.length > SERIES_BLOCK * 2);
@@ -64,7 +74,9 @@ describe('sliceSeries over lazily serialized blocks', () => {
 
   it('deflated windows: a descending window across a last block that ends mid-chunk carries its ragged run as a stored block', () => {
     // day points: few enough that the last block is partial, and some vault's count is off the 8-point grid
-    const sb = vaults.map((id) => buildSeriesBuffer(snapshot.world, id, 'day')!).find((b) => (b.instants.length % SERIES_BLOCK) % 8 !== 0 && b.instants.length > SERIES_BLOCK);
+    const sb = vaults
+      .map((id) => buildSeriesBuffer(snapshot.world, id, 'day')!)
+      .find((b) => (b.instants.length % SERIES_BLOCK) % 8 !== 0 && b.instants.length > SERIES_BLOCK);
     const hourly = vaults.map((id) => buildSeriesBuffer(snapshot.world, id, 'hour')!).find((b) => (b.instants.length % SERIES_BLOCK) % 8 !== 0);
     const pick = sb ?? hourly;
     expect(pick).toBeDefined();

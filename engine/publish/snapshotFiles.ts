@@ -60,7 +60,16 @@ export interface SnapshotManifest extends SnapshotIdentity {
   next_publish_at_s?: number | null;
   /** when this manifest was written (RFC 3339); not part of the snapshot's identity */
   written_at: string;
-  files: { world: FileEntry; series: FileEntry; prices: FileEntry; events: FileEntry; strings: FileEntry; wallets: FileEntry; positions: FileEntry; auth?: FileEntry };
+  files: {
+    world: FileEntry;
+    series: FileEntry;
+    prices: FileEntry;
+    events: FileEntry;
+    strings: FileEntry;
+    wallets: FileEntry;
+    positions: FileEntry;
+    auth?: FileEntry;
+  };
 }
 
 /** A snapshot file that is missing, torn or altered: never served. */
@@ -91,7 +100,9 @@ export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
 // No APY columns: a restored (serving) world computes a point's APY when it reads it (apyAt).
 const F64 = ['ts', 'unit_price_f'] as const;
 const seriesI128 = (s: Pick<VaultSeries, 'publishes_unit_price'>) =>
-  s.publishes_unit_price ? (['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) : (['total_assets', 'total_supply', 'unit_price'] as const);
+  s.publishes_unit_price
+    ? (['total_assets', 'total_supply', 'published_price', 'unit_price'] as const)
+    : (['total_assets', 'total_supply', 'unit_price'] as const);
 
 const bytes = (a: ArrayBufferView, n: number) => new Uint8Array(a.buffer, a.byteOffset, n);
 
@@ -107,7 +118,11 @@ function readSeries(r: FileReader, meta: WorldFile['series']): Map<string, Vault
   const out = new Map<string, VaultSeries>();
   for (const m of meta) {
     const n = m.length;
-    const s = createVaultSeries({ vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' }, n + DEFAULT_SPARE_HOURS, { apy: false });
+    const s = createVaultSeries(
+      { vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' },
+      n + DEFAULT_SPARE_HOURS,
+      { apy: false },
+    );
     s.publishes_unit_price = m.publishes_unit_price;
     for (const k of F64) r.into(bytes(s[k], n * 8));
     for (const k of seriesI128(s)) r.into(bytes(s[k].words, n * 16));
@@ -128,7 +143,10 @@ async function writePrices(sink: ByteSink, prices: readonly PriceSeries[], meta:
     sink.bytes(p.ts);
     sink.bytes(p.usd_f);
   }
-  await writeLines(sink, prices.filter((_, k) => meta[k]!.usd === undefined).map((p) => p.usd));
+  await writeLines(
+    sink,
+    prices.filter((_, k) => meta[k]!.usd === undefined).map((p) => p.usd),
+  );
 }
 
 function readPrices(buf: Buffer, meta: WorldFile['prices'], need: (ok: boolean, what: string) => void): Map<string, PriceSeries> {
@@ -140,7 +158,12 @@ function readPrices(buf: Buffer, meta: WorldFile['prices'], need: (ok: boolean, 
     at += 16 * p.n;
   }
   const lines = meta.filter((p) => p.usd === undefined);
-  const values = readLines(buf.toString('utf8', at), lines.map((p) => p.n), need, 'prices hold another number of values than their index');
+  const values = readLines(
+    buf.toString('utf8', at),
+    lines.map((p) => p.n),
+    need,
+    'prices hold another number of values than their index',
+  );
   lines.forEach((p, k) => (prices.get(p.key)!.usd = values[k]!));
   return prices;
 }
@@ -258,7 +281,12 @@ function decodeStrings(buf: Buffer, need: (ok: boolean, what: string) => void): 
   const lines = head.lines ?? {};
   delete head.lines;
   const listed = LINE_LISTS.filter((k) => lines[k] !== undefined);
-  const values = readLines(text.slice(nl + 1), listed.map((k) => lines[k]!), need, 'the strings file holds another number of values than its head says');
+  const values = readLines(
+    text.slice(nl + 1),
+    listed.map((k) => lines[k]!),
+    need,
+    'the strings file holds another number of values than its head says',
+  );
   listed.forEach((k, j) => (head[k] = values[j]!));
   for (const k of ['vaults', 'wallets', 'tokens', 'kinds', 'requests', 'odd'] as const) need(Array.isArray(head[k]), `the strings file has no ${k}`);
   return head;
@@ -292,7 +320,10 @@ function readEvents(r: FileReader, n: number): { table: EventTable; finish: (str
       }
       return true;
     };
-    need(within(t.vault, strings.vaults.length, false) && within(t.wallet, strings.wallets.length, false) && within(t.counterparty, strings.wallets.length, true), 'an event names a missing string');
+    need(
+      within(t.vault, strings.vaults.length, false) && within(t.wallet, strings.wallets.length, false) && within(t.counterparty, strings.wallets.length, true),
+      'an event names a missing string',
+    );
     need(within(t.token, strings.tokens.length, false) && within(t.request, strings.requests.length, true), 'an event names a missing string');
     for (let i = 0; i < n; i++) need(t.kind[i]! < strings.kinds.length, 'an event names a missing kind');
   };
@@ -305,7 +336,16 @@ const EVENT_SPARE = 65_536;
 // ---- wallets: the wallet index's arrays (engine/publish/walletIndex.ts), so a start does not rebuild it
 const INDEX_ARRAYS = ['activityStart', 'activity', 'posWallet', 'posVault', 'rowStart', 'rows', 'walletPosStart', 'walletPos'] as const;
 function indexLengths(wallets: number, positions: number, events: number): Record<(typeof INDEX_ARRAYS)[number], number> {
-  return { activityStart: wallets + 1, activity: events, posWallet: positions, posVault: positions, rowStart: positions + 1, rows: events, walletPosStart: wallets + 1, walletPos: positions };
+  return {
+    activityStart: wallets + 1,
+    activity: events,
+    posWallet: positions,
+    posVault: positions,
+    rowStart: positions + 1,
+    rows: events,
+    walletPosStart: wallets + 1,
+    walletPos: positions,
+  };
 }
 
 function writeWallets(sink: ByteSink, x: WalletIndex): void {
@@ -358,7 +398,13 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
   const meta: WorldFile = {
     // RPC URLs may carry provider keys, and nothing published reads them
     registry: { ...world.registry, chains: world.registry.chains.map((c) => ({ ...c, rpc_urls: [] })) },
-    series: series.map((s) => ({ vault_id: s.vault_id, numeraire_decimals: s.numeraire_decimals, publishes_unit_price: s.publishes_unit_price, length: s.length, skipped: s.skipped })),
+    series: series.map((s) => ({
+      vault_id: s.vault_id,
+      numeraire_decimals: s.numeraire_decimals,
+      publishes_unit_price: s.publishes_unit_price,
+      length: s.length,
+      skipped: s.skipped,
+    })),
     prices: prices.map(([key, p]) => ({ key, chain_id: p.chain_id, address: p.address, n: p.ts.length, ...(lineSafe(p.usd) ? {} : { usd: p.usd }) })),
     allocations: [...world.allocations],
     tvlSources: world.tvlSources,
@@ -372,7 +418,13 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
   return {
     world: await writeStreamed(dir, 'world', 'json', (sink) => writeJsonObject(sink, meta)),
     series: await writeStreamed(dir, 'series', 'bin', (sink) => writeSeries(sink, series)),
-    prices: await writeStreamed(dir, 'prices', 'bin', (sink) => writePrices(sink, prices.map(([, p]) => p), meta.prices)),
+    prices: await writeStreamed(dir, 'prices', 'bin', (sink) =>
+      writePrices(
+        sink,
+        prices.map(([, p]) => p),
+        meta.prices,
+      ),
+    ),
     events: await writeStreamed(dir, 'events', 'bin', (sink) => writeEvents(sink, world.events)),
     strings: await writeStreamed(dir, 'strings', 'txt', (sink) => writeStrings(sink, eventStrings(world.events))),
     wallets: await writeStreamed(dir, 'wallets', 'bin', (sink) => writeWallets(sink, world.walletIndex)),

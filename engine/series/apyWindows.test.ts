@@ -113,7 +113,7 @@ describe('computeApy', () => {
     );
   });
 
-  it('a series that keeps no APY columns computes each point\'s on read, bit for bit', () => {
+  it("a series that keeps no APY columns computes each point's on read, bit for bit", () => {
     fc.assert(
       fc.property(vaultArb(1), (v) => {
         const kept = createVaultSeries(v, 1);

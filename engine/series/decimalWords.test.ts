@@ -122,13 +122,19 @@ describe('usdHalfEvenInto', () => {
 
   it('a product a few units above or below a tie, where the double estimate cannot tell which side it is on', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 18 }), fc.bigInt({ min: 0n, max: (1n << 52n) - 1n }), fc.bigInt({ min: -(10n ** 6n), max: 10n ** 6n }), fc.constantFrom(1n, 2n, 7n), (d, q, delta, p) => {
-        const m = 10n ** BigInt(d + 12);
-        // a · p = (q + 1/2) · 10^k + delta · p: p small, so a carries the whole value
-        const a = ((2n * q + 1n) * m) / (2n * p) + delta;
-        fc.pre(a >= 0n && a < 1n << 127n);
-        expect(usd(a, d, p)).toBe(inRange(oracleHalfEven(a * p, d + 12)));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 18 }),
+        fc.bigInt({ min: 0n, max: (1n << 52n) - 1n }),
+        fc.bigInt({ min: -(10n ** 6n), max: 10n ** 6n }),
+        fc.constantFrom(1n, 2n, 7n),
+        (d, q, delta, p) => {
+          const m = 10n ** BigInt(d + 12);
+          // a · p = (q + 1/2) · 10^k + delta · p: p small, so a carries the whole value
+          const a = ((2n * q + 1n) * m) / (2n * p) + delta;
+          fc.pre(a >= 0n && a < 1n << 127n);
+          expect(usd(a, d, p)).toBe(inRange(oracleHalfEven(a * p, d + 12)));
+        },
+      ),
       { numRuns: 20_000 },
     );
   });

@@ -69,7 +69,7 @@ export function scaleTo18Into(src: Uint32Array, b: number, decimals: number, out
   let w2 = src[b + 2]!;
   // × 10^s, at most 10^6 a step: limb · 10^6 + carry < 2^52
   for (let s = 18 - decimals; s > 0; ) {
-    const e = s > 6 ? 6 : s;
+    const e = Math.min(s, 6);
     s -= e;
     const f = POW10_NUM[e]!;
     let t = w0 * f;
@@ -154,7 +154,16 @@ const DIVISORS: readonly Divisor[] = Array.from({ length: 31 }, (_, k) => {
  * decides the rounding. Results of 2^62 and above, negative amounts and numeraires above 18
  * decimals take the BigInt path.
  */
-export function usdHalfEvenInto(a: Uint32Array, b: number, decimals: number, pLo: Uint32Array, pHi: Uint32Array | null, j: number, out: Uint32Array, o: number): boolean {
+export function usdHalfEvenInto(
+  a: Uint32Array,
+  b: number,
+  decimals: number,
+  pLo: Uint32Array,
+  pHi: Uint32Array | null,
+  j: number,
+  out: Uint32Array,
+  o: number,
+): boolean {
   const a3 = a[b + 3]!;
   const M = DIVISORS[decimals + 12];
   if (a3 >= 0x80000000 || M === undefined || decimals < 0) return usdSlow(a, b, decimals, pLo, pHi, j, out, o);
@@ -182,10 +191,26 @@ export function usdHalfEvenInto(a: Uint32Array, b: number, decimals: number, pLo
 }
 
 /** usdHalfEvenInto near a rounding boundary: the exact remainder (x < 2^62, a ≥ 0, decimals 0–18). */
-function usdExact(a: Uint32Array, b: number, decimals: number, pLo: Uint32Array, pHi: Uint32Array | null, j: number, out: Uint32Array, o: number, x: number, M: Divisor): boolean {
-  const a0 = a[b]!, a1 = a[b + 1]!, a2 = a[b + 2]!, a3 = a[b + 3]!;
-  const p0 = pLo[2 * j]!, p1 = pLo[2 * j + 1]!;
-  const p2 = pHi === null ? 0 : pHi[2 * j]!, p3 = pHi === null ? 0 : pHi[2 * j + 1]!;
+function usdExact(
+  a: Uint32Array,
+  b: number,
+  decimals: number,
+  pLo: Uint32Array,
+  pHi: Uint32Array | null,
+  j: number,
+  out: Uint32Array,
+  o: number,
+  x: number,
+  M: Divisor,
+): boolean {
+  const a0 = a[b]!,
+    a1 = a[b + 1]!,
+    a2 = a[b + 2]!,
+    a3 = a[b + 3]!;
+  const p0 = pLo[2 * j]!,
+    p1 = pLo[2 * j + 1]!;
+  const p2 = pHi === null ? 0 : pHi[2 * j]!,
+    p3 = pHi === null ? 0 : pHi[2 * j + 1]!;
   let q0 = Math.floor(x) - (Math.floor(x * MARGIN) + 4);
   if (q0 < 0) q0 = 0;
   const qh = Math.floor(q0 * INV24);
@@ -193,11 +218,21 @@ function usdExact(a: Uint32Array, b: number, decimals: number, pLo: Uint32Array,
   const Q2 = Math.floor(qh * INV24);
   const Q1 = qh - Q2 * T24;
 
-  const A0 = a0 & 0xffffff, A1 = (a0 >>> 24) | ((a1 & 0xffff) << 8), A2 = (a1 >>> 16) | ((a2 & 0xff) << 16);
-  const A3 = a2 >>> 8, A4 = a3 & 0xffffff;
-  const P0 = p0 & 0xffffff, P1 = (p0 >>> 24) | ((p1 & 0xffff) << 8), P2 = (p1 >>> 16) | ((p2 & 0xff) << 16);
-  const P3 = p2 >>> 8, P4 = p3 & 0xffffff;
-  const m0 = M.m0, m1 = M.m1, m2 = M.m2, m3 = M.m3, m4 = M.m4;
+  const A0 = a0 & 0xffffff,
+    A1 = (a0 >>> 24) | ((a1 & 0xffff) << 8),
+    A2 = (a1 >>> 16) | ((a2 & 0xff) << 16);
+  const A3 = a2 >>> 8,
+    A4 = a3 & 0xffffff;
+  const P0 = p0 & 0xffffff,
+    P1 = (p0 >>> 24) | ((p1 & 0xffff) << 8),
+    P2 = (p1 >>> 16) | ((p2 & 0xff) << 16);
+  const P3 = p2 >>> 8,
+    P4 = p3 & 0xffffff;
+  const m0 = M.m0,
+    m1 = M.m1,
+    m2 = M.m2,
+    m3 = M.m3,
+    m4 = M.m4;
 
   // r = A·P − q0·M  (mod 2^120), column by column with carries
   let t = A0 * P0 - Q0 * m0;
@@ -297,9 +332,7 @@ function usdExact(a: Uint32Array, b: number, decimals: number, pLo: Uint32Array,
 }
 
 function usdSlow(a: Uint32Array, b: number, decimals: number, pLo: Uint32Array, pHi: Uint32Array | null, j: number, out: Uint32Array, o: number): boolean {
-  const p =
-    (BigInt(pLo[2 * j]!) | (BigInt(pLo[2 * j + 1]!) << 32n)) |
-    (pHi === null ? 0n : (BigInt(pHi[2 * j]!) << 64n) | (BigInt(pHi[2 * j + 1]!) << 96n));
+  const p = BigInt(pLo[2 * j]!) | (BigInt(pLo[2 * j + 1]!) << 32n) | (pHi === null ? 0n : (BigInt(pHi[2 * j]!) << 64n) | (BigInt(pHi[2 * j + 1]!) << 96n));
   const x = usdHalfEven(wordsAt(a, b), decimals, p);
   if (x === null) return false;
   setWordsAt(out, o, x);

@@ -12,7 +12,16 @@ import { vaultArb } from '../../test/helpers/seriesWorld.js';
 import { vaultPointValues } from '../metrics/vaultPoint.js';
 import { computeApy } from './apyWindows.js';
 import { wordsAt } from './decimalWords.js';
-import { fillMetricsChunk, METRICS_CHUNK_BYTES, METRICS_CHUNK_ROWS, METRICS_COLUMNS, metricsPrices, metricsSeries, nullBit, type MetricsColumn } from './metricsChunk.js';
+import {
+  fillMetricsChunk,
+  METRICS_CHUNK_BYTES,
+  METRICS_CHUNK_ROWS,
+  METRICS_COLUMNS,
+  metricsPrices,
+  metricsSeries,
+  nullBit,
+  type MetricsColumn,
+} from './metricsChunk.js';
 import { computeUnitPrices } from './unitPrices.js';
 import { appendSnapshot, createVaultSeries } from './vaultSeries.js';
 
@@ -70,34 +79,41 @@ const priceHistory = fc.array(
 describe('fillMetricsChunk', () => {
   it('every row decodes to the API point of that snapshot; NULL where the API has null or DECIMAL(38, s) cannot hold it', () => {
     fc.assert(
-      fc.property(vaultArb(1), fc.constantFrom(0, 6, 8, 18, 24, 36), fc.integer({ min: -100, max: 100 }), priceHistory, fc.boolean(), (v, decimals, start, history, priced) => {
-        const s = createVaultSeries({ vault_id: v.vault_id, numeraire_decimals: decimals, vault_type: v.vault_type }, 1);
-        for (const r of [...v.rows].sort((a, b) => a.ts - b.ts)) appendSnapshot(s, r);
-        computeUnitPrices(s);
-        computeApy(s);
-        let t = (s.length > 0 ? s.ts[0]! : 0) + start * HOUR;
-        const pts: number[] = [];
-        const usd: string[] = [];
-        for (const h of history) {
-          t += h.gap * HOUR;
-          pts.push(t);
-          usd.push(h.usd);
-        }
-        const prices = priced ? makePrices(pts, usd) : undefined;
-        const table = prices === undefined ? null : metricsPrices(prices);
-        for (let at = 0; at < s.length; at += 97) {
-          const n = Math.min(97, s.length - at);
-          const buf = new ArrayBuffer(METRICS_CHUNK_BYTES);
-          const nulls = fillMetricsChunk(metricsSeries(s), table, at, n, buf, 0);
-          let seen = 0;
-          for (let k = 0; k < n; k++) {
-            const got = decode(buf, k);
-            expect(got).toEqual(expected(s, at + k, prices));
-            for (const c of METRICS_COLUMNS) if (got[c.name] === null) seen |= nullBit(c);
+      fc.property(
+        vaultArb(1),
+        fc.constantFrom(0, 6, 8, 18, 24, 36),
+        fc.integer({ min: -100, max: 100 }),
+        priceHistory,
+        fc.boolean(),
+        (v, decimals, start, history, priced) => {
+          const s = createVaultSeries({ vault_id: v.vault_id, numeraire_decimals: decimals, vault_type: v.vault_type }, 1);
+          for (const r of [...v.rows].sort((a, b) => a.ts - b.ts)) appendSnapshot(s, r);
+          computeUnitPrices(s);
+          computeApy(s);
+          let t = (s.length > 0 ? s.ts[0]! : 0) + start * HOUR;
+          const pts: number[] = [];
+          const usd: string[] = [];
+          for (const h of history) {
+            t += h.gap * HOUR;
+            pts.push(t);
+            usd.push(h.usd);
           }
-          expect(nulls).toBe(seen);
-        }
-      }),
+          const prices = priced ? makePrices(pts, usd) : undefined;
+          const table = prices === undefined ? null : metricsPrices(prices);
+          for (let at = 0; at < s.length; at += 97) {
+            const n = Math.min(97, s.length - at);
+            const buf = new ArrayBuffer(METRICS_CHUNK_BYTES);
+            const nulls = fillMetricsChunk(metricsSeries(s), table, at, n, buf, 0);
+            let seen = 0;
+            for (let k = 0; k < n; k++) {
+              const got = decode(buf, k);
+              expect(got).toEqual(expected(s, at + k, prices));
+              for (const c of METRICS_COLUMNS) if (got[c.name] === null) seen |= nullBit(c);
+            }
+            expect(nulls).toBe(seen);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -132,8 +148,16 @@ describe('fillMetricsChunk', () => {
     expect(nulls & nullBit(METRICS_COLUMNS.find((c) => c.name === 'total_supply')!)).not.toBe(0);
     expect(rows.map((r) => r.unit_price)).toEqual(['1', '1', '1', '1']);
     // USD is priced from base units, so it exists where the native column cannot hold the amount
-    expect(rows.map((r) => r.tvl_usd)).toEqual(['200000000000000000000', '200000000000000000000', formatUnits(((1n << 127n) - 1n) * 2n / 10n ** 12n, 6), '0']);
-    for (const [age, priced] of [[48 * HOUR, true], [48 * HOUR + 1, false]] as const) {
+    expect(rows.map((r) => r.tvl_usd)).toEqual([
+      '200000000000000000000',
+      '200000000000000000000',
+      formatUnits((((1n << 127n) - 1n) * 2n) / 10n ** 12n, 6),
+      '0',
+    ]);
+    for (const [age, priced] of [
+      [48 * HOUR, true],
+      [48 * HOUR + 1, false],
+    ] as const) {
       s.ts[3] = t0 + age;
       fillMetricsChunk(metricsSeries(s), metricsPrices(prices), 0, 4, buf, 0);
       expect(decode(buf, 3).tvl_usd).toBe(priced ? '0' : null);
@@ -142,13 +166,16 @@ describe('fillMetricsChunk', () => {
 
   it('a full chunk at an offset of a larger buffer, and the row limit', () => {
     const s = createVaultSeries({ vault_id: '1:0xv', numeraire_decimals: 6, vault_type: 'morpho_v1' }, 1);
-    for (let i = 0; i < METRICS_CHUNK_ROWS + 5; i++) appendSnapshot(s, { ts: 1_700_000_000 + i * HOUR, total_assets: BigInt(i) * 1_000_000n, total_supply: BigInt(i) * 10n ** 18n, unit_price: null });
+    for (let i = 0; i < METRICS_CHUNK_ROWS + 5; i++)
+      appendSnapshot(s, { ts: 1_700_000_000 + i * HOUR, total_assets: BigInt(i) * 1_000_000n, total_supply: BigInt(i) * 10n ** 18n, unit_price: null });
     computeUnitPrices(s);
     computeApy(s);
     const buf = new ArrayBuffer(3 * METRICS_CHUNK_BYTES);
     fillMetricsChunk(metricsSeries(s), null, 5, METRICS_CHUNK_ROWS, buf, METRICS_CHUNK_BYTES);
     const chunk = buf.slice(METRICS_CHUNK_BYTES, 2 * METRICS_CHUNK_BYTES);
     expect(decode(chunk, METRICS_CHUNK_ROWS - 1)).toEqual(expected(s, METRICS_CHUNK_ROWS + 4, undefined));
-    expect(() => fillMetricsChunk(metricsSeries(s), null, 0, METRICS_CHUNK_ROWS + 1, buf, 0)).toThrow(`a metrics chunk holds 0–${METRICS_CHUNK_ROWS} rows, not ${METRICS_CHUNK_ROWS + 1}`);
+    expect(() => fillMetricsChunk(metricsSeries(s), null, 0, METRICS_CHUNK_ROWS + 1, buf, 0)).toThrow(
+      `a metrics chunk holds 0–${METRICS_CHUNK_ROWS} rows, not ${METRICS_CHUNK_ROWS + 1}`,
+    );
   });
 });

@@ -145,7 +145,10 @@ export function fillMetricsChunk(s: MetricsSeries, prices: MetricsPrices | null,
   }
 
   // unit price and supply are already 18-decimal integers: copied, then range-checked
-  for (const [c, src] of [[UNIT_PRICE, s.unit_price], [TOTAL_SUPPLY, s.total_supply]] as const) {
+  for (const [c, src] of [
+    [UNIT_PRICE, s.unit_price],
+    [TOTAL_SUPPLY, s.total_supply],
+  ] as const) {
     const dst = u32(c);
     dst.set(src.subarray(4 * at, 4 * (at + n)));
     for (let k = 0; k < n; k++) if (!fitsDecimal38(dst, 4 * k)) setNull(c, k);
@@ -171,7 +174,11 @@ export function fillMetricsChunk(s: MetricsSeries, prices: MetricsPrices | null,
     if (!priced) setNull(TVL_USD, k);
   }
 
-  for (const [c, src] of [[APYS[0], s.apy_7d], [APYS[1], s.apy_30d], [APYS[2], s.apy_90d]] as const) {
+  for (const [c, src] of [
+    [APYS[0], s.apy_7d],
+    [APYS[1], s.apy_30d],
+    [APYS[2], s.apy_90d],
+  ] as const) {
     const dst = new Float64Array(out, offset + c.offset, CH);
     dst.set(src.subarray(at, at + n));
     for (let k = 0; k < n; k++) if (!Number.isFinite(dst[k]!)) setNull(c, k);

@@ -29,7 +29,10 @@ function naive(ts: number[], g: Granularity, q: { start?: number; end?: number; 
 
 // hourly ts with gaps, starting somewhere in 2024
 const tsArb = fc
-  .tuple(fc.integer({ min: 0, max: 24 * 400 }), fc.array(fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 24 * 45 }) }), { maxLength: 400 }))
+  .tuple(
+    fc.integer({ min: 0, max: 24 * 400 }),
+    fc.array(fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 24 * 45 }) }), { maxLength: 400 }),
+  )
   .map(([start, gaps]) => {
     const out: number[] = [];
     let t = T0 + start * HOUR;
@@ -82,15 +85,22 @@ describe('windowPoints', () => {
 
   it('equals a naive filter of the window, in both orders', () => {
     fc.assert(
-      fc.property(tsArb, granularity, fc.option(instant, { nil: undefined }), fc.option(instant, { nil: undefined }), fc.boolean(), (ts, g, start, end, desc) => {
-        const q: WindowQuery = { order: desc ? 'desc' : 'asc' };
-        if (start !== undefined) q.start = start;
-        if (end !== undefined) q.end = end;
-        const got = windowPoints(series(ts), g, q);
-        const want = naive(ts, g, q);
-        expect({ instants: got.instants, indices: got.indices }).toEqual(want);
-        expect(got.hasMore).toBe(false);
-      }),
+      fc.property(
+        tsArb,
+        granularity,
+        fc.option(instant, { nil: undefined }),
+        fc.option(instant, { nil: undefined }),
+        fc.boolean(),
+        (ts, g, start, end, desc) => {
+          const q: WindowQuery = { order: desc ? 'desc' : 'asc' };
+          if (start !== undefined) q.start = start;
+          if (end !== undefined) q.end = end;
+          const got = windowPoints(series(ts), g, q);
+          const want = naive(ts, g, q);
+          expect({ instants: got.instants, indices: got.indices }).toEqual(want);
+          expect(got.hasMore).toBe(false);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -166,7 +166,6 @@ function monthAfter(m: number): number {
 
 // ---- searches ----
 
-
 /**
  * The as-of index of t (last ts ≤ t, or −1), galloping from `guess`: O(1) when the guess is
  * right or off by a little, O(log distance) otherwise.

@@ -52,8 +52,14 @@ export function unitPriceScale(decimals: number): Scale | null {
  */
 export function divScaledInto(a: Uint32Array, s: Uint32Array, i: number, sc: Scale, out: Uint32Array): boolean {
   const b = 4 * i;
-  const a0 = a[b]!, a1 = a[b + 1]!, a2 = a[b + 2]!, a3 = a[b + 3]!;
-  const s0 = s[b]!, s1 = s[b + 1]!, s2 = s[b + 2]!, s3 = s[b + 3]!;
+  const a0 = a[b]!,
+    a1 = a[b + 1]!,
+    a2 = a[b + 2]!,
+    a3 = a[b + 3]!;
+  const s0 = s[b]!,
+    s1 = s[b + 1]!,
+    s2 = s[b + 2]!,
+    s3 = s[b + 3]!;
   if (a3 >= 0x80000000 || s3 >= 16) return false;
   const sf = s3 * T96 + s2 * T64 + s1 * T32 + s0;
   if (sf === 0) return false;
@@ -68,11 +74,21 @@ export function divScaledInto(a: Uint32Array, s: Uint32Array, i: number, sc: Sca
   const Q2 = Math.floor(qh * INV24);
   const Q1 = qh - Q2 * T24;
 
-  const A0 = a0 & 0xffffff, A1 = (a0 >>> 24) | ((a1 & 0xffff) << 8), A2 = (a1 >>> 16) | ((a2 & 0xff) << 16);
-  const A3 = a2 >>> 8, A4 = a3 & 0xffffff;
-  const S0 = s0 & 0xffffff, S1 = (s0 >>> 24) | ((s1 & 0xffff) << 8), S2 = (s1 >>> 16) | ((s2 & 0xff) << 16);
-  const S3 = s2 >>> 8, S4 = s3 & 0xffffff;
-  const m0 = sc.m0, m1 = sc.m1, m2 = sc.m2, m3 = sc.m3, m4 = sc.m4;
+  const A0 = a0 & 0xffffff,
+    A1 = (a0 >>> 24) | ((a1 & 0xffff) << 8),
+    A2 = (a1 >>> 16) | ((a2 & 0xff) << 16);
+  const A3 = a2 >>> 8,
+    A4 = a3 & 0xffffff;
+  const S0 = s0 & 0xffffff,
+    S1 = (s0 >>> 24) | ((s1 & 0xffff) << 8),
+    S2 = (s1 >>> 16) | ((s2 & 0xff) << 16);
+  const S3 = s2 >>> 8,
+    S4 = s3 & 0xffffff;
+  const m0 = sc.m0,
+    m1 = sc.m1,
+    m2 = sc.m2,
+    m3 = sc.m3,
+    m4 = sc.m4;
 
   // r = A·M − q0·S  (mod 2^120), column by column with carries
   let t = A0 * m0 - Q0 * S0;

@@ -191,7 +191,10 @@ function usdSteps(decimals: readonly number[]): string[] {
       else beyond.push(`ud${t} <> 0`);
     }
     // remainder: its top part against half of its place, then any lower limb
-    const [top, half, lower] = r > 0 ? [`ud${sft} % ${10 ** r}`, 5 * 10 ** (r - 1), Array.from({ length: sft }, (_, t) => `ud${t}`)] : [`ud${sft - 1}`, 5 * 10 ** 8, Array.from({ length: sft - 1 }, (_, t) => `ud${t}`)];
+    const [top, half, lower] =
+      r > 0
+        ? [`ud${sft} % ${10 ** r}`, 5 * 10 ** (r - 1), Array.from({ length: sft }, (_, t) => `ud${t}`)]
+        : [`ud${sft - 1}`, 5 * 10 ** 8, Array.from({ length: sft - 1 }, (_, t) => `ud${t}`)];
     const lowerNonZero = lower.length === 0 ? 'false' : lower.map((x) => `${x} <> 0`).join(' OR ');
     const up = `CASE WHEN ${top} > ${half} OR (${top} = ${half} AND (${lowerNonZero} OR (ud${sft} // ${10 ** r}) % 2 = 1)) THEN 1 ELSE 0 END`;
     const value = `try(${terms.join(' + ')} + ${up})`;

@@ -76,11 +76,9 @@ export function capacityOf(series: VaultSeries): number {
 export function ensureCapacity(series: VaultSeries, needed: number): void {
   const cap = capacityOf(series);
   if (needed <= cap) return;
-  const next = createVaultSeries(
-    { vault_id: series.vault_id, numeraire_decimals: series.numeraire_decimals, vault_type: '' },
-    Math.max(needed, cap * 2),
-    { apy: keepsApy(series) },
-  );
+  const next = createVaultSeries({ vault_id: series.vault_id, numeraire_decimals: series.numeraire_decimals, vault_type: '' }, Math.max(needed, cap * 2), {
+    apy: keepsApy(series),
+  });
   const n = series.length;
   for (const k of ['ts', 'unit_price_f'] as const) next[k].set(series[k].subarray(0, n));
   if (keepsApy(series)) for (const k of ['apy_7d', 'apy_30d', 'apy_90d'] as const) next[k].set(series[k].subarray(0, n));

@@ -43,7 +43,7 @@ export async function buildRange(input: RangeInput): Promise<BuiltRange> {
   const chainId = rt.chain.chain_id;
   const c = from - 1;
   const advanced = book.vaults.filter((v) => cps.get(v.vault_id)! < to);
-  const cpOf = (vaultIdOrUndefined: string | undefined) => (vaultIdOrUndefined === undefined ? -1 : cps.get(vaultIdOrUndefined) ?? -1);
+  const cpOf = (vaultIdOrUndefined: string | undefined) => (vaultIdOrUndefined === undefined ? -1 : (cps.get(vaultIdOrUndefined) ?? -1));
 
   // headers: every block with logs, the range end, the checkpoint below it, each advanced vault's start and checkpoint
   const needed = new Set<number>(input.logs.map((l) => l.blockNumber));
@@ -78,7 +78,9 @@ export async function buildRange(input: RangeInput): Promise<BuiltRange> {
     if (r.ok) decoded.push(r.decoded);
     else input.onBadData(r.reason, r.detail, { block: log.blockNumber, log_index: log.logIndex });
   }
-  const fresh = new Set(decoded.filter((d) => d.name.includes('Requested')).map((d) => `${d.log.address}:${(d.args.depositRequestHash ?? d.args.redeemRequestHash) as string}`));
+  const fresh = new Set(
+    decoded.filter((d) => d.name.includes('Requested')).map((d) => `${d.log.address}:${(d.args.depositRequestHash ?? d.args.redeemRequestHash) as string}`),
+  );
   const lookups = settlementKeys(decoded).filter((k) => !fresh.has(`${k.provisioner}:${k.hash}`));
   const stored = await input.loadRequests(lookups);
   const built = toEventRows({ chainId, book, decoded, ts: (b) => clock.cached(b)!.timestamp, stored });

@@ -21,7 +21,12 @@ export const vaultStream = (address: string) => `vault:${address}`;
  * the new start like a newly registered vault (blocks already stored dedupe on their keys).
  * Returns the addresses reset; `cps` loses their checkpoints.
  */
-export async function reconcileStartBlocks(store: Store, chainId: number, vaults: readonly { address: string; start_block: number }[], cps: Map<string, Checkpoint>): Promise<string[]> {
+export async function reconcileStartBlocks(
+  store: Store,
+  chainId: number,
+  vaults: readonly { address: string; start_block: number }[],
+  cps: Map<string, Checkpoint>,
+): Promise<string[]> {
   const reset: string[] = [];
   for (const v of vaults) {
     const key = `ingest.start_block:${chainId}:${v.address}`;
@@ -171,11 +176,12 @@ export async function commitRange(store: Store, c: RangeCommit): Promise<{ event
       );
     }
     for (const cp of c.checkpoints) {
-      await store.run(
-        'ingest.checkpoint.upsert',
-        'INSERT OR REPLACE INTO ingest_checkpoints VALUES ($1, $2, $3, $4, now()::TIMESTAMP)',
-        [c.chainId, cp.stream, cp.block, cp.hash],
-      );
+      await store.run('ingest.checkpoint.upsert', 'INSERT OR REPLACE INTO ingest_checkpoints VALUES ($1, $2, $3, $4, now()::TIMESTAMP)', [
+        c.chainId,
+        cp.stream,
+        cp.block,
+        cp.hash,
+      ]);
     }
     await store.run('ingest.hashes.prune', 'DELETE FROM block_hashes WHERE chain_id = $1 AND block_number < $2', [c.chainId, c.pruneBelow]);
     return { events: added.events, snapshots: added.snapshots };
@@ -187,12 +193,18 @@ export async function commitRange(store: Store, c: RangeCommit): Promise<{ event
  * snapshots read at later blocks or of hours after the ancestor's time (their at-or-before
  * block may change), later block hashes; checkpoints come back to the ancestor.
  */
-export async function rollbackAfter(store: Store, chainId: number, ancestor: { block: number; hash: string; ts: number }): Promise<{ events: number; snapshots: number }> {
+export async function rollbackAfter(
+  store: Store,
+  chainId: number,
+  ancestor: { block: number; hash: string; ts: number },
+): Promise<{ events: number; snapshots: number }> {
   return store.transaction('ingest.rollback', async () => {
-    const count = async (label: string, sql: string, params: (number | string)[]) =>
-      Number((await store.one<{ n: bigint }>(label, sql, params))?.n ?? 0n);
+    const count = async (label: string, sql: string, params: (number | string)[]) => Number((await store.one<{ n: bigint }>(label, sql, params))?.n ?? 0n);
     const prefix = `${chainId}:`;
-    const events = await count('ingest.rollback.count_events', 'SELECT count(*) AS n FROM vault_events WHERE chain_id = $1 AND block_number > $2', [chainId, ancestor.block]);
+    const events = await count('ingest.rollback.count_events', 'SELECT count(*) AS n FROM vault_events WHERE chain_id = $1 AND block_number > $2', [
+      chainId,
+      ancestor.block,
+    ]);
     const snapshots = await count(
       'ingest.rollback.count_snapshots',
       'SELECT count(*) AS n FROM vault_snapshots WHERE starts_with(vault_id, $1) AND (block_number > $2 OR ts > make_timestamp($3::BIGINT * 1000000))',

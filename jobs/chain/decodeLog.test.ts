@@ -41,7 +41,8 @@ describe('decodeChainLog', () => {
         if (!r.ok) return;
         const viem = decodeEventLog({ abi: [spec.abi], data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true }).args as Record<string, unknown>;
         // small uints come back as bigint (viem gives numbers below 49 bits)
-        for (const [k, v] of Object.entries(viem)) expect(r.decoded.args[k]).toEqual(typeof v === 'string' ? v.toLowerCase() : typeof v === 'number' ? BigInt(v) : v);
+        for (const [k, v] of Object.entries(viem))
+          expect(r.decoded.args[k]).toEqual(typeof v === 'string' ? v.toLowerCase() : typeof v === 'number' ? BigInt(v) : v);
         expect(r.decoded.name).toBe(spec.name);
       }),
       { numRuns: 40 },
@@ -54,7 +55,11 @@ describe('decodeChainLog', () => {
   const base = encodeLog(transfer, { from: `0x${'ab'.repeat(20)}`, to: `0x${'cd'.repeat(20)}`, value: 5n });
 
   it('bad data: unknown topic0, wrong emitter, wrong lengths, bad words — skipped with a reason', () => {
-    expect(decodeChainLog({ ...base, topics: [`0x${'ee'.repeat(32)}`] }, 'morpho')).toEqual({ ok: false, reason: 'unknown_topic', detail: `topic0 0x${'ee'.repeat(32)}` });
+    expect(decodeChainLog({ ...base, topics: [`0x${'ee'.repeat(32)}`] }, 'morpho')).toEqual({
+      ok: false,
+      reason: 'unknown_topic',
+      detail: `topic0 0x${'ee'.repeat(32)}`,
+    });
     expect(decodeChainLog({ ...base, topics: [] }, 'morpho')).toMatchObject({ ok: false, reason: 'unknown_topic' });
     expect(decodeChainLog(base, 'provisioner')).toEqual({ ok: false, reason: 'unexpected_emitter', detail: 'Transfer from a provisioner address' });
     expect(decodeChainLog(base, null)).toMatchObject({ ok: false, reason: 'unexpected_emitter' });
@@ -73,11 +78,27 @@ describe('decodeChainLog', () => {
     });
     // uint16 above 65535
     const f = encodeLog(fees, { vault: `0x${'01'.repeat(20)}`, tvlFee: 1, performanceFee: 2 });
-    expect(decodeChainLog({ ...f, data: `0x${'00'.repeat(31)}01${'00'.repeat(29)}010000` as Hex }, 'calculator')).toMatchObject({ reason: 'malformed_log', detail: 'VaultFeesSet: performanceFee is not a valid uint16' });
+    expect(decodeChainLog({ ...f, data: `0x${'00'.repeat(31)}01${'00'.repeat(29)}010000` as Hex }, 'calculator')).toMatchObject({
+      reason: 'malformed_log',
+      detail: 'VaultFeesSet: performanceFee is not a valid uint16',
+    });
     // a bool word that is neither 0 nor 1
-    const r = encodeLog(requested, { user: `0x${'01'.repeat(20)}`, token: `0x${'02'.repeat(20)}`, tokensIn: 1n, minUnitsOut: 1n, solverTip: 0n, deadline: 9n, maxPriceAge: 9n, isFixedPrice: true, depositRequestHash: `0x${'03'.repeat(32)}` });
+    const r = encodeLog(requested, {
+      user: `0x${'01'.repeat(20)}`,
+      token: `0x${'02'.repeat(20)}`,
+      tokensIn: 1n,
+      minUnitsOut: 1n,
+      solverTip: 0n,
+      deadline: 9n,
+      maxPriceAge: 9n,
+      isFixedPrice: true,
+      depositRequestHash: `0x${'03'.repeat(32)}`,
+    });
     const words = r.data.slice(2).match(/.{64}/g)!;
     words[5] = `${'0'.repeat(63)}2`;
-    expect(decodeChainLog({ ...r, data: `0x${words.join('')}` as Hex }, 'provisioner')).toMatchObject({ reason: 'malformed_log', detail: 'DepositRequestedV1: isFixedPrice is not a valid bool' });
+    expect(decodeChainLog({ ...r, data: `0x${words.join('')}` as Hex }, 'provisioner')).toMatchObject({
+      reason: 'malformed_log',
+      detail: 'DepositRequestedV1: isFixedPrice is not a valid bool',
+    });
   });
 });

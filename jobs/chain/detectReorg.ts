@@ -31,7 +31,11 @@ export async function detectReorg(rpc: Pick<ChainRpc, 'header' | 'blockNumber'>,
     for (let j = 0; j < slice.length; j++) {
       const h = headers[j];
       if (h && h.hash === slice[j]!.hash) {
-        return { ancestor: { block: h.number, hash: h.hash, ts: h.timestamp }, orphanedFrom: stored[i + j - 1]?.block ?? newest.block, deeperThanWindow: false };
+        return {
+          ancestor: { block: h.number, hash: h.hash, ts: h.timestamp },
+          orphanedFrom: stored[i + j - 1]?.block ?? newest.block,
+          deeperThanWindow: false,
+        };
       }
     }
   }

@@ -20,8 +20,30 @@ const book = createAddressBook(
       strategies: [],
       groups: [],
       vaults: [
-        { chain_id: 1, address: VAULT, vault_type: 'aera_v3', name: 'a', symbol: 'a', numeraire_token: { address: TOKEN, decimals: 6, symbol: 'USDC' }, provisioner: PROV, fee_calculator: CALC, is_primary: false, visibility: 'visible', definition: {} },
-        { chain_id: 1, address: MORPHO, vault_type: 'morpho_v1', name: 'm', symbol: 'm', numeraire_token: { address: TOKEN, decimals: 6, symbol: 'USDC' }, is_primary: false, visibility: 'visible', definition: {} },
+        {
+          chain_id: 1,
+          address: VAULT,
+          vault_type: 'aera_v3',
+          name: 'a',
+          symbol: 'a',
+          numeraire_token: { address: TOKEN, decimals: 6, symbol: 'USDC' },
+          provisioner: PROV,
+          fee_calculator: CALC,
+          is_primary: false,
+          visibility: 'visible',
+          definition: {},
+        },
+        {
+          chain_id: 1,
+          address: MORPHO,
+          vault_type: 'morpho_v1',
+          name: 'm',
+          symbol: 'm',
+          numeraire_token: { address: TOKEN, decimals: 6, symbol: 'USDC' },
+          is_primary: false,
+          visibility: 'visible',
+          definition: {},
+        },
       ],
     },
   },
@@ -34,11 +56,26 @@ function log(block: number, tx: number, address: string, name: EventName, args: 
 }
 
 const run = (decoded: DecodedLog[], stored = new Map<string, RequestRecord>()) => toEventRows({ chainId: 1, book, decoded, ts: (b) => b * 3600, stored });
-const brief = (rows: ReturnType<typeof run>['rows']) => rows.map((r) => `${r.kind} ${r.wallet === alice ? 'alice' : r.wallet === bob ? 'bob' : r.wallet} a=${r.assets} s=${r.shares} ${r.request_hash ? 'h' : '-'} #${r.sub_index}`);
+const brief = (rows: ReturnType<typeof run>['rows']) =>
+  rows.map(
+    (r) =>
+      `${r.kind} ${r.wallet === alice ? 'alice' : r.wallet === bob ? 'bob' : r.wallet} a=${r.assets} s=${r.shares} ${r.request_hash ? 'h' : '-'} #${r.sub_index}`,
+  );
 
 describe('toEventRows', () => {
   it('a v2 deposit request settled in a later range to another receiver: deposit of the requester + a transfer to the receiver', () => {
-    const req = log(1, 1, PROV, 'DepositRequestedV2', { user: alice, receiver: bob, token: TOKEN, tokensIn: 1000n, minUnitsOut: 900n, solverTip: 5n, deadline: 99n, maxPriceAge: 9n, isFixedPrice: false, depositRequestHash: H(7) });
+    const req = log(1, 1, PROV, 'DepositRequestedV2', {
+      user: alice,
+      receiver: bob,
+      token: TOKEN,
+      tokensIn: 1000n,
+      minUnitsOut: 900n,
+      solverTip: 5n,
+      deadline: 99n,
+      maxPriceAge: 9n,
+      isFixedPrice: false,
+      depositRequestHash: H(7),
+    });
     const first = run([req]);
     expect(brief(first.rows)).toEqual(['deposit_pending alice a=1000 s=0 h #0']);
     expect(first.requests).toHaveLength(1);
@@ -58,7 +95,17 @@ describe('toEventRows', () => {
   it('a redeem: escrow transfers are not user transfers; the settlement carries the Exit’s assets and the escrowed units', () => {
     const rows = run([
       log(1, 1, VAULT, 'Transfer', { from: alice, to: PROV, value: 40n }),
-      log(1, 1, PROV, 'RedeemRequestedV1', { user: alice, token: TOKEN, minTokensOut: 30n, unitsIn: 40n, solverTip: 0n, deadline: 9n, maxPriceAge: 9n, isFixedPrice: false, redeemRequestHash: H(8) }),
+      log(1, 1, PROV, 'RedeemRequestedV1', {
+        user: alice,
+        token: TOKEN,
+        minTokensOut: 30n,
+        unitsIn: 40n,
+        solverTip: 0n,
+        deadline: 9n,
+        maxPriceAge: 9n,
+        isFixedPrice: false,
+        redeemRequestHash: H(8),
+      }),
       log(2, 2, VAULT, 'Transfer', { from: PROV, to: ZERO, value: 40n }),
       log(2, 2, VAULT, 'Exit', { sender: PROV, recipient: alice, token: TOKEN, tokenAmount: 44n, unitsAmount: 40n }),
       log(2, 2, PROV, 'RedeemSolved', { redeemHash: H(8) }),
@@ -68,7 +115,17 @@ describe('toEventRows', () => {
 
   it('refunds carry the request’s amounts; sync Enter/Exit and ERC-4626 events are sync rows; mints, burns and governance write nothing', () => {
     const rows = run([
-      log(1, 1, PROV, 'DepositRequestedV1', { user: bob, token: TOKEN, tokensIn: 70n, minUnitsOut: 60n, solverTip: 0n, deadline: 9n, maxPriceAge: 9n, isFixedPrice: false, depositRequestHash: H(9) }),
+      log(1, 1, PROV, 'DepositRequestedV1', {
+        user: bob,
+        token: TOKEN,
+        tokensIn: 70n,
+        minUnitsOut: 60n,
+        solverTip: 0n,
+        deadline: 9n,
+        maxPriceAge: 9n,
+        isFixedPrice: false,
+        depositRequestHash: H(9),
+      }),
       log(2, 2, PROV, 'DepositRefunded', { depositHash: H(9) }),
       log(3, 3, VAULT, 'Transfer', { from: ZERO, to: alice, value: 10n }),
       log(3, 3, VAULT, 'Enter', { sender: alice, recipient: alice, token: TOKEN, tokenAmount: 11n, unitsAmount: 10n }),

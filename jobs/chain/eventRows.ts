@@ -121,7 +121,13 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
       const a = h.log.args;
       if (h.log.name === 'Enter') {
         issue(h.log, 'unpaired_settlement', `Enter by the provisioner with no DepositSolved in ${h.log.log.transactionHash}`);
-        row(h.log, 0, h.vault, { kind: 'deposit', wallet: a.recipient as string, assets: a.tokenAmount as bigint, shares: a.unitsAmount as bigint, token: a.token as string });
+        row(h.log, 0, h.vault, {
+          kind: 'deposit',
+          wallet: a.recipient as string,
+          assets: a.tokenAmount as bigint,
+          shares: a.unitsAmount as bigint,
+          token: a.token as string,
+        });
       } else {
         issue(h.log, 'unpaired_settlement', `Exit by the provisioner with no RedeemSolved in ${h.log.log.transactionHash}`);
       }
@@ -175,9 +181,21 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
           break;
         }
         if (d.name === 'Enter') {
-          row(d, 0, v, { kind: 'deposit', wallet: a.recipient as string, assets: a.tokenAmount as bigint, shares: a.unitsAmount as bigint, token: a.token as string });
+          row(d, 0, v, {
+            kind: 'deposit',
+            wallet: a.recipient as string,
+            assets: a.tokenAmount as bigint,
+            shares: a.unitsAmount as bigint,
+            token: a.token as string,
+          });
         } else {
-          row(d, 0, v, { kind: 'withdraw', wallet: a.sender as string, assets: a.tokenAmount as bigint, shares: a.unitsAmount as bigint, token: a.token as string });
+          row(d, 0, v, {
+            kind: 'withdraw',
+            wallet: a.sender as string,
+            assets: a.tokenAmount as bigint,
+            shares: a.unitsAmount as bigint,
+            token: a.token as string,
+          });
         }
         break;
       }
@@ -219,7 +237,13 @@ export function toEventRows(input: EventRowsInput): EventRowsOutput {
           // the units were still minted: keep balances right with a sync deposit
           if (enter) {
             const e = enter.args;
-            row(d, 0, v, { kind: 'deposit', wallet: e.recipient as string, assets: e.tokenAmount as bigint, shares: e.unitsAmount as bigint, token: e.token as string });
+            row(d, 0, v, {
+              kind: 'deposit',
+              wallet: e.recipient as string,
+              assets: e.tokenAmount as bigint,
+              shares: e.unitsAmount as bigint,
+              token: e.token as string,
+            });
           }
           break;
         }

@@ -119,7 +119,9 @@ export async function readHourlySnapshots(args: {
           for (const t of due) {
             out.reads++;
             const slot = slots.get(t.vault.vault_id);
-            const r = slot ? snapshotRow(t.vault, ts, block, results.slice(slot[0], slot[0] + slot[1])) : 'an aera_v3 vault needs "fee_calculator" for its unit price';
+            const r = slot
+              ? snapshotRow(t.vault, ts, block, results.slice(slot[0], slot[0] + slot[1]))
+              : 'an aera_v3 vault needs "fee_calculator" for its unit price';
             if (typeof r === 'string') out.failures.push({ vault_id: t.vault.vault_id, ts, block, error: r });
             else out.rows.push(r);
           }

@@ -19,9 +19,21 @@ const DEPOSIT_SOLVED = toEventSelector('DepositSolved(bytes32)');
 function badLogsCode(from: Address, to: Address): `0x${string}` {
   const push32 = (word: string) => `7f${word.slice(2)}`;
   return `0x${[
-    push32(UNKNOWN_TOPIC), '6000', '6000', 'a1',
-    push32(pad(to)), push32(pad(from)), push32(TRANSFER), '6005', '6000', 'a3',
-    push32(keccak256(toHex('some request'))), push32(DEPOSIT_SOLVED), '6000', '6000', 'a2',
+    push32(UNKNOWN_TOPIC),
+    '6000',
+    '6000',
+    'a1',
+    push32(pad(to)),
+    push32(pad(from)),
+    push32(TRANSFER),
+    '6005',
+    '6000',
+    'a3',
+    push32(keccak256(toHex('some request'))),
+    push32(DEPOSIT_SOLVED),
+    '6000',
+    '6000',
+    'a2',
     '00',
   ].join('')}`;
 }

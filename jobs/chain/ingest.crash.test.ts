@@ -163,7 +163,10 @@ describe('vaultd ingest (CLI)', () => {
     });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const lines = stdout.trim().split('\n').filter((l) => l.startsWith('chain '));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('chain '));
     expect(stdout).toMatch(/^prices chainlink:4646: \d+ rows for 3 tokens — ok$/m);
     expect(lines[0]).toMatch(/^chain 4646 \(devnet\): blocks 1\.\.\d+ of \d+, \d+ logs, \d+ events, \d+ snapshots in [\d.]+ s — ok$/);
     expect(lines[1]).toMatch(/^chain 4646 \(devnet\): nothing due \(target \d+\), 0 logs, 0 events, 0 snapshots in [\d.]+ s — ok$/);

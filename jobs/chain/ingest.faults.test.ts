@@ -81,7 +81,10 @@ describe('ingest under RPC faults', () => {
     const all = await direct.rpc.getLogs(1, 160, addresses);
     const bytes = JSON.stringify(all).length;
     // a limit a fifth of the whole answer: the first span of 160 blocks must shrink
-    const [rt] = createIngestRuntime(common, config, { initialRange: 160, rpc: { timeoutMs: 2000, batch: false, retry: fastRetry, maxResponseBytes: Math.round(bytes / 5) } }).chains;
+    const [rt] = createIngestRuntime(common, config, {
+      initialRange: 160,
+      rpc: { timeoutMs: 2000, batch: false, retry: fastRetry, maxResponseBytes: Math.round(bytes / 5) },
+    }).chains;
     const got = await fetchRangeLogs(rt!.rpc, rt!.sizer, 1, 160, addresses);
     expect(got.shrinks).toBeGreaterThan(0);
     expect(got.to).toBeLessThan(160);

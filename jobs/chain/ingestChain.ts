@@ -7,7 +7,17 @@ import { VaultdError, describeError } from '../../common/errors.js';
 import type { Store } from '../../store/store.js';
 import { buildRange } from './buildRange.js';
 import type { ChainRuntime } from './chainRuntime.js';
-import { commitRange, loadCheckpoints, loadRecentHashes, loadRequests, readIngestStatus, reconcileStartBlocks, rollbackAfter, vaultStream, writeIngestStatus } from './chainStore.js';
+import {
+  commitRange,
+  loadCheckpoints,
+  loadRecentHashes,
+  loadRequests,
+  readIngestStatus,
+  reconcileStartBlocks,
+  rollbackAfter,
+  vaultStream,
+  writeIngestStatus,
+} from './chainStore.js';
 import { detectReorg } from './detectReorg.js';
 import { classifyRpcError } from '../evm/rpcErrors.js';
 import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';

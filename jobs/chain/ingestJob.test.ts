@@ -40,7 +40,12 @@ describe('createIngestJob', () => {
     const common = testCommon();
     const store = await createStore(common, { path: ':memory:' });
     stores.push(store);
-    const job = createIngestJob({ common, config, access: (work) => work(store), options: { rpc: { timeoutMs: 300, batch: false, retry: { attempts: 1, baseMs: 1, maxMs: 1 } } } });
+    const job = createIngestJob({
+      common,
+      config,
+      access: (work) => work(store),
+      options: { rpc: { timeoutMs: 300, batch: false, retry: { attempts: 1, baseMs: 1, maxMs: 1 } } },
+    });
     const statuses: string[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await job.runOnce()).map((r) => r.status).join(',') || 'skipped');
     expect(statuses).toEqual(['stalled', 'stalled', 'stalled', 'skipped', 'stalled']);

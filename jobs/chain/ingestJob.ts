@@ -46,7 +46,8 @@ export function createIngestJob(opts: IngestJobOptions): IngestJob {
       if (left > 0) skipping.set(rt, left - 1);
       return left === 0;
     });
-    for (const rt of runtime.chains) if (!due.includes(rt)) logger.info({ chain_id: rt.chain.chain_id, rounds_left: skipping.get(rt) }, 'stalled chain sits this round out');
+    for (const rt of runtime.chains)
+      if (!due.includes(rt)) logger.info({ chain_id: rt.chain.chain_id, rounds_left: skipping.get(rt) }, 'stalled chain sits this round out');
     const results = await access((store) => ingestOnce(common, store, config, { runtime: { options: runtime.options, chains: due } }));
     for (const rt of due) skipping.set(rt, roundsToSkip(rt.consecutiveFailures));
     opts.onRound?.(results);

@@ -44,7 +44,10 @@ export async function ingestOnce(common: Common, store: Store, config: Config, o
     for (const s of rt.book.skipped) logger.info({ chain_id: rt.chain.chain_id, ...s }, 'vault not indexed on chain (identity only)');
   }
   const results = await Promise.all(runtime.chains.map((rt) => ingestChainRound({ common, store, lock, rt, options: runtime.options })));
-  logger.info({ chains: results.length, stalled: results.filter((r) => r.status === 'stalled').length, ms: Math.round(performance.now() - started) }, 'ingest round done');
+  logger.info(
+    { chains: results.length, stalled: results.filter((r) => r.status === 'stalled').length, ms: Math.round(performance.now() - started) },
+    'ingest round done',
+  );
   return results;
 }
 

@@ -78,7 +78,12 @@ export async function readOnchainFacts(rt: ChainRuntime): Promise<Map<string, On
 }
 
 /** The registry rows from the config; on-chain facts win over config values, which win over stored ones. */
-export function buildRegistry(config: Pick<Config, 'chains' | 'registry' | 'tvl_sources'>, facts: ReadonlyMap<string, OnchainFacts>, previous: Registry | null, now: number): Registry {
+export function buildRegistry(
+  config: Pick<Config, 'chains' | 'registry' | 'tvl_sources'>,
+  facts: ReadonlyMap<string, OnchainFacts>,
+  previous: Registry | null,
+  now: number,
+): Registry {
   const prevVaults = new Map(previous?.vaults.map((v) => [v.vault_id, v]));
   const vaults: VaultRow[] = config.registry.vaults.map((v) => {
     const id = vaultId(v.chain_id, v.address);

@@ -48,7 +48,7 @@ export function buildAllocations(
   };
   const items: Item[] = [];
   const markets = (k: number): void => {
-    const pool = [...(COLLATERAL[family] ?? COLLATERAL['usd']!)];
+    const pool = [...(COLLATERAL[family] ?? COLLATERAL.usd!)];
     for (let i = 0; i < k && pool.length > 0; i++) {
       const c = pool.splice(rng.int(0, pool.length - 1), 1)[0]!;
       const lltv = rng.pick(['77', '86', '91.5', '94.5']);
@@ -98,7 +98,10 @@ export function buildAllocations(
       } else if (spoke) {
         items.push({
           category: 'bridge',
-          target: asset(sym, 'bridge', { name: `${sym} returning to ${spoke.name}`, flow: { kind: 'pending_redemption', target_vault_address: spoke.address } }),
+          target: asset(sym, 'bridge', {
+            name: `${sym} returning to ${spoke.name}`,
+            flow: { kind: 'pending_redemption', target_vault_address: spoke.address },
+          }),
           weight: rng.uniform(0.01, 0.05),
         });
       }

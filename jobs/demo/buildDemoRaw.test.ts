@@ -38,7 +38,10 @@ async function pipelined(store: Store, params: DemoParams, opts: BuildDemoRawOpt
 async function ordered(store: Store): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const t of RAW_AND_REGISTRY_TABLES) {
-    const r = await store.one<{ n: bigint; h: string | null }>('t', `SELECT count(*) AS n, md5(coalesce(string_agg(t::VARCHAR, chr(10) ORDER BY rowid), '')) AS h FROM ${t} t`);
+    const r = await store.one<{ n: bigint; h: string | null }>(
+      't',
+      `SELECT count(*) AS n, md5(coalesce(string_agg(t::VARCHAR, chr(10) ORDER BY rowid), '')) AS h FROM ${t} t`,
+    );
     out[t] = `${r!.n}:${r!.h}`;
   }
   return out;

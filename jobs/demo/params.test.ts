@@ -35,12 +35,8 @@ describe('assertDemoParams', () => {
 
   it('error: bad days, wallets, vaults, seed', () => {
     expect(catchError(() => assertDemoParams(params({ days: 0 }))).message).toBe('demo: "days" must be an integer from 1 to 3650, got 0');
-    expect(catchError(() => assertDemoParams(params({ wallets: 1.5 }))).message).toBe(
-      'demo: "wallets" must be an integer from 1 to 10000000, got 1.5',
-    );
-    expect(catchError(() => assertDemoParams(params({ vaults: 0 }))).message).toBe(
-      'demo: "vaults" must be null or an integer from 1 to 100000, got 0',
-    );
+    expect(catchError(() => assertDemoParams(params({ wallets: 1.5 }))).message).toBe('demo: "wallets" must be an integer from 1 to 10000000, got 1.5');
+    expect(catchError(() => assertDemoParams(params({ vaults: 0 }))).message).toBe('demo: "vaults" must be null or an integer from 1 to 100000, got 0');
     expect(catchError(() => assertDemoParams(params({ seed: Number.NaN }))).message).toBe('demo: "seed" must be a safe integer, got null');
   });
 });

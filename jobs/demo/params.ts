@@ -13,10 +13,7 @@ export interface DemoParams {
   days: number;
 }
 
-export const DEMO_DEFAULTS = { seed: 42, wallets: 600, days: 420, vaults: null } as const satisfies Omit<
-  DemoParams,
-  'now'
->;
+export const DEMO_DEFAULTS = { seed: 42, wallets: 600, days: 420, vaults: null } as const satisfies Omit<DemoParams, 'now'>;
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -43,8 +40,7 @@ export function assertDemoParams(params: DemoParams): void {
   };
   if (!Number.isSafeInteger(params.seed)) bad('seed', 'a safe integer', params.seed);
   if (!Number.isSafeInteger(params.now) || params.now % HOUR !== 0) bad('now', 'Unix seconds on the hour', params.now);
-  if (!Number.isSafeInteger(params.days) || params.days < 1 || params.days > 3650)
-    bad('days', 'an integer from 1 to 3650', params.days);
+  if (!Number.isSafeInteger(params.days) || params.days < 1 || params.days > 3650) bad('days', 'an integer from 1 to 3650', params.days);
   if (!Number.isSafeInteger(params.wallets) || params.wallets < 1 || params.wallets > 10_000_000)
     bad('wallets', 'an integer from 1 to 10000000', params.wallets);
   if (params.vaults !== null && (!Number.isSafeInteger(params.vaults) || params.vaults < 1 || params.vaults > 100_000))

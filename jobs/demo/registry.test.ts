@@ -83,11 +83,7 @@ describe('buildDemoRegistry (default world)', () => {
     expect(alpha.map((v) => v.chain_id).sort((a, b) => a - b)).toEqual([1, 10, 8453, 42161]);
     expect(alpha.find((v) => v.is_primary)?.vault_id).toBe('8453:0x000000000001cdb57e58fa75fe420a0f4d6640d5');
     const btc = r.vaults.find((v) => v.name === 'Gauntlet BTC Yield')!;
-    expect([btc.numeraire_symbol, btc.numeraire_decimals, btc.numeraire_address]).toEqual([
-      'cbBTC',
-      8,
-      '0xcbb7c0000ab88b473b1f5afd9ef808440eed33bf',
-    ]);
+    expect([btc.numeraire_symbol, btc.numeraire_decimals, btc.numeraire_address]).toEqual(['cbBTC', 8, '0xcbb7c0000ab88b473b1f5afd9ef808440eed33bf']);
     const juno = r.vaults.find((v) => v.name === 'Juno MXNB Prime')!;
     expect(juno.numeraire_symbol).toBe('MXNB');
   });
@@ -95,16 +91,16 @@ describe('buildDemoRegistry (default world)', () => {
   it('gives each family its definition fields (DESIGN §5.2)', () => {
     for (const v of r.vaults) {
       const d = v.definition;
-      expect(d['owner']).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(d.owner).toMatch(/^0x[0-9a-f]{40}$/);
       if (v.vault_type === 'aera_v3') {
         expect(Object.keys(d).sort()).toEqual(['fee_calculator', 'fees', 'hooks', 'owner', 'provisioner']);
-        expect(d['fees']).toEqual({ tvl_fee_bps: expect.any(Number), performance_fee_bps: expect.any(Number) });
+        expect(d.fees).toEqual({ tvl_fee_bps: expect.any(Number), performance_fee_bps: expect.any(Number) });
       } else if (v.vault_type === 'symbiotic') {
         expect(Object.keys(d)).toEqual(['owner']);
       } else {
         expect(Object.keys(d).sort()).toEqual(['curator', 'fee_recipient', 'fee_wad', 'owner', 'timelock_seconds']);
-        expect(d['fee_wad']).toMatch(/^\d+$/);
-        expect(BigInt(d['fee_wad'] as string)).toBeLessThan(10n ** 18n);
+        expect(d.fee_wad).toMatch(/^\d+$/);
+        expect(BigInt(d.fee_wad as string)).toBeLessThan(10n ** 18n);
       }
     }
   });

@@ -194,10 +194,7 @@ function toVaultRow(s: Spec, start: number, now: number): VaultRow {
 
 /** On the hour, never before the world's start nor after its creation. */
 function listedAt(s: CuratedDeployment, start: number, now: number): number {
-  const ts =
-    'frac' in s.listed
-      ? start + Math.round((s.listed.frac * (now - start)) / HOUR) * HOUR
-      : now - s.listed.daysBeforeNow * DAY;
+  const ts = 'frac' in s.listed ? start + Math.round((s.listed.frac * (now - start)) / HOUR) * HOUR : now - s.listed.daysBeforeNow * DAY;
   return Math.min(now, Math.max(start, ts));
 }
 

@@ -396,8 +396,7 @@ describe('simulateDemo: the default world', () => {
   });
 
   it('has async requests that settle, stay pending and get refunded, for deposits and redeems', () => {
-    const count = (kind: string, outcome: string) =>
-      [...replay.requests.values()].filter((r) => r.kind === kind && r.outcome === outcome).length;
+    const count = (kind: string, outcome: string) => [...replay.requests.values()].filter((r) => r.kind === kind && r.outcome === outcome).length;
     for (const kind of ['deposit', 'withdraw']) {
       for (const outcome of ['settled', 'pending', 'refunded']) expect(count(kind, outcome), `${kind} ${outcome}`).toBeGreaterThan(0);
     }
@@ -450,7 +449,7 @@ describe('simulateDemo: the default world', () => {
     expect(Math.max(...usdc)).toBeLessThan(1.01);
   });
 
-  it('allocates each vault\'s TVL at now in 2–5 items', () => {
+  it("allocates each vault's TVL at now in 2–5 items", () => {
     const lastSnap = new Map<string, SnapshotRow>();
     for (const s of world.rows.snapshots) if (s.ts === NOW) lastSnap.set(s.vault_id, s);
     const unpriced = new Set(DEMO_TOKENS.filter((t) => t.price === 'none').flatMap((t) => Object.values(t.addresses)));
@@ -467,7 +466,7 @@ describe('simulateDemo: the default world', () => {
         expect(a.as_of).toBe(NOW);
         expect(a.amount_usd === null).toBe(unpriced.has(v.numeraire_address));
         expect(a.target).toMatchObject({ chain_id: v.chain_id, kind: 'asset', strategy_type: expect.any(String), symbol: expect.any(String) });
-        const flow = a.target['flow'] as { kind: string; target_vault_address: string } | undefined;
+        const flow = a.target.flow as { kind: string; target_vault_address: string } | undefined;
         if (flow) flows.add(flow.kind);
       }
     }

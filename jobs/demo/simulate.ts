@@ -50,12 +50,7 @@ export interface SimulationSummary {
  * So a live server extends the world with the same params and registry, `fromTs` = the previous
  * `end` and `until` = the new last full hour, and appends exactly the new rows.
  */
-export function simulateDemo(
-  params: DemoParams,
-  registry: Registry,
-  sink: RawSink,
-  opts: SimulateOptions = {},
-): SimulationSummary {
+export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSink, opts: SimulateOptions = {}): SimulationSummary {
   assertDemoParams(params);
   const start = demoStart(params);
   const end = opts.until ?? params.now;

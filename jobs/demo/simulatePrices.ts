@@ -45,14 +45,7 @@ class LogPath {
  * Emits one PriceRow per priced token per hour in [start, end] with ts > fromTs. Paths are
  * drawn from `start` every time, so a later `end` never changes an earlier price.
  */
-export function simulatePrices(
-  seed: number,
-  tokens: readonly TokenRow[],
-  start: number,
-  end: number,
-  fromTs: number,
-  sink: RawSink,
-): PriceRunResult {
+export function simulatePrices(seed: number, tokens: readonly TokenRow[], start: number, end: number, fromTs: number, sink: RawSink): PriceRunResult {
   const priced: PricedToken[] = [];
   for (const row of tokens) {
     const cat = tokenByAddress(row.chain_id, row.address);

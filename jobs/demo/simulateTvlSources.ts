@@ -20,10 +20,10 @@ export function simulateTvlSources(
   const firstDay = Math.ceil(start / DAY) * DAY;
   for (const source of sources) {
     const rng = createRng(seed, `tvl-source:${source.id}`);
-    const base = Number(source.config['base_usd'] ?? 42_000_000);
+    const base = Number(source.config.base_usd ?? 42_000_000);
     let usd = Number.isFinite(base) && base > 0 ? base : 42_000_000;
     const failing = source.kind === 'http';
-    const url = typeof source.config['url'] === 'string' ? source.config['url'] : source.id;
+    const url = typeof source.config.url === 'string' ? source.config.url : source.id;
     for (let ts = firstDay; ts <= end; ts += DAY) {
       // the walk advances even while the source fails, so its later values never shift
       usd *= Math.exp(0.0006 + 0.012 * rng.normal());

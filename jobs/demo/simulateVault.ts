@@ -377,7 +377,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   /** The 18-digit unit price the engine publishes for the last snapshot (DESIGN §4.1). */
   function publishedUnitPrice(): bigint {
     if (aera || snapSupply === 0n) return P;
-    return ((((snapSupply * P) / scale) * scale) / snapSupply);
+    return (((snapSupply * P) / scale) * scale) / snapSupply;
   }
 
   function settle(q: Request, block: number, ts: number, logIndex: number): void {
@@ -422,6 +422,6 @@ function apyRange(price: PriceModel, type: VaultRow['vault_type']): [number, num
 /** The seed depositor: the curator where the family has one, else the owner. */
 function curatorAddress(vault: VaultRow): string {
   const d = vault.definition;
-  const a = typeof d['curator'] === 'string' ? d['curator'] : d['owner'];
+  const a = typeof d.curator === 'string' ? d.curator : d.owner;
   return typeof a === 'string' ? a.toLowerCase() : deriveAddress(0, 'curator', hashString(vault.vault_id));
 }

@@ -35,7 +35,9 @@ export function compileContracts(): { artifacts: Artifact[]; warnings: string[] 
   // solc-js is a dev dependency: only this script needs it, never `vaultd devnet`
   const solc = require('solc') as { version(): string; compile(input: string): string };
   const sources: Record<string, { content: string }> = {};
-  for (const file of readdirSync(CONTRACTS_DIR).filter((f) => f.endsWith('.sol')).sort()) {
+  for (const file of readdirSync(CONTRACTS_DIR)
+    .filter((f) => f.endsWith('.sol'))
+    .sort()) {
     sources[file] = { content: readFileSync(join(CONTRACTS_DIR, file), 'utf8') };
   }
   const input = { language: 'Solidity', sources, settings: SOLC_SETTINGS };

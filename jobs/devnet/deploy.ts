@@ -89,20 +89,8 @@ export async function deployContracts(q: TxQueue, actors: DevnetActors): Promise
   const morphoWethVault = await morpho(weth, 'Devnet WETH Core', 'dvWETH');
   const aeraUsdcVault = await q.deploy(d, 'AeraLikeVault', aeraLikeVaultAbi, [d, 'Devnet Aera USDC', 'daUSDC']);
   const aeraBtcVault = await q.deploy(d, 'AeraLikeVault', aeraLikeVaultAbi, [d, 'Devnet Aera BTC', 'daBTC']);
-  const provisionerV1 = await q.deploy(d, 'AeraLikeProvisionerV1', aeraLikeProvisionerV1Abi, [
-    d,
-    aeraUsdcVault,
-    calculator,
-    usdc.address,
-    actors.solver,
-  ]);
-  const provisionerV2 = await q.deploy(d, 'AeraLikeProvisionerV2', aeraLikeProvisionerV2Abi, [
-    d,
-    aeraBtcVault,
-    calculator,
-    cbbtc.address,
-    actors.solver,
-  ]);
+  const provisionerV1 = await q.deploy(d, 'AeraLikeProvisionerV1', aeraLikeProvisionerV1Abi, [d, aeraUsdcVault, calculator, usdc.address, actors.solver]);
+  const provisionerV2 = await q.deploy(d, 'AeraLikeProvisionerV2', aeraLikeProvisionerV2Abi, [d, aeraBtcVault, calculator, cbbtc.address, actors.solver]);
   return {
     multicall3,
     calculator,

@@ -3,18 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  createPublicClient,
-  http,
-  parseAbiItem,
-  toEventSelector,
-  type Abi,
-  type AbiEvent,
-  type Address,
-  type Hex,
-  type Log,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, http, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../common/config.js';
 import { PROJECT_ROOT } from '../../common/version.js';
@@ -165,7 +154,11 @@ describe('devnet state', () => {
     const transfer = toEventSelector(SIG.Transfer);
     for (const vault of manifest.vaults) {
       const holders = [
-        ...new Set(logs.filter((l) => l.address.toLowerCase() === vault.address.toLowerCase() && l.topics[0] === transfer).map((l) => `0x${l.topics[2]!.slice(26)}` as Address)),
+        ...new Set(
+          logs
+            .filter((l) => l.address.toLowerCase() === vault.address.toLowerCase() && l.topics[0] === transfer)
+            .map((l) => `0x${l.topics[2]!.slice(26)}` as Address),
+        ),
       ].filter((a) => BigInt(a) !== 0n);
       const abi = morphoLikeVaultAbi; // balanceOf/totalSupply are the same ERC-20 functions on both vault kinds
       const supply = await client.readContract({ address: vault.address, abi, functionName: 'totalSupply' });
@@ -217,9 +210,7 @@ describe('devnet state', () => {
   it('turns the manifest into a valid vaultd config (chain + registry)', () => {
     const config = parseConfig(devnetConfig(manifest), 'the devnet manifest');
     expect(config.chains).toEqual([expect.objectContaining({ chain_id: 4242, rpc_urls: [devnet.rpcUrl], finality_blocks: 0 })]);
-    expect(config.registry.vaults.map((v) => [v.address, v.start_block, v.provisioner])).toEqual(
-      manifest.vaults.map((v) => [v.address, 1, v.provisioner]),
-    );
+    expect(config.registry.vaults.map((v) => [v.address, v.start_block, v.provisioner])).toEqual(manifest.vaults.map((v) => [v.address, 1, v.provisioner]));
   });
 });
 

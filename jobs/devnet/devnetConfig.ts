@@ -5,7 +5,9 @@
 import type { ConfigInput } from '../../common/config.js';
 import type { DevnetManifest } from './simulate.js';
 
-export type DevnetConfig = Required<Pick<ConfigInput, 'chains' | 'prices'>> & { registry: { vaults: NonNullable<NonNullable<ConfigInput['registry']>['vaults']> } };
+export type DevnetConfig = Required<Pick<ConfigInput, 'chains' | 'prices'>> & {
+  registry: { vaults: NonNullable<NonNullable<ConfigInput['registry']>['vaults']> };
+};
 
 export function devnetConfig(manifest: DevnetManifest, slug = 'devnet'): DevnetConfig {
   return {
@@ -19,7 +21,10 @@ export function devnetConfig(manifest: DevnetManifest, slug = 'devnet'): DevnetC
         {
           kind: 'chainlink',
           chain_id: manifest.chainId,
-          feeds: [...new Map(manifest.vaults.map((v) => [v.numeraire.address.toLowerCase(), v.aggregator])).entries()].map(([token, aggregator]) => ({ token, aggregator })),
+          feeds: [...new Map(manifest.vaults.map((v) => [v.numeraire.address.toLowerCase(), v.aggregator])).entries()].map(([token, aggregator]) => ({
+            token,
+            aggregator,
+          })),
         },
       ],
     },

@@ -21,7 +21,9 @@ describe('createTxQueue', () => {
     const token = await q.deploy(alice, 'TestToken', testTokenAbi, ['Test', 'TST', 6]);
     const seen: number[] = [];
     await q.write(alice, { address: token, abi: testTokenAbi, functionName: 'mint', args: [alice, 5n] }, (tx) => seen.push(tx.logs.length));
-    await q.write(alice, { address: token, abi: testTokenAbi, functionName: 'transfer', args: [labelAddress('test-bob'), 2n] }, (tx) => seen.push(tx.logs.length));
+    await q.write(alice, { address: token, abi: testTokenAbi, functionName: 'transfer', args: [labelAddress('test-bob'), 2n] }, (tx) =>
+      seen.push(tx.logs.length),
+    );
     expect(await q.closeBlock(devnet.startTime + HOUR)).toEqual({ transactions: 3, logs: 2 });
     expect(seen).toEqual([1, 1]);
     expect(q.sent.get(alice)).toBe(3);

@@ -76,7 +76,8 @@ export function parseRawLog(value: unknown): RawLog {
   if (typeof l.address !== 'string' || !ADDRESS.test(l.address)) throw garbageError('log.address', l.address);
   if (!Array.isArray(l.topics) || l.topics.some((t) => typeof t !== 'string' || !/^0x[0-9a-fA-F]*$/.test(t))) throw garbageError('log.topics', l.topics);
   if (typeof l.data !== 'string' || !/^0x[0-9a-fA-F]*$/.test(l.data)) throw garbageError('log.data', l.data);
-  if (l.removed === true) throw new VaultdError('SOURCE_FAILED', 'eth_getLogs returned a removed log for a final block', { retryable: true, details: { kind: 'server' } });
+  if (l.removed === true)
+    throw new VaultdError('SOURCE_FAILED', 'eth_getLogs returned a removed log for a final block', { retryable: true, details: { kind: 'server' } });
   return {
     address: l.address.toLowerCase(),
     topics: (l.topics as string[]).map((t) => t.toLowerCase() as Hex),
@@ -129,7 +130,11 @@ function checked(inner: Transport): Transport {
   };
 }
 
-export function createChainRpc(common: Common, chain: { chain_id: number; rpc_urls: readonly string[] }, options: ChainRpcOptions = DEFAULT_RPC_OPTIONS): ChainRpc {
+export function createChainRpc(
+  common: Common,
+  chain: { chain_id: number; rpc_urls: readonly string[] },
+  options: ChainRpcOptions = DEFAULT_RPC_OPTIONS,
+): ChainRpc {
   if (chain.rpc_urls.length === 0) {
     throw new VaultdError('CONFIG_INVALID', `chain ${chain.chain_id} has no rpc_urls; add at least one to "chains[].rpc_urls"`);
   }
@@ -195,7 +200,8 @@ export function createChainRpc(common: Common, chain: { chain_id: number; rpc_ur
           ]);
           if (!Array.isArray(result)) throw garbageError('eth_getLogs', result);
           const logs = result.map(parseRawLog);
-          for (const l of logs) if (l.blockNumber < from || l.blockNumber > to) throw garbageError('eth_getLogs', `a log of block ${l.blockNumber} outside [${from}, ${to}]`);
+          for (const l of logs)
+            if (l.blockNumber < from || l.blockNumber > to) throw garbageError('eth_getLogs', `a log of block ${l.blockNumber} outside [${from}, ${to}]`);
           return logs;
         },
         true,

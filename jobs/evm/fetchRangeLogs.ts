@@ -16,7 +16,13 @@ export interface FetchedRange {
 
 const MAX_SHRINKS = 64;
 
-export async function fetchRangeLogs(rpc: Pick<ChainRpc, 'getLogs'>, sizer: RangeSizer, from: number, maxTo: number, addresses: readonly string[]): Promise<FetchedRange> {
+export async function fetchRangeLogs(
+  rpc: Pick<ChainRpc, 'getLogs'>,
+  sizer: RangeSizer,
+  from: number,
+  maxTo: number,
+  addresses: readonly string[],
+): Promise<FetchedRange> {
   if (maxTo < from) throw new VaultdError('INTERNAL', `empty block range [${from}, ${maxTo}]`);
   for (let shrinks = 0; ; shrinks++) {
     const to = Math.min(maxTo, from + sizer.size - 1);

@@ -89,14 +89,22 @@ describe('withRetry', () => {
 
   it('stops after the bound and rethrows the last error', async () => {
     let calls = 0;
-    await expect(withRetry(async () => Promise.reject(new Error(`e${++calls}`)), { attempts: 3, baseMs: 1, maxMs: 1 }, { classify: () => fault(true), sleep: noSleep })).rejects.toThrow('e3');
+    await expect(
+      withRetry(async () => Promise.reject(new Error(`e${++calls}`)), { attempts: 3, baseMs: 1, maxMs: 1 }, { classify: () => fault(true), sleep: noSleep }),
+    ).rejects.toThrow('e3');
   });
 
   it('never retries a non-retryable fault, nor one passed through', async () => {
     let calls = 0;
-    await expect(withRetry(async () => Promise.reject(new Error(`e${++calls}`)), { attempts: 5, baseMs: 1, maxMs: 1 }, { classify: () => fault(false), sleep: noSleep })).rejects.toThrow('e1');
     await expect(
-      withRetry(async () => Promise.reject(new Error('range')), { attempts: 5, baseMs: 1, maxMs: 1 }, { classify: () => fault(true, 'range'), passThrough: (f) => f.kind === 'range', sleep: noSleep }),
+      withRetry(async () => Promise.reject(new Error(`e${++calls}`)), { attempts: 5, baseMs: 1, maxMs: 1 }, { classify: () => fault(false), sleep: noSleep }),
+    ).rejects.toThrow('e1');
+    await expect(
+      withRetry(
+        async () => Promise.reject(new Error('range')),
+        { attempts: 5, baseMs: 1, maxMs: 1 },
+        { classify: () => fault(true, 'range'), passThrough: (f) => f.kind === 'range', sleep: noSleep },
+      ),
     ).rejects.toThrow('range');
   });
 

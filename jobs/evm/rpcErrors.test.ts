@@ -61,7 +61,9 @@ describe('classifyRpcError', () => {
     expect(f).toMatchObject({ kind: 'range', retryable: true, range: { kind: 'max', blocks: 5000 } });
     expect(f.message).toContain('exceed maximum block range: 5000');
     expect(f.message).not.toContain('secret-key');
-    expect(classifyRpcError(new LimitExceededRpcError(rpc(-32005, 'query returned more than 10000 results. Try with this block range [0x1, 0x9].'))).range).toEqual({
+    expect(
+      classifyRpcError(new LimitExceededRpcError(rpc(-32005, 'query returned more than 10000 results. Try with this block range [0x1, 0x9].'))).range,
+    ).toEqual({
       kind: 'suggested',
       from: 1,
       to: 9,
@@ -75,7 +77,10 @@ describe('classifyRpcError', () => {
       retryable: true,
       retryAfterMs: 2000,
     });
-    expect(classifyRpcError(new LimitExceededRpcError(rpc(-32005, 'daily request count exceeded, request rate limited')))).toMatchObject({ kind: 'rate_limited', retryable: true });
+    expect(classifyRpcError(new LimitExceededRpcError(rpc(-32005, 'daily request count exceeded, request rate limited')))).toMatchObject({
+      kind: 'rate_limited',
+      retryable: true,
+    });
   });
 
   it('timeouts, 5xx, internal errors, lagging nodes, dropped connections, truncated bodies: retryable', () => {
@@ -86,11 +91,18 @@ describe('classifyRpcError', () => {
     expect(classifyRpcError(new HttpRequestError({ url, body, cause: new TypeError('fetch failed') }))).toMatchObject({ kind: 'network', retryable: true });
     const truncated = new HttpRequestError({ url, body, cause: new SyntaxError('Unexpected end of JSON input') });
     expect(classifyRpcError(truncated)).toMatchObject({ kind: 'garbage', retryable: true });
-    expect(classifyRpcError(garbageError('eth_blockNumber', '0xzz'))).toMatchObject({ kind: 'garbage', retryable: true, message: 'RPC returned garbage for eth_blockNumber: "0xzz"' });
+    expect(classifyRpcError(garbageError('eth_blockNumber', '0xzz'))).toMatchObject({
+      kind: 'garbage',
+      retryable: true,
+      message: 'RPC returned garbage for eth_blockNumber: "0xzz"',
+    });
   });
 
   it('bad params, unknown methods, auth failures and reverts: not retryable', () => {
-    expect(classifyRpcError(new InvalidParamsRpcError(rpc(-32602, 'invalid argument 0: hex string without 0x prefix')))).toMatchObject({ kind: 'fatal', retryable: false });
+    expect(classifyRpcError(new InvalidParamsRpcError(rpc(-32602, 'invalid argument 0: hex string without 0x prefix')))).toMatchObject({
+      kind: 'fatal',
+      retryable: false,
+    });
     expect(classifyRpcError(new MethodNotFoundRpcError(rpc(-32601, 'the method eth_foo does not exist')))).toMatchObject({ kind: 'fatal', retryable: false });
     expect(classifyRpcError(new HttpRequestError({ url, body, status: 401, details: 'Unauthorized' }))).toMatchObject({ kind: 'fatal', retryable: false });
     expect(classifyRpcError(new InvalidInputRpcError(rpc(-32000, 'execution reverted')))).toMatchObject({ kind: 'reverted', retryable: false });

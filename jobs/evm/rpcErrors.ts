@@ -97,7 +97,8 @@ function chain(err: unknown): ErrorLike[] {
   return out;
 }
 
-const RATE_LIMITED = /rate.?limit|too many requests|exceeded .*(?:rate|requests? (?:per|limit)|capacity|compute units|throughput|quota)|request limit|throttl|daily request count/i;
+const RATE_LIMITED =
+  /rate.?limit|too many requests|exceeded .*(?:rate|requests? (?:per|limit)|capacity|compute units|throughput|quota)|request limit|throttl|daily request count/i;
 const LAGGING = /header not found|unknown block|block not found|missing trie node|not (?:yet )?(?:synced|available)|resource unavailable|try again/i;
 const REVERTED = /execution reverted|revert(?:ed)?\b|invalid opcode|out of gas/i;
 const TIMEOUT = /timed? ?out|timeout|took too long|ETIMEDOUT/i;
@@ -159,7 +160,11 @@ export function classifyRpcError(err: unknown): RpcFault {
   if (code === -32601 || code === -32602 || code === -32600) return fault('fatal', false);
   if (code === -32603 || code === -32002 || LAGGING.test(message)) return fault('server', true);
   // viem's decoders fail on a body of the right JSON type but nonsense hex
-  if (links.some((e) => typeof e.name === 'string' && /^(AbiDecoding|InvalidHex|PositionOutOfBounds|SizeExceeds|IntegerOutOfRange|InvalidBytesBoolean)/.test(e.name))) {
+  if (
+    links.some(
+      (e) => typeof e.name === 'string' && /^(AbiDecoding|InvalidHex|PositionOutOfBounds|SizeExceeds|IntegerOutOfRange|InvalidBytesBoolean)/.test(e.name),
+    )
+  ) {
     return fault('garbage', true);
   }
   if (links.some((e) => e.name === 'HttpRequestError') || NETWORK.test(message)) return fault('network', true);

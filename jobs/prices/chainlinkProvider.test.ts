@@ -77,11 +77,16 @@ describe('hourlyAnswers', () => {
   });
 
   it('formats answers exactly at the feed decimals and skips stale or non-positive answers', () => {
-    const r = hourlyAnswers({ answer: null, answer_updated_at: null, last_hour: T0 - HOUR, decimals: 8 }, [
-      { answer: 100_012_345_678n, updatedAt: T0 },
-      { answer: 0n, updatedAt: T0 + 2 * HOUR },
-      { answer: 5n, updatedAt: T0 + 3 * HOUR + 1 },
-    ], T0 + 7 * HOUR, 2 * HOUR);
+    const r = hourlyAnswers(
+      { answer: null, answer_updated_at: null, last_hour: T0 - HOUR, decimals: 8 },
+      [
+        { answer: 100_012_345_678n, updatedAt: T0 },
+        { answer: 0n, updatedAt: T0 + 2 * HOUR },
+        { answer: 5n, updatedAt: T0 + 3 * HOUR + 1 },
+      ],
+      T0 + 7 * HOUR,
+      2 * HOUR,
+    );
     expect(r.rows).toEqual([
       { ts: T0, usd: '1000.12345678' },
       { ts: T0 + HOUR, usd: '1000.12345678' },
@@ -133,7 +138,12 @@ describe('the Chainlink provider over the devnet', () => {
 
     // the hour's block: the one the indexer read the vaults at
     const blocks = new Map(
-      (await store.rows<{ ts: number; block: number }>('test.blocks', `SELECT DISTINCT epoch(ts)::DOUBLE AS ts, block_number::DOUBLE AS block FROM vault_snapshots`)).map((r) => [r.ts, r.block]),
+      (
+        await store.rows<{ ts: number; block: number }>(
+          'test.blocks',
+          `SELECT DISTINCT epoch(ts)::DOUBLE AS ts, block_number::DOUBLE AS block FROM vault_snapshots`,
+        )
+      ).map((r) => [r.ts, r.block]),
     );
     const stored = await store.rows<{ address: string; ts: number; usd: string; source: string }>(
       'test.prices',
@@ -145,7 +155,12 @@ describe('the Chainlink provider over the devnet', () => {
       expect(new Set(mine.map((r) => r.source))).toEqual(new Set([`chainlink:4545:${feed.aggregator.toLowerCase()}`]));
       // every 7th hour and the last: the chain's own answer at that block
       for (const row of mine.filter((_, i) => i % 7 === 0 || i === mine.length - 1)) {
-        const [, answer] = await client.readContract({ address: feed.aggregator, abi: aggregatorAbi, functionName: 'latestRoundData', blockNumber: BigInt(blocks.get(row.ts)!) });
+        const [, answer] = await client.readContract({
+          address: feed.aggregator,
+          abi: aggregatorAbi,
+          functionName: 'latestRoundData',
+          blockNumber: BigInt(blocks.get(row.ts)!),
+        });
         expect(Number(row.usd)).toBeGreaterThan(0);
         expect(trimZeros(row.usd)).toBe(formatUnits(answer, 8));
       }
@@ -163,7 +178,12 @@ describe('the Chainlink provider over the devnet', () => {
     const common = testCommon();
     await runPriceRound(common, clean, createPriceRuntime(common, scenarioConfig(m)), m.endTime + 600);
 
-    proxy.setPlan({ seed: 5, rates: { http500: 0.08, rate429: 0.08, rpcInternal: 0.05, truncated: 0.05, garbage: 0.05 }, maxLogRange: 10, rangeStyles: ['alchemy', 'infura', 'quicknode'] });
+    proxy.setPlan({
+      seed: 5,
+      rates: { http500: 0.08, rate429: 0.08, rpcInternal: 0.05, truncated: 0.05, garbage: 0.05 },
+      maxLogRange: 10,
+      rangeStyles: ['alchemy', 'infura', 'quicknode'],
+    });
     const store = await open();
     const faulty = createPriceRuntime(common, scenarioConfig(m, { rpcUrls: [proxy.url] }), {
       chainlink: { initialRange: 64, rpc: { timeoutMs: 2000, batch: false, retry: { attempts: 8, baseMs: 1, maxMs: 5 } } },
@@ -189,7 +209,12 @@ describe('the Chainlink provider over the devnet', () => {
     const push = async (answers: bigint[]) => {
       const q = createTxQueue(provider);
       for (let i = 0; i < answers.length; i++) {
-        await q.write(m.actors.deployer as Address, { address: feed.aggregator, abi: chainlinkLikeAggregatorAbi, functionName: 'updateAnswer', args: [answers[i]!] });
+        await q.write(m.actors.deployer as Address, {
+          address: feed.aggregator,
+          abi: chainlinkLikeAggregatorAbi,
+          functionName: 'updateAnswer',
+          args: [answers[i]!],
+        });
         await q.closeBlock(m.endTime + (i + 1) * HOUR);
       }
     };

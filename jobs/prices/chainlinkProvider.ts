@@ -88,7 +88,13 @@ export interface ChainlinkProviderOptions {
   maxRange?: number;
 }
 
-export function createChainlinkProvider(common: Common, cfg: ChainlinkConfig, chain: ChainConfig, startBlock: number, opts: ChainlinkProviderOptions = {}): PriceProvider {
+export function createChainlinkProvider(
+  common: Common,
+  cfg: ChainlinkConfig,
+  chain: ChainConfig,
+  startBlock: number,
+  opts: ChainlinkProviderOptions = {},
+): PriceProvider {
   const rpc = createChainRpc(common, chain, opts.rpc);
   const sizer = createRangeSizer({ initial: opts.initialRange ?? 5_000, max: opts.maxRange ?? 100_000 });
   const name = `chainlink:${cfg.chain_id}`;
@@ -124,7 +130,14 @@ export function createChainlinkProvider(common: Common, cfg: ChainlinkConfig, ch
           const updates = fetched.logs.filter((l) => l.topics[0] === topic).flatMap((l) => decodeUpdate(l, ctx));
           const end = await rpc.header(fetched.to);
           const next = hourlyAnswers(state, updates, hourFloor(end.timestamp), cfg.max_age_seconds);
-          const after: FeedState = { ...state, block: fetched.to, hash: end.hash, answer: next.answer, answer_updated_at: next.updatedAt, last_hour: next.lastHour };
+          const after: FeedState = {
+            ...state,
+            block: fetched.to,
+            hash: end.hash,
+            answer: next.answer,
+            answer_updated_at: next.updatedAt,
+            last_hour: next.lastHour,
+          };
           const priceRows: PriceRow[] = next.rows.map((r) => ({ chain_id: tokenChain, address: token, ts: r.ts, usd: r.usd, source: `${name}:${aggregator}` }));
           const added = await ctx.commit(priceRows, (s) => saveFeedState(s, after));
           ctx.logger.info({ aggregator, from: fetched.from, to: fetched.to, target, rows: added }, 'feed range committed');
@@ -145,7 +158,6 @@ export function createChainlinkProvider(common: Common, cfg: ChainlinkConfig, ch
   }
 }
 
-
 function decodeUpdate(log: { topics: Hex[]; data: Hex; blockNumber: number; logIndex: number }, ctx: PriceRoundContext): AnswerUpdate[] {
   try {
     const d = decodeEventLog({ abi: aggregatorAbi, eventName: 'AnswerUpdated', topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
@@ -157,10 +169,17 @@ function decodeUpdate(log: { topics: Hex[]; data: Hex; blockNumber: number; logI
 }
 
 /** A feed seen for the first time: its decimals, and the answer already standing before `startBlock`. */
-async function freshState(rpc: ChainRpc, id: Pick<FeedState, 'chain_id' | 'aggregator' | 'token' | 'token_chain_id'>, startBlock: number, target: number): Promise<FeedState | null> {
+async function freshState(
+  rpc: ChainRpc,
+  id: Pick<FeedState, 'chain_id' | 'aggregator' | 'token' | 'token_chain_id'>,
+  startBlock: number,
+  target: number,
+): Promise<FeedState | null> {
   if (target < startBlock) return null;
   const address = id.aggregator as Hex;
-  const decimals = await rpc.retrying('eth_call', () => rpc.client.readContract({ address, abi: aggregatorAbi, functionName: 'decimals', blockNumber: BigInt(target) }));
+  const decimals = await rpc.retrying('eth_call', () =>
+    rpc.client.readContract({ address, abi: aggregatorAbi, functionName: 'decimals', blockNumber: BigInt(target) }),
+  );
   const standing = startBlock > 0 ? await latestRound(rpc, address, startBlock - 1) : null;
   const first = await rpc.header(startBlock);
   return {
@@ -177,7 +196,9 @@ async function freshState(rpc: ChainRpc, id: Pick<FeedState, 'chain_id' | 'aggre
 /** latestRoundData at `block`, or null where the feed has no round yet (it reverts) or no code yet. */
 async function latestRound(rpc: ChainRpc, address: Hex, block: number): Promise<AnswerUpdate | null> {
   try {
-    const r = await rpc.retrying('eth_call', () => rpc.client.readContract({ address, abi: aggregatorAbi, functionName: 'latestRoundData', blockNumber: BigInt(block) }));
+    const r = await rpc.retrying('eth_call', () =>
+      rpc.client.readContract({ address, abi: aggregatorAbi, functionName: 'latestRoundData', blockNumber: BigInt(block) }),
+    );
     return { answer: r[1], updatedAt: Number(r[3]) };
   } catch (err) {
     const notDeployed = err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionZeroDataError) !== null;
@@ -223,11 +244,18 @@ export async function loadFeedState(store: Store, chainId: number, aggregator: s
 }
 
 async function saveFeedState(store: Store, s: FeedState): Promise<void> {
-  await store.run(
-    'prices.feed.save',
-    `INSERT OR REPLACE INTO price_feeds VALUES ($1, $2, $3, $4, $5, $6, $7, $8::HUGEINT, $9, $10, now()::TIMESTAMP)`,
-    [s.chain_id, s.aggregator, s.token_chain_id, s.token, s.decimals, s.block, s.hash, s.answer === null ? null : s.answer.toString(), s.answer_updated_at, s.last_hour],
-  );
+  await store.run('prices.feed.save', `INSERT OR REPLACE INTO price_feeds VALUES ($1, $2, $3, $4, $5, $6, $7, $8::HUGEINT, $9, $10, now()::TIMESTAMP)`, [
+    s.chain_id,
+    s.aggregator,
+    s.token_chain_id,
+    s.token,
+    s.decimals,
+    s.block,
+    s.hash,
+    s.answer === null ? null : s.answer.toString(),
+    s.answer_updated_at,
+    s.last_hour,
+  ]);
 }
 
 /** Forget a feed's state and the rows it wrote, so the next round rescans it. */

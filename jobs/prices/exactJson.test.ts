@@ -36,7 +36,9 @@ function oracle(text: string, dp: number, mode: 'down' | 'half-even'): string {
 
 describe('parseExactJson', () => {
   it('keeps number literals as their source text', () => {
-    const v = parseExactJson(' {"a": 0.99987654321, "b": [1.2e9, -0, 1E-7, 12345678901234567890123], "c": "x\\u00e9\\n\\"", "d": true, "e": null, "f": {}, "g": []} ');
+    const v = parseExactJson(
+      ' {"a": 0.99987654321, "b": [1.2e9, -0, 1E-7, 12345678901234567890123], "c": "x\\u00e9\\n\\"", "d": true, "e": null, "f": {}, "g": []} ',
+    );
     expect(v).toEqual({
       a: new JsonNumber('0.99987654321'),
       b: [new JsonNumber('1.2e9'), new JsonNumber('-0'), new JsonNumber('1E-7'), new JsonNumber('12345678901234567890123')],
@@ -66,7 +68,36 @@ describe('parseExactJson', () => {
   });
 
   it('accepts exactly what JSON.parse accepts (fuzz over JSON-ish text)', () => {
-    const chars = ['{', '}', '[', ']', ',', ':', '"', '0', '1', '9', '.', 'e', 'E', '-', '+', ' ', '\n', 'a', 't', 'r', 'u', 'n', 'l', 'f', 's', '\\', 'x', '\u0001'];
+    const chars = [
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      '"',
+      '0',
+      '1',
+      '9',
+      '.',
+      'e',
+      'E',
+      '-',
+      '+',
+      ' ',
+      '\n',
+      'a',
+      't',
+      'r',
+      'u',
+      'n',
+      'l',
+      'f',
+      's',
+      '\\',
+      'x',
+      '\u0001',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...chars), { maxLength: 14 }), (parts) => {
         const text = parts.join('');
@@ -96,7 +127,7 @@ describe('parseExactJson', () => {
     expect(parseError('01')).toBe('Unexpected "1" (expected the end of the body) at position 1');
     expect(parseError('{"coins":{"a":{"price":0.99,"sym')).toBe('Unexpected end of JSON input (unterminated string) at position 32');
     expect(parseError('"\\x"')).toBe('Unexpected "\\"" (bad escape in string) at position 0');
-    expect(parseError('[' .repeat(600))).toMatch(/^Unexpected "\[" \(nested too deeply\) at position 513$/);
+    expect(parseError('['.repeat(600))).toMatch(/^Unexpected "\[" \(nested too deeply\) at position 513$/);
   });
 });
 
@@ -124,7 +155,8 @@ describe('decimalString', () => {
   });
 
   it('error: not a number, or too large for DECIMAL(38, dp)', () => {
-    for (const bad of ['', 'abc', '1.', '.5', '0x10', 'Infinity', 'NaN', '1e', '1,5']) expect(decimalString(bad, 6, 'half-even')).toEqual({ ok: false, reason: 'not a number' });
+    for (const bad of ['', 'abc', '1.', '.5', '0x10', 'Infinity', 'NaN', '1e', '1,5'])
+      expect(decimalString(bad, 6, 'half-even')).toEqual({ ok: false, reason: 'not a number' });
     expect(decimalString('1e32', 6, 'half-even')).toEqual({ ok: false, reason: 'too large' });
     expect(decimalString('99999999999999999999999999999999.999999', 6, 'half-even')).toEqual({ ok: true, value: '99999999999999999999999999999999.999999' });
     expect(decimalString('1e20', 18, 'down')).toEqual({ ok: false, reason: 'too large' });
@@ -133,7 +165,13 @@ describe('decimalString', () => {
 
   it('matches a decimal.js oracle for any literal (fuzz)', () => {
     const literal = fc
-      .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 25 }), fc.option(fc.integer({ min: -40, max: 20 })), fc.constantFrom('e', 'E'))
+      .tuple(
+        fc.boolean(),
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        fc.integer({ min: 0, max: 25 }),
+        fc.option(fc.integer({ min: -40, max: 20 })),
+        fc.constantFrom('e', 'E'),
+      )
       .map(([neg, coef, fracDigits, exp, e]) => {
         const s = coef.toString().padStart(fracDigits + 1, '0');
         const body = fracDigits > 0 ? `${s.slice(0, -fracDigits)}.${s.slice(-fracDigits)}` : s;

@@ -113,9 +113,9 @@ export function parseExactJson(text: string): ExactJson {
       }
     }
     if (c === '"') return str();
-    if (text.startsWith('true', i)) return (i += 4), true;
-    if (text.startsWith('false', i)) return (i += 5), false;
-    if (text.startsWith('null', i)) return (i += 4), null;
+    if (text.startsWith('true', i)) return ((i += 4), true);
+    if (text.startsWith('false', i)) return ((i += 5), false);
+    if (text.startsWith('null', i)) return ((i += 4), null);
     NUMBER.lastIndex = i;
     const m = NUMBER.exec(text);
     if (!m) return fail('expected a value');
@@ -132,7 +132,17 @@ export type PathResult = { found: true; value: ExactJson } | { found: false; rea
 
 /** What a JSON value is, for messages: "a number", "an object", "null"... */
 export const jsonKind = (v: ExactJson): string =>
-  v === null ? 'null' : v instanceof JsonNumber ? 'a number' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? 'a string' : 'a boolean';
+  v === null
+    ? 'null'
+    : v instanceof JsonNumber
+      ? 'a number'
+      : Array.isArray(v)
+        ? 'an array'
+        : typeof v === 'object'
+          ? 'an object'
+          : typeof v === 'string'
+            ? 'a string'
+            : 'a boolean';
 
 /**
  * The value at a dot path: object keys and array indexes ("data.tvl", "0.usd", "chains.2.tvl");
@@ -227,7 +237,8 @@ export async function fetchExactJson(url: string, opts: FetchJsonOptions): Promi
     retryAfter = res.headers.get('retry-after');
     text = await res.text();
   } catch (err) {
-    if (timeout.aborted) return fail(`GET ${shown} timed out after ${opts.timeoutMs} ms — check that the host is up, or raise timeout_ms`, { kind: 'timeout' }, err);
+    if (timeout.aborted)
+      return fail(`GET ${shown} timed out after ${opts.timeoutMs} ms — check that the host is up, or raise timeout_ms`, { kind: 'timeout' }, err);
     if (opts.signal?.aborted) return fail(`GET ${shown} was aborted (shutdown)`, { kind: 'fatal' }, err);
     const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
     const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : (err as Error).message;
@@ -245,7 +256,11 @@ export async function fetchExactJson(url: string, opts: FetchJsonOptions): Promi
   try {
     return parseExactJson(text);
   } catch (err) {
-    return fail(`GET ${shown} returned a body that is not JSON (${(err as Error).message}) — check that the URL points at a JSON API`, { kind: 'garbage' }, err);
+    return fail(
+      `GET ${shown} returned a body that is not JSON (${(err as Error).message}) — check that the URL points at a JSON API`,
+      { kind: 'garbage' },
+      err,
+    );
   }
 }
 

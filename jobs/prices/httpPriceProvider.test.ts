@@ -9,7 +9,14 @@ import type { PriceRow } from '../../model/rows.js';
 import { JsonNumber } from './exactJson.js';
 import { createHttpPriceProvider, nearestPerHour, priceString, unixSeconds, type HttpPriceProviderConfig } from './httpPriceProvider.js';
 import { HOUR, hourFloor, type PriceRoundContext, type PriceToken } from './priceProvider.js';
-import { CHART_MAX_SPAN, generateCoin, startCoinPriceFixture, type CoinPriceFixture, type FixtureCoin, type FixtureObservation } from '../../test/helpers/prices/coinPriceFixture.js';
+import {
+  CHART_MAX_SPAN,
+  generateCoin,
+  startCoinPriceFixture,
+  type CoinPriceFixture,
+  type FixtureCoin,
+  type FixtureObservation,
+} from '../../test/helpers/prices/coinPriceFixture.js';
 
 const DAY = 86_400;
 const NOW = 1_717_200_000 + 1234; // 2024-06-01T00:20:34Z: not on the hour
@@ -372,7 +379,13 @@ describe('http price provider: DefiLlama format', () => {
     const cs = coins();
     fixture = await startCoinPriceFixture({ now: NOW, coins: cs, garbage: ['coingecko:garbage-coin'] });
     const provider = createHttpPriceProvider(
-      config(fixture.url, { backfill_days: 2, tokens: [{ chain_id: 1, address: A }, { chain_id: 1, address: GARBAGE, id: 'coingecko:garbage-coin' }] }),
+      config(fixture.url, {
+        backfill_days: 2,
+        tokens: [
+          { chain_id: 1, address: A },
+          { chain_id: 1, address: GARBAGE, id: 'coingecko:garbage-coin' },
+        ],
+      }),
       fastRetry,
     );
     // the garbage token has recent prices stored, so its history is asked for separately
@@ -418,7 +431,10 @@ describe('http price provider: DefiLlama format', () => {
     const result = await provider.round(r.ctx);
     expect(result.tokens).toBe(1);
     const warn = logs.map((l) => JSON.parse(l) as { msg: string; tokens?: string[] }).find((l) => l.msg.includes('skipped'));
-    expect(warn).toMatchObject({ msg: 'http:defillama: 1 token(s) skipped: no DefiLlama chain name (set chain_names or tokens[].id)', tokens: [`999999:${A}`] });
+    expect(warn).toMatchObject({
+      msg: 'http:defillama: 1 token(s) skipped: no DefiLlama chain name (set chain_names or tokens[].id)',
+      tokens: [`999999:${A}`],
+    });
   });
 });
 
@@ -470,7 +486,14 @@ describe('http price provider: CoinGecko format', () => {
     const cs = coins();
     fixture = await startCoinPriceFixture({ now: NOW, coins: cs });
     const provider = createHttpPriceProvider(
-      config(fixture.url, { format: 'coingecko', backfill_days: 1, tokens: [{ chain_id: 1, address: A, id: 'usd-coin' }, { chain_id: 1, address: MISSING, id: 'no-such-coin' }] }),
+      config(fixture.url, {
+        format: 'coingecko',
+        backfill_days: 1,
+        tokens: [
+          { chain_id: 1, address: A, id: 'usd-coin' },
+          { chain_id: 1, address: MISSING, id: 'no-such-coin' },
+        ],
+      }),
       fastRetry,
     );
     const r = fakeRound({ now: NOW });
@@ -486,10 +509,15 @@ describe('http price provider: CoinGecko format', () => {
 
   it('error: garbage JSON from the current endpoint is reported', async () => {
     fixture = await startCoinPriceFixture({ now: NOW, coins: coins(), garbage: ['garbage-coin'] });
-    const provider = createHttpPriceProvider(config(fixture.url, { format: 'coingecko', backfill_days: 0, tokens: [{ chain_id: 1, address: GARBAGE, id: 'garbage-coin' }] }), fastRetry);
+    const provider = createHttpPriceProvider(
+      config(fixture.url, { format: 'coingecko', backfill_days: 0, tokens: [{ chain_id: 1, address: GARBAGE, id: 'garbage-coin' }] }),
+      fastRetry,
+    );
     const e = await roundError(provider, fakeRound({ now: NOW }).ctx);
     expect(e.message).toMatch(
-      new RegExp(`^http:coingecko: 1 of 1 token\\(s\\) not priced: GET ${fixture.url}/simple/price\\?ids=garbage-coin&vs_currencies=usd&include_last_updated_at=true returned a body that is not JSON \\(.+\\) — check that the URL points at a JSON API$`),
+      new RegExp(
+        `^http:coingecko: 1 of 1 token\\(s\\) not priced: GET ${fixture.url}/simple/price\\?ids=garbage-coin&vs_currencies=usd&include_last_updated_at=true returned a body that is not JSON \\(.+\\) — check that the URL points at a JSON API$`,
+      ),
     );
   });
 });

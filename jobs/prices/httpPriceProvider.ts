@@ -6,14 +6,7 @@ import { describeError, VaultdError } from '../../common/errors.js';
 import { decimalString, scaledDecimal } from '../../model/format/numbers.js';
 import type { PriceRow } from '../../model/rows.js';
 import { withRetry, type RetryOptions } from '../evm/retry.js';
-import {
-  classifyFetchError,
-  displayUrl,
-  fetchExactJson,
-  jsonKind,
-  JsonNumber,
-  type ExactJson,
-} from './exactJson.js';
+import { classifyFetchError, displayUrl, fetchExactJson, jsonKind, JsonNumber, type ExactJson } from './exactJson.js';
 import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext } from './priceProvider.js';
 
 export type HttpPriceProviderConfig = Extract<PriceProviderConfig, { kind: 'http' }>;
@@ -89,7 +82,8 @@ export function priceString(v: ExactJson): { ok: true; usd: string } | { ok: fal
   const text = v instanceof JsonNumber ? v.text : typeof v === 'string' ? v.trim() : null;
   if (text === null) return { ok: false, reason: `${jsonKind(v)}, not a number` };
   const d = decimalString(text, USD_PRICE_DECIMALS, 'down');
-  if (!d.ok) return { ok: false, reason: d.reason === 'too large' ? `${text.slice(0, 40)} does not fit DECIMAL(38,18)` : `"${text.slice(0, 40)}" is not a number` };
+  if (!d.ok)
+    return { ok: false, reason: d.reason === 'too large' ? `${text.slice(0, 40)} does not fit DECIMAL(38,18)` : `"${text.slice(0, 40)}" is not a number` };
   const mantissa = text.split(/[eE]/)[0]!;
   if (mantissa.startsWith('-') && /[1-9]/.test(mantissa)) return { ok: false, reason: `${text.slice(0, 40)} is negative` };
   return { ok: true, usd: d.value };
@@ -169,17 +163,17 @@ function defillamaApi(base: string, now: number, tolerance: number): PriceApi {
       const params = `start=${a}&span=${span}&period=1h${tolerance > 0 ? `&searchWidth=${tolerance}` : ''}`;
       const url = `${base}/chart/${keys.map(pathKey).join(',')}?${params}`;
       const body = await get(url);
-      const coins = isObject(body) ? body['coins'] : undefined;
+      const coins = isObject(body) ? body.coins : undefined;
       if (!isObject(coins)) throw shape(url, 'no "coins" object');
       const obs = new Map<string, Observation[]>();
       for (const [key, coin] of lowerEntries(coins)) {
-        const prices = isObject(coin) ? coin['prices'] : undefined;
+        const prices = isObject(coin) ? coin.prices : undefined;
         if (!Array.isArray(prices)) throw shape(url, `"coins.${key}.prices" is not an array`);
         const list: Observation[] = [];
         for (const p of prices) {
-          if (!isObject(p) || p['timestamp'] === undefined) continue;
-          const t = unixSeconds(p['timestamp'], 's');
-          if (t !== null && t <= now) list.push({ t, price: p['price'] ?? null });
+          if (!isObject(p) || p.timestamp === undefined) continue;
+          const t = unixSeconds(p.timestamp, 's');
+          if (t !== null && t <= now) list.push({ t, price: p.price ?? null });
         }
         obs.set(key, list);
       }
@@ -188,13 +182,13 @@ function defillamaApi(base: string, now: number, tolerance: number): PriceApi {
     async current(get, keys) {
       const url = `${base}/prices/current/${keys.map(pathKey).join(',')}`;
       const body = await get(url);
-      const coins = isObject(body) ? body['coins'] : undefined;
+      const coins = isObject(body) ? body.coins : undefined;
       if (!isObject(coins)) throw shape(url, 'no "coins" object');
       const obs = new Map<string, Observation>();
       for (const [key, coin] of lowerEntries(coins)) {
-        if (!isObject(coin) || coin['timestamp'] === undefined) continue;
-        const t = unixSeconds(coin['timestamp'], 's');
-        if (t !== null) obs.set(key, { t, price: coin['price'] ?? null });
+        if (!isObject(coin) || coin.timestamp === undefined) continue;
+        const t = unixSeconds(coin.timestamp, 's');
+        if (t !== null) obs.set(key, { t, price: coin.price ?? null });
       }
       return { url, obs };
     },
@@ -213,7 +207,7 @@ function coingeckoApi(base: string, now: number, tolerance: number): PriceApi {
       const key = keys[0]!;
       const url = `${base}/coins/${encodeURIComponent(key)}/market_chart/range?vs_currency=usd&from=${a - tolerance}&to=${Math.min(b + tolerance, now)}`;
       const body = await get(url);
-      const prices = isObject(body) ? body['prices'] : undefined;
+      const prices = isObject(body) ? body.prices : undefined;
       if (!Array.isArray(prices)) throw shape(url, 'no "prices" array');
       const list: Observation[] = [];
       for (const p of prices) {
@@ -229,9 +223,9 @@ function coingeckoApi(base: string, now: number, tolerance: number): PriceApi {
       if (!isObject(body)) throw shape(url, 'not an object of coin ids');
       const obs = new Map<string, Observation>();
       for (const [key, coin] of lowerEntries(body)) {
-        if (!isObject(coin) || coin['last_updated_at'] === undefined) continue;
-        const t = unixSeconds(coin['last_updated_at'], 's');
-        if (t !== null) obs.set(key, { t, price: coin['usd'] ?? null });
+        if (!isObject(coin) || coin.last_updated_at === undefined) continue;
+        const t = unixSeconds(coin.last_updated_at, 's');
+        if (t !== null) obs.set(key, { t, price: coin.usd ?? null });
       }
       return { url, obs };
     },
@@ -306,7 +300,10 @@ export function createHttpPriceProvider(config: HttpPriceProviderConfig, deps: H
             classify: classifyFetchError,
             ...(deps.sleep ? { sleep: deps.sleep } : {}),
             onRetry: (fault, attempt, delayMs) =>
-              ctx.logger.warn({ provider: name, url: displayUrl(url, SHOWN_PARAMS), fault: fault.kind, attempt, delayMs }, `${name}: retrying after ${fault.kind}`),
+              ctx.logger.warn(
+                { provider: name, url: displayUrl(url, SHOWN_PARAMS), fault: fault.kind, attempt, delayMs },
+                `${name}: retrying after ${fault.kind}`,
+              ),
           },
         );
 
@@ -396,7 +393,10 @@ export function createHttpPriceProvider(config: HttpPriceProviderConfig, deps: H
       }
 
       if (rejected.length > 0) {
-        ctx.logger.warn({ provider: name, count: rejected.length, examples: rejected.slice(0, 5) }, `${name}: ${rejected.length} price(s) rejected (not stored)`);
+        ctx.logger.warn(
+          { provider: name, count: rejected.length, examples: rejected.slice(0, 5) },
+          `${name}: ${rejected.length} price(s) rejected (not stored)`,
+        );
       }
       if (failures.length > 0) {
         const messages = [...new Set(failures.map((f) => f.error))];

@@ -146,7 +146,9 @@ describe('runPriceRound', () => {
     const failed = await runPriceRound(common, store, runtime, NOW + HOUR + 120);
     expect(failed.tvl_sources[0]).toMatchObject({ usd: null, error: expect.any(String) });
     const registry = await readRegistry(store);
-    expect(registry.tvl_sources).toEqual([{ id: 'api', label: 'API', kind: 'http', config: { url: `${base}/tvl`, path: 'data.tvl', headers: {}, timeout_ms: 10000 }, display_rank: 1 }]);
+    expect(registry.tvl_sources).toEqual([
+      { id: 'api', label: 'API', kind: 'http', config: { url: `${base}/tvl`, path: 'data.tvl', headers: {}, timeout_ms: 10000 }, display_rank: 1 },
+    ]);
     const state = await loadTvlSources(store, registry.tvl_sources);
     // readings are stamped on the minute
     expect(state[0]!.last_good).toEqual({ usd: '1234.567892', ts: NOW + HOUR });
@@ -154,7 +156,17 @@ describe('runPriceRound', () => {
   });
 
   it('a provider naming a chain that is not configured fails at start with the key’s path', () => {
-    const cfg = config({ prices: { providers: [{ kind: 'chainlink', chain_id: 77, feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }] }] } });
+    const cfg = config({
+      prices: {
+        providers: [
+          {
+            kind: 'chainlink',
+            chain_id: 77,
+            feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }],
+          },
+        ],
+      },
+    });
     expect(() => createPriceRuntime(common, cfg)).toThrow(/prices\.providers\.0\.chain_id/);
   });
 });

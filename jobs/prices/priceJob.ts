@@ -16,7 +16,15 @@ import { createMutex } from '../../common/mutex.js';
 import { createScheduledJob } from '../../common/scheduler.js';
 import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
 import { createHttpPriceProvider } from './httpPriceProvider.js';
-import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext, type PriceToken, type ProviderRoundResult } from './priceProvider.js';
+import {
+  HOUR,
+  hourFloor,
+  type PriceProvider,
+  type PriceProviderConfig,
+  type PriceRoundContext,
+  type PriceToken,
+  type ProviderRoundResult,
+} from './priceProvider.js';
 import { readTvlSource, type TvlSourceConfig } from './tvlSources.js';
 
 export type StoreAccess = <T>(work: (store: Store) => Promise<T>) => Promise<T>;
@@ -49,12 +57,22 @@ export function hasPriceWork(config: Pick<Config, 'prices' | 'tvl_sources'>): bo
 }
 
 /** Builds the providers; a provider naming a chain the config does not list fails fast. */
-export function createPriceRuntime(common: Common, config: Pick<Config, 'chains' | 'registry' | 'prices' | 'tvl_sources'>, opts: { chainlink?: ChainlinkProviderOptions } = {}): PriceRuntime {
+export function createPriceRuntime(
+  common: Common,
+  config: Pick<Config, 'chains' | 'registry' | 'prices' | 'tvl_sources'>,
+  opts: { chainlink?: ChainlinkProviderOptions } = {},
+): PriceRuntime {
   const providers = config.prices.providers.map((p, i) => createProvider(common, config, p, i, opts));
   return { chains: config.chains, providers, tvlSources: config.tvl_sources };
 }
 
-function createProvider(common: Common, config: Pick<Config, 'chains' | 'registry'>, p: PriceProviderConfig, i: number, opts: { chainlink?: ChainlinkProviderOptions }): PriceProvider {
+function createProvider(
+  common: Common,
+  config: Pick<Config, 'chains' | 'registry'>,
+  p: PriceProviderConfig,
+  i: number,
+  opts: { chainlink?: ChainlinkProviderOptions },
+): PriceProvider {
   switch (p.kind) {
     case 'chainlink': {
       const chain = config.chains.find((c) => c.chain_id === p.chain_id);
@@ -147,7 +165,10 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
     starts.set(key(r.chain_id, r.address), r.first);
   }
   const tokens = (
-    await store.rows<PriceToken>('prices.tokens', 'SELECT chain_id::DOUBLE AS chain_id, lower(address) AS address, symbol FROM tokens ORDER BY chain_id, address')
+    await store.rows<PriceToken>(
+      'prices.tokens',
+      'SELECT chain_id::DOUBLE AS chain_id, lower(address) AS address, symbol FROM tokens ORDER BY chain_id, address',
+    )
   ).map((t) => ({ ...t }));
 
   const ctx: PriceRoundContext = {
@@ -214,7 +235,10 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
     oldest: olds.length > 0 ? Math.min(...olds) : null,
     ms: Math.round(performance.now() - started),
   };
-  logger.info({ rows, providers: providers.length, failed: providers.filter((p) => p.status === 'failed').length, tvl_sources: readings.length, ms: result.ms }, 'prices round done');
+  logger.info(
+    { rows, providers: providers.length, failed: providers.filter((p) => p.status === 'failed').length, tvl_sources: readings.length, ms: result.ms },
+    'prices round done',
+  );
   return result;
 }
 
@@ -247,7 +271,9 @@ export function createPriceJob(opts: { common: Common; config: Config; access: S
 
 /** One line per provider and source, for `vaultd ingest`. */
 export function formatPriceSummary(r: PriceRoundResult): string[] {
-  const lines = r.providers.map((p) => `prices ${p.provider}: ${p.rows} rows for ${p.tokens} tokens — ${p.status === 'ok' ? 'ok' : `failed: ${oneLineError(p.error ?? 'unknown error')}`}`);
+  const lines = r.providers.map(
+    (p) => `prices ${p.provider}: ${p.rows} rows for ${p.tokens} tokens — ${p.status === 'ok' ? 'ok' : `failed: ${oneLineError(p.error ?? 'unknown error')}`}`,
+  );
   for (const t of r.tvl_sources) lines.push(`tvl source ${t.source_id}: ${t.error === null ? `${t.usd} USD — ok` : `failed: ${oneLineError(t.error)}`}`);
   return lines;
 }

@@ -49,7 +49,7 @@ export async function readTvlSource(source: TvlSourceConfig, opts: ReadTvlSource
   try {
     if (source.kind === 'static') {
       // validated by the config schema as a plain decimal; normalized to DECIMAL(38,6)
-      return row(usdOf(source.usd, 'the static usd', 'check the source\'s usd'));
+      return row(usdOf(source.usd, 'the static usd', "check the source's usd"));
     }
     let body: ExactJson;
     try {

@@ -21,7 +21,10 @@ describe('formatUnitsWords', () => {
   };
   // few significant digits times a power of ten (the fast path), or any DECIMAL(38, s) value (the bigint path)
   const value = fc.oneof(
-    fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 60n }), fc.integer({ min: 0, max: 22 })).map(([m, e]) => m * 10n ** BigInt(e)).filter((v) => v < 2n ** 127n),
+    fc
+      .tuple(fc.bigInt({ min: 0n, max: 2n ** 60n }), fc.integer({ min: 0, max: 22 }))
+      .map(([m, e]) => m * 10n ** BigInt(e))
+      .filter((v) => v < 2n ** 127n),
     fc.bigInt({ min: -(2n ** 127n), max: 2n ** 127n - 1n }),
     fc.constantFrom(0n, 1n, -1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 18n, 2n ** 127n - 1n, -(2n ** 127n)),
   );
@@ -69,15 +72,10 @@ const Wide = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_DOWN });
 describe('unitPriceE18', () => {
   it('is (assets/10^dec)/(supply/10^18) truncated at 18 digits', () => {
     fc.assert(
-      fc.property(
-        fc.bigInt({ min: 0n, max: 10n ** 32n }),
-        fc.bigInt({ min: 1n, max: 10n ** 32n }),
-        fc.constantFrom(0, 6, 8, 18, 24),
-        (assets, supply, dec) => {
-          const exact = new Wide(assets.toString()).mul(new Wide(10).pow(18)).div(new Wide(supply.toString()).mul(new Wide(10).pow(dec)));
-          expect(formatUnits(unitPriceE18(assets, supply, dec), 18)).toBe(formatDown(exact, 18));
-        },
-      ),
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 32n }), fc.bigInt({ min: 1n, max: 10n ** 32n }), fc.constantFrom(0, 6, 8, 18, 24), (assets, supply, dec) => {
+        const exact = new Wide(assets.toString()).mul(new Wide(10).pow(18)).div(new Wide(supply.toString()).mul(new Wide(10).pow(dec)));
+        expect(formatUnits(unitPriceE18(assets, supply, dec), 18)).toBe(formatDown(exact, 18));
+      }),
     );
   });
 });

@@ -180,7 +180,8 @@ export function scaledDecimal(text: string, dp: number, rounding: Rounding): { u
   if (digits + shift > 100) return { tooLarge: true };
   let units: bigint;
   if (shift >= 0) units = coef * pow10(shift);
-  else if (-shift > digits + 1) units = 0n; // below half a unit at dp: rounds to zero either way
+  else if (-shift > digits + 1)
+    units = 0n; // below half a unit at dp: rounds to zero either way
   else units = rounding === 'down' ? coef / pow10(-shift) : halfEven(coef, -shift);
   return { units: m[1] ? -units : units };
 }

@@ -45,7 +45,11 @@ function extract(name) {
   const data = Buffer.from(sea.getAsset(name));
   const file = path.join(nativeFolder(), name);
   try {
-    if (fs.statSync(file).size === data.length && createHash('sha256').update(fs.readFileSync(file)).digest('hex') === createHash('sha256').update(data).digest('hex')) return file;
+    if (
+      fs.statSync(file).size === data.length &&
+      createHash('sha256').update(fs.readFileSync(file)).digest('hex') === createHash('sha256').update(data).digest('hex')
+    )
+      return file;
   } catch {
     // not there yet
   }

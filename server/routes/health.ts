@@ -19,7 +19,11 @@ export function health(ctx: RouteContext): Body {
   const served = ctx.served;
   const stale = served !== null && served.jobs && now - served.snapshot.refreshed_at_s > FRESHNESS_BUDGET_SECONDS;
   // while jobs run, a chain that is stalled or never synced degrades the server, by name
-  const stalled = served?.jobs ? chainHealth(served).filter((c) => c.freshness === 'stalled').map((c) => c.chain_id) : [];
+  const stalled = served?.jobs
+    ? chainHealth(served)
+        .filter((c) => c.freshness === 'stalled')
+        .map((c) => c.chain_id)
+    : [];
   return json({
     status: served === null || stale || stalled.length > 0 ? 'degraded' : 'ok',
     version: VERSION,
@@ -88,4 +92,3 @@ export function docs(): Body {
 <script>fetch('/openapi.json').then(r=>r.json()).then(d=>{const ul=document.getElementById('ops');for(const[p,ops]of Object.entries(d.paths))for(const[m,o]of Object.entries(ops)){const li=document.createElement('li');li.innerHTML='<code>'+m.toUpperCase()+' '+p+'</code> — '+(o.summary||'');ul.appendChild(li)}})</script>`;
   return { kind: 'raw', body: Buffer.from(html), contentType: 'text/html; charset=utf-8', cache: 'public' };
 }
-

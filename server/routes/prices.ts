@@ -50,4 +50,3 @@ function gridPrices(s: PriceSeries, granularity: 'hour' | 'day' | 'week' | 'mont
   const { instants, indices } = gridWindow(s.ts, s.ts.length, granularity, { start, end, order: 'asc', limit });
   return instants.map((t, k) => ({ price: { usd: s.usd_f[indices[k]!]! }, timestamp: isoSeconds(t) }));
 }
-

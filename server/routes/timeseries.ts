@@ -81,7 +81,10 @@ export function positionTimeseries(ctx: RouteContext): Body {
   const w = window(ctx, route, q, { start: defaultStart, end: s.ts[s.length - 1]! });
   // Points before the position's first row are omitted (DESIGN §4.8).
   const from = Math.max(w.start, defaultStart);
-  const pts = from <= w.end ? windowPoints(s, q.granularity, { start: from, end: w.end, order: q.order, limit: q.limit, after: w.after }) : { instants: [], indices: [], hasMore: false };
+  const pts =
+    from <= w.end
+      ? windowPoints(s, q.granularity, { start: from, end: w.end, order: q.order, limit: q.limit, after: w.after })
+      : { instants: [], indices: [], hasMore: false };
   const asc = q.order === 'asc' ? pts.instants : [...pts.instants].reverse();
   const points = positionPoints(position.rows, pctx, asc);
   if (q.order === 'desc') points.reverse();

@@ -46,7 +46,11 @@ export function positionsList(ctx: RouteContext): Body {
     if (p + 1 <= after || !(f & ENABLED)) continue;
     if (!q.include_hidden && f & HIDDEN) continue;
     if (!(f & VALUED)) {
-      partial.push({ code: 'POSITION_NOT_VALUED', message: 'the vault has no snapshot yet, so the position cannot be valued', resource_id: vaults[x.posVault[p]!]! });
+      partial.push({
+        code: 'POSITION_NOT_VALUED',
+        message: 'the vault has no snapshot yet, so the position cannot be valued',
+        resource_id: vaults[x.posVault[p]!]!,
+      });
       continue;
     }
     if (!(f & OPEN)) continue;
@@ -86,7 +90,8 @@ export function findPosition(served: Served, wallet: string, vaultId: string): {
   if (w >= 0 && v >= 0) {
     for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
       const p = x.walletPos[k]!;
-      if (x.posVault[p] === v && items.flags[p]! & ENABLED) return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: x.rowStart[p + 1]! } };
+      if (x.posVault[p] === v && items.flags[p]! & ENABLED)
+        return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: x.rowStart[p + 1]! } };
     }
   }
   throw notFound(`wallet ${wallet} has no position in vault "${vaultId}"`);

@@ -69,4 +69,3 @@ export function enabledVault(ctx: RouteContext, param = 'vault_id'): string {
   if (!ready(ctx).snapshot.details.has(id)) throw notFound(`no vault "${id}"`);
   return id;
 }
-

@@ -56,7 +56,15 @@ describe('static assets', () => {
   it('If-None-Match with the ETag answers 304 without a body', () => {
     const etag = assets.get('/client/big.js')!.etag;
     const a = assets.answer(req('/client/big.js', 'br', `"other", W/${etag}`))!;
-    expect(a).toEqual({ status: 304, headers: [['ETag', etag], ['Cache-Control', 'public, no-cache'], ['Vary', 'Accept-Encoding']], parts: [] });
+    expect(a).toEqual({
+      status: 304,
+      headers: [
+        ['ETag', etag],
+        ['Cache-Control', 'public, no-cache'],
+        ['Vary', 'Accept-Encoding'],
+      ],
+      parts: [],
+    });
   });
 
   it('a missing folder serves nothing; error: a mount without slashes', () => {

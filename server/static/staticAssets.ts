@@ -141,7 +141,11 @@ function lazyAsset(path: string, contentType: string, identity: Buffer): StaticA
     let gz: Buffer | undefined;
     let br: Buffer | undefined;
     Object.defineProperty(asset, 'gzip', { enumerable: true, get: () => (gz ??= gzipSync(identity, GZIP)), set: (v: Buffer) => void (gz ??= v) });
-    Object.defineProperty(asset, 'br', { enumerable: true, get: () => (br ??= brotliCompressSync(identity, brotliOptions(identity))), set: (v: Buffer) => void (br ??= v) });
+    Object.defineProperty(asset, 'br', {
+      enumerable: true,
+      get: () => (br ??= brotliCompressSync(identity, brotliOptions(identity))),
+      set: (v: Buffer) => void (br ??= v),
+    });
     lazy.add(asset);
   }
   return asset;

@@ -10,8 +10,18 @@ const replyArb = fc.record({
   rateRemaining: fc.nat({ max: 2 ** 40 }),
   rateReset: fc.nat({ max: 100_000 }),
   retryAfter: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3600 })),
-  cacheControl: fc.option(fc.constantFrom('public, max-age=60', 'private, max-age=0', 'no-store').map((v) => headerLines([['Cache-Control', v]])), { nil: null }),
-  fixed: fc.array(fc.tuple(fc.constantFrom('ETag', 'Vary', 'Content-Type', 'X-Long'), fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 3000 }))).map(headerLines),
+  cacheControl: fc.option(
+    fc.constantFrom('public, max-age=60', 'private, max-age=0', 'no-store').map((v) => headerLines([['Cache-Control', v]])),
+    { nil: null },
+  ),
+  fixed: fc
+    .array(
+      fc.tuple(
+        fc.constantFrom('ETag', 'Vary', 'Content-Type', 'X-Long'),
+        fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 3000 }),
+      ),
+    )
+    .map(headerLines),
 });
 
 describe('head writer', () => {

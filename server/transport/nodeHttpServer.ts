@@ -32,33 +32,36 @@ export async function startNodeHttpServer(
   const proxies = common.config.server.trusted_proxies.length > 0;
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: true, keepAliveTimeout: 10_000, headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const peer = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    const request: IncomingRequest = {
-      method: req.method ?? 'GET',
-      path: q < 0 ? url : url.slice(0, q),
-      query: q < 0 ? '' : url.slice(q + 1),
-      ip: proxies ? clientIp(peer, header(req.headers['x-forwarded-for'])) : peer,
-      authorization: header(req.headers.authorization),
-      apiKey: header(req.headers['x-api-key']),
-      acceptEncoding: header(req.headers['accept-encoding']),
-      ifNoneMatch: header(req.headers['if-none-match']),
-      requestId: header(req.headers['x-request-id']),
-    };
-    req.resume(); // a body is never read (read-only API)
-    const out = opts.handle(request);
-    if (!(out instanceof Promise)) return write(req, res, out);
-    inFlight++;
-    void out
-      .then((reply) => {
-        if (!res.destroyed) write(req, res, reply);
-      })
-      .finally(() => {
-        if (--inFlight === 0) drained?.();
-      });
-  });
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: true, keepAliveTimeout: 10_000, headersTimeout: 10_000, requestTimeout: 30_000 },
+    (req, res) => {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const peer = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+      const request: IncomingRequest = {
+        method: req.method ?? 'GET',
+        path: q < 0 ? url : url.slice(0, q),
+        query: q < 0 ? '' : url.slice(q + 1),
+        ip: proxies ? clientIp(peer, header(req.headers['x-forwarded-for'])) : peer,
+        authorization: header(req.headers.authorization),
+        apiKey: header(req.headers['x-api-key']),
+        acceptEncoding: header(req.headers['accept-encoding']),
+        ifNoneMatch: header(req.headers['if-none-match']),
+        requestId: header(req.headers['x-request-id']),
+      };
+      req.resume(); // a body is never read (read-only API)
+      const out = opts.handle(request);
+      if (!(out instanceof Promise)) return write(req, res, out);
+      inFlight++;
+      void out
+        .then((reply) => {
+          if (!res.destroyed) write(req, res, reply);
+        })
+        .finally(() => {
+          if (--inFlight === 0) drained?.();
+        });
+    },
+  );
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';

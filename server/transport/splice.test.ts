@@ -21,13 +21,15 @@ const requestIdArb = fc.stringMatching(/^[A-Za-z0-9._-]{1,128}$/);
 
 // Prefixes of 0–200 KB: short random unicode, and long bodies repeated from a unicode seed
 // (fast-check cannot generate 200 KB strings cheaply); all end like a real page prefix.
-const prefixArb = fc.oneof(
-  fc.string({ unit: 'grapheme', maxLength: 300 }),
-  fc
-    .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.integer({ min: 1_000, max: 200_000 }))
-    .map(([seed, bytes]) => seed.repeat(Math.ceil(bytes / Buffer.byteLength(seed))).slice(0, bytes)),
-  fc.uint8Array({ minLength: 0, maxLength: 20_000 }).map((b) => Buffer.from(b).toString('latin1')),
-).map((s) => Buffer.from(`${s},"request_id":"`));
+const prefixArb = fc
+  .oneof(
+    fc.string({ unit: 'grapheme', maxLength: 300 }),
+    fc
+      .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.integer({ min: 1_000, max: 200_000 }))
+      .map(([seed, bytes]) => seed.repeat(Math.ceil(bytes / Buffer.byteLength(seed))).slice(0, bytes)),
+    fc.uint8Array({ minLength: 0, maxLength: 20_000 }).map((b) => Buffer.from(b).toString('latin1')),
+  )
+  .map((s) => Buffer.from(`${s},"request_id":"`));
 
 // Quality 5 keeps 200 KB cases fast; quality 11 (the default) is exercised on fixed bodies below.
 const fast = { brotliQuality: 5, gzipLevel: 6 };
@@ -224,11 +226,22 @@ describe('cost (printed, not asserted)', () => {
 describe('gzipItemsTemplate: a window written straight from its pieces', () => {
   // pieces of 0–80 KB, each prepared deflate (a sync-flushed raw stream) or uncompressed
   const pieceArb = fc.record({
-    text: fc.oneof(fc.string({ maxLength: 400 }), fc.tuple(fc.string({ minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 80_000 })).map(([seed, n]) => seed.repeat(Math.ceil(n / seed.length)).slice(0, n))),
+    text: fc.oneof(
+      fc.string({ maxLength: 400 }),
+      fc
+        .tuple(fc.string({ minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 80_000 }))
+        .map(([seed, n]) => seed.repeat(Math.ceil(n / seed.length)).slice(0, n)),
+    ),
     stored: fc.boolean(),
     pad: fc.nat({ max: 9 }),
   });
-  const bytesArb = (max: number) => fc.oneof(fc.string({ maxLength: 200 }), fc.integer({ min: 0, max }).map((n) => 'x'.repeat(n))).map((s) => Buffer.from(s));
+  const bytesArb = (max: number) =>
+    fc
+      .oneof(
+        fc.string({ maxLength: 200 }),
+        fc.integer({ min: 0, max }).map((n) => 'x'.repeat(n)),
+      )
+      .map((s) => Buffer.from(s));
 
   it('gunzips to open ‖ the pieces ‖ tail ‖ id ‖ "}}, the same bytes from fill and parts, of the length it states', () => {
     fc.assert(
@@ -245,7 +258,13 @@ describe('gzipItemsTemplate: a window written straight from its pieces', () => {
           at.push(pad, pad + bytes.length);
           plain.push(raw);
         }
-        const items = { src, at, stored: specs.filter((s) => s.text.length > 0).map((s) => s.stored), crc: crc32(Buffer.concat(plain)), length: Buffer.concat(plain).length };
+        const items = {
+          src,
+          at,
+          stored: specs.filter((s) => s.text.length > 0).map((s) => s.stored),
+          crc: crc32(Buffer.concat(plain)),
+          length: Buffer.concat(plain).length,
+        };
         const t = gzipItemsTemplate(open, crc32(open), items, tail);
         const filled = Buffer.from(t.fill(id));
         const [parts] = t.parts(id);

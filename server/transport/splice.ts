@@ -153,7 +153,12 @@ export interface BodyTemplate {
   length(requestId: string): number;
 }
 
-function template(head: Buffer, tailBytes: number, writeTail: (buf: Uint8Array, at: number, id: string) => number, parts: (id: string) => Buffer[]): BodyTemplate {
+function template(
+  head: Buffer,
+  tailBytes: number,
+  writeTail: (buf: Uint8Array, at: number, id: string) => number,
+  parts: (id: string) => Buffer[],
+): BodyTemplate {
   const buf = new Uint8Array(head.length + tailBytes + REQUEST_ID_MAX_LENGTH);
   buf.set(head, 0);
   let view = buf.subarray(0, 0);
@@ -176,7 +181,12 @@ export function identityTemplate(page: Pick<Page, 'prefix'>): BodyTemplate {
 }
 
 export function gzipTemplate(variant: GzipVariant): BodyTemplate {
-  return template(variant.head, GZIP_TAIL, (buf, at, id) => writeGzipTail(buf, at, variant, id), (id) => gzipBody(variant, id));
+  return template(
+    variant.head,
+    GZIP_TAIL,
+    (buf, at, id) => writeGzipTail(buf, at, variant, id),
+    (id) => gzipBody(variant, id),
+  );
 }
 
 export function brTemplate(variant: BrotliVariant): BodyTemplate {
@@ -282,5 +292,4 @@ function storedInto(out: Uint8Array | null, at: number, src: Buffer, from: numbe
 export { crc32 };
 
 // zlib.crc32 exists from Node 20.15; the engines range starts at 20.10, so fall back to ours.
-const crc32Native: (data: Uint8Array) => number =
-  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) >>> 0 : (data) => crc32(data);
+const crc32Native: (data: Uint8Array) => number = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) >>> 0 : (data) => crc32(data);

@@ -33,7 +33,13 @@ describe('/v1/tvl', () => {
     expect(data.totals).toHaveLength(3); // indexed vaults + two external sources
     expect(data.totals[0].tvl.usd).toBe(usdOf(enabled));
     // the newest of its parts (never the publish clock, DESIGN §7)
-    expect(data.updated_at).toBe(data.totals.map((t: { updated_at: string | null }) => t.updated_at).filter(Boolean).sort().at(-1));
+    expect(data.updated_at).toBe(
+      data.totals
+        .map((t: { updated_at: string | null }) => t.updated_at)
+        .filter(Boolean)
+        .sort()
+        .at(-1),
+    );
     expect(Object.keys(meta).sort()).toEqual(['partial_errors', 'refreshed_at', 'request_id']);
   });
 
@@ -108,7 +114,8 @@ describe('/v1/strategies and /v1/vaults/featured', () => {
       for (let i = 1; i < vs.length; i++) {
         const [a, b] = [vs[i - 1]!, vs[i]!];
         const [ua, ub] = [a.metrics.tvl.usd, b.metrics.tvl.usd];
-        const inOrder = ub === null ? ua !== null || a.vault_id < b.vault_id : ua !== null && (new Decimal(ua).gt(ub) || (new Decimal(ua).eq(ub) && a.vault_id < b.vault_id));
+        const inOrder =
+          ub === null ? ua !== null || a.vault_id < b.vault_id : ua !== null && (new Decimal(ua).gt(ub) || (new Decimal(ua).eq(ub) && a.vault_id < b.vault_id));
         expect(inOrder, `${card.slug}: ${a.vault_id} (${ua}) before ${b.vault_id} (${ub})`).toBe(true);
       }
       vs.forEach((v: Vault, i: number) => {
@@ -132,7 +139,7 @@ describe('/v1/prices and /v1/prices/timeseries', () => {
   const unpriced = () => visible.find((v) => v.metrics.tvl.usd === null)!;
   const q = (v: Vault, extra = '') => `address=${v.numeraire_token.address}&chain_id=${v.chain_id}${extra}`;
 
-  it('latest: the token\'s newest price point, flat with no envelope (the real client reads res.price.usd)', async () => {
+  it("latest: the token's newest price point, flat with no envelope (the real client reads res.price.usd)", async () => {
     const v = priced();
     const res = await ctx.api.get(`/v1/prices?${q(v)}`);
     const data = res.body;
@@ -175,7 +182,7 @@ describe('/v1/prices and /v1/prices/timeseries', () => {
     }
   });
 
-  it('timeseries: ascending points on each granularity\'s grid, limit applied, no meta', async () => {
+  it("timeseries: ascending points on each granularity's grid, limit applied, no meta", async () => {
     const v = priced();
     const grids: Record<string, RegExp> = { raw: /Z$/, hour: /:00:00Z$/, day: /T00:00:00Z$/, week: /T00:00:00Z$/, month: /-01T00:00:00Z$/ };
     for (const [granularity, grid] of Object.entries(grids)) {
@@ -196,11 +203,21 @@ describe('/v1/prices and /v1/prices/timeseries', () => {
     const v = priced();
     expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&end=2026-05-01')}`, 422, 'INVALID_PARAMETER')).details).toEqual({ parameter: 'start' });
     expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-01')}`, 422, 'INVALID_PARAMETER')).details).toEqual({ parameter: 'end' });
-    expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-02&end=2026-05-01')}`, 422, 'INVALID_PARAMETER')).details).toEqual({ parameter: 'start' });
-    expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-01&end=2026-05-02&limit=5001')}`, 422, 'INVALID_PARAMETER')).details).toEqual({ parameter: 'limit' });
-    expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-01&end=2026-05-02&granularity=minute')}`, 422, 'INVALID_PARAMETER')).details).toEqual({
+    expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-02&end=2026-05-01')}`, 422, 'INVALID_PARAMETER')).details).toEqual({
+      parameter: 'start',
+    });
+    expect((await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-01&end=2026-05-02&limit=5001')}`, 422, 'INVALID_PARAMETER')).details).toEqual({
+      parameter: 'limit',
+    });
+    expect(
+      (await ctx.api.fails(`/v1/prices/timeseries?${q(v, '&start=2026-05-01&end=2026-05-02&granularity=minute')}`, 422, 'INVALID_PARAMETER')).details,
+    ).toEqual({
       parameter: 'granularity',
     });
-    await ctx.api.fails('/v1/prices/timeseries?address=0x00000000000000000000000000000000000000ee&chain_id=1&start=2026-05-01&end=2026-05-02', 404, 'NOT_FOUND');
+    await ctx.api.fails(
+      '/v1/prices/timeseries?address=0x00000000000000000000000000000000000000ee&chain_id=1&start=2026-05-01&end=2026-05-02',
+      404,
+      'NOT_FOUND',
+    );
   });
 });

@@ -85,7 +85,11 @@ describe('credentials', () => {
     const { id, secret } = createKey(world.db, 'e2e bot');
     // at once: the first request after `keys create` returns (no polling)
     expect((await plain.api.get('/v1/vaults?limit=1', { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
-    const ways: Record<string, string>[] = [{ authorization: `Bearer ${secret}` }, { 'x-api-key': secret }, { authorization: `bearer ${secret}`, 'x-api-key': secret }];
+    const ways: Record<string, string>[] = [
+      { authorization: `Bearer ${secret}` },
+      { 'x-api-key': secret },
+      { authorization: `bearer ${secret}`, 'x-api-key': secret },
+    ];
     for (const headers of ways) {
       const res = await plain.api.get('/v1/tvl', { headers });
       expect(res.status, JSON.stringify(Object.keys(headers))).toBe(200);
@@ -165,7 +169,8 @@ describe('weighted costs', () => {
       expect(res.status, `request ${i + 1}`).toBe(200);
       allowed++;
       const remaining = Number(res.headers.get('ratelimit-remaining'));
-      if (previous === null) expect(remaining).toBe(590); // a fresh bucket: 600 − 10
+      if (previous === null)
+        expect(remaining).toBe(590); // a fresh bucket: 600 − 10
       else {
         expect(remaining).toBeLessThanOrEqual(previous.remaining - 10 + refillBound(performance.now() - previous.sent));
         expect(remaining).toBeGreaterThanOrEqual(previous.remaining - 10);

@@ -56,7 +56,26 @@ const asciiTarget = (s: string) => s.replace(/[^\x00-\x7f]+/gu, (c) => encodeURI
 /** A header value of visible latin1 bytes (a UTF-16 unit above 0xff would be truncated to any byte, CR and LF included). */
 const headerSafe = (s: string) => s.replace(/[^\x09\x20-\x7e\x80-\xff]/g, '');
 
-const WORDS = ['v1', 'vaults', 'users', 'positions', 'activity', 'timeseries', 'definition', 'allocations', 'slug', 'featured', 'tvl', 'strategies', 'prices', 'health', 'chains', 'metrics', 'openapi.json', 'docs'];
+const WORDS = [
+  'v1',
+  'vaults',
+  'users',
+  'positions',
+  'activity',
+  'timeseries',
+  'definition',
+  'allocations',
+  'slug',
+  'featured',
+  'tvl',
+  'strategies',
+  'prices',
+  'health',
+  'chains',
+  'metrics',
+  'openapi.json',
+  'docs',
+];
 const GARBAGE = ['..', '.', '%', '%zz', '%2F', '%00', '%E2%98', '%ff%fe', '%C0%AF', '+', '%20', '~', ';x=1', '*', '\\', '\u2603', '\u{1F600}', 'é'];
 
 function arbitraries(vault: string, wallet: string) {
@@ -75,11 +94,48 @@ function arbitraries(vault: string, wallet: string) {
     .tuple(fc.constantFrom('/v1/', '/v1/vaults/', `/v1/users/${wallet}/`, '/', '//'), fc.array(segment, { maxLength: 6 }), fc.boolean())
     .map(([prefix, segs, slash]) => pathSafe(prefix + segs.join('/') + (slash ? '/' : '')));
   const name = fc.oneof(
-    { weight: 5, arbitrary: fc.constantFrom('limit', 'next', 'order', 'start', 'end', 'granularity', 'include_hidden', 'include_breakdown', 'include_sources', 'vault_id', 'address', 'chain_id', 'at') },
+    {
+      weight: 5,
+      arbitrary: fc.constantFrom(
+        'limit',
+        'next',
+        'order',
+        'start',
+        'end',
+        'granularity',
+        'include_hidden',
+        'include_breakdown',
+        'include_sources',
+        'vault_id',
+        'address',
+        'chain_id',
+        'at',
+      ),
+    },
     { weight: 1, arbitrary: text },
   );
   const value = fc.oneof(
-    fc.constantFrom('', '0', '1', '-1', '1000', '10001', '1e3', 'true', 'desc', 'asc', 'hour', 'week', '2026-03-01', '2026-02-30', '2026-03-01T05:30:00Z', '+99999-01-01', vault, wallet, 'eyJ2IjoxfQ'),
+    fc.constantFrom(
+      '',
+      '0',
+      '1',
+      '-1',
+      '1000',
+      '10001',
+      '1e3',
+      'true',
+      'desc',
+      'asc',
+      'hour',
+      'week',
+      '2026-03-01',
+      '2026-02-30',
+      '2026-03-01T05:30:00Z',
+      '+99999-01-01',
+      vault,
+      wallet,
+      'eyJ2IjoxfQ',
+    ),
     text,
     fc.integer({ min: 1, max: 8 }).map((kb) => 'a'.repeat(kb * 1000 - 10)),
     fc.double().map(String),
@@ -95,7 +151,10 @@ function arbitraries(vault: string, wallet: string) {
     fc.integer({ min: 1, max: 4 }).map((kb) => 'x'.repeat(kb * 1000)),
   );
   const headers = fc.dictionary(
-    fc.oneof(fc.constantFrom('authorization', 'x-api-key', 'x-request-id', 'accept-encoding', 'if-none-match', 'origin'), fc.stringMatching(/^x-[a-z0-9-]{1,20}$/)),
+    fc.oneof(
+      fc.constantFrom('authorization', 'x-api-key', 'x-request-id', 'accept-encoding', 'if-none-match', 'origin'),
+      fc.stringMatching(/^x-[a-z0-9-]{1,20}$/),
+    ),
     headerValue.map(headerSafe),
     { maxKeys: 4 },
   );
@@ -162,7 +221,12 @@ describe('fuzzing (bounded)', () => {
   it('random paths, inside and outside /v1, never a 5xx', async () => {
     const { path } = arbitraries(idsOf(ctx.world, 'visible')[0]!, ctx.world.wallets[0]!);
     await run(
-      fc.record({ method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE'), target: path, headers: fc.constant({}), utf8: fc.boolean() }),
+      fc.record({
+        method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE'),
+        target: path,
+        headers: fc.constant({}),
+        utf8: fc.boolean(),
+      }),
     );
   });
 
@@ -170,8 +234,19 @@ describe('fuzzing (bounded)', () => {
     const vault = idsOf(ctx.world, 'visible')[0]!;
     const wallet = ctx.world.wallets[0]!;
     const { query } = arbitraries(vault, wallet);
-    const routes = ['/v1/vaults', '/v1/vaults/featured', `/v1/vaults/${vault}`, `/v1/vaults/${vault}/timeseries`, `/v1/users/${wallet}/positions`,
-      `/v1/users/${wallet}/positions/${vault}/timeseries`, `/v1/users/${wallet}/activity`, '/v1/tvl', '/v1/prices', '/v1/prices/timeseries', '/health'];
+    const routes = [
+      '/v1/vaults',
+      '/v1/vaults/featured',
+      `/v1/vaults/${vault}`,
+      `/v1/vaults/${vault}/timeseries`,
+      `/v1/users/${wallet}/positions`,
+      `/v1/users/${wallet}/positions/${vault}/timeseries`,
+      `/v1/users/${wallet}/activity`,
+      '/v1/tvl',
+      '/v1/prices',
+      '/v1/prices/timeseries',
+      '/health',
+    ];
     await run(
       fc.record({
         method: fc.constant('GET'),

@@ -64,7 +64,7 @@ beforeAll(async () => {
 });
 
 describe('number and time formats (DESIGN §4.7)', () => {
-  it('decimal strings: canonical, no exponent, within the token\'s, 18 or 6 decimals', () => {
+  it("decimal strings: canonical, no exponent, within the token's, 18 or 6 decimals", () => {
     expect(answers.length).toBeGreaterThan(300);
     const problems = answers.flatMap((a) => formatProblems(a.body, a.decimals).map((p) => `${a.path}: ${p}`));
     expect(problems.slice(0, 20)).toEqual([]);
@@ -135,7 +135,8 @@ describe('determinism (DESIGN §7)', () => {
     await store.run('test.forget_identity', "DELETE FROM settings WHERE key = 'publish.identity'");
     await store.close();
     const twin = await startServer(copy, { dir: ctx.world.dir, name: 'twin', config: { rate_limits: { anonymous_per_minute: 1_000_000 } } });
-    const strip = (body: any) => (body?.meta ? { ...body, meta: { ...body.meta, request_id: null, refreshed_at: null, next_cursor: body.meta.next_cursor === null ? null : 'set' } } : body);
+    const strip = (body: any) =>
+      body?.meta ? { ...body, meta: { ...body.meta, request_id: null, refreshed_at: null, next_cursor: body.meta.next_cursor === null ? null : 'set' } } : body;
     try {
       const compared = answers.filter((a) => !a.path.startsWith('/health'));
       let differentClock = false;

@@ -126,7 +126,16 @@ describe('error: a cursor is bound to its route, parameters and order (422 INVAL
   it('tampered or made-up cursors', async () => {
     const cursor = await cursorOf(`/v1/vaults/${vault}/timeseries?limit=7`);
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
-    for (const bad of [flip(cursor, 5), flip(cursor, cursor.length - 1), flip(cursor, Math.floor(cursor.length / 2)), cursor.slice(0, -2), `${cursor}A`, 'abc', '!!!!', 'x'.repeat(2000)]) {
+    for (const bad of [
+      flip(cursor, 5),
+      flip(cursor, cursor.length - 1),
+      flip(cursor, Math.floor(cursor.length / 2)),
+      cursor.slice(0, -2),
+      `${cursor}A`,
+      'abc',
+      '!!!!',
+      'x'.repeat(2000),
+    ]) {
       await invalidCursor(`/v1/vaults/${vault}/timeseries?limit=7&next=${encodeURIComponent(bad)}`);
     }
   });

@@ -185,7 +185,9 @@ export function checkBody(method: string, path: string, status: number, body: un
       ? validator.validateComponent('ErrorResponse', body)
       : [`no schema for a ${status} of ${path}`];
   if (errors.length > 0) {
-    throw new Error(`${method} ${path.slice(0, 300)} → ${status}: the body does not match /openapi.json:\n  ${errors.slice(0, 10).join('\n  ')}\n${text.slice(0, 500)}`);
+    throw new Error(
+      `${method} ${path.slice(0, 300)} → ${status}: the body does not match /openapi.json:\n  ${errors.slice(0, 10).join('\n  ')}\n${text.slice(0, 500)}`,
+    );
   }
   if (status >= 400 && LEAK.test(text)) throw new Error(`${method} ${path} → ${status}: the error body leaks a path or stack: ${text}`);
 }

@@ -40,12 +40,19 @@ describe('vault timeseries', () => {
     expect(secs(data[0].timestamp) - secs(meta.start)).toBeLessThan(DAY);
   });
 
-  it('the latest point equals the vault\'s current metrics (as-of, never an average)', async () => {
+  it("the latest point equals the vault's current metrics (as-of, never an average)", async () => {
     const { data } = await series('order=desc&limit=1');
     const { metrics } = (await ctx.api.ok(`/v1/vaults/${vault}`)).data;
     expect(data[0].timestamp).toBe(iso(metrics.as_of));
     const { timestamp: _t, ...point } = data[0];
-    expect(point).toEqual({ total_supply: metrics.total_supply, tvl: metrics.tvl, unit_price: metrics.unit_price, apy_7d: metrics.apy_7d, apy_30d: metrics.apy_30d, apy_90d: metrics.apy_90d });
+    expect(point).toEqual({
+      total_supply: metrics.total_supply,
+      tvl: metrics.tvl,
+      unit_price: metrics.unit_price,
+      apy_7d: metrics.apy_7d,
+      apy_30d: metrics.apy_30d,
+      apy_90d: metrics.apy_90d,
+    });
   });
 
   it('a day point is the hourly snapshot at that instant', async () => {
@@ -139,7 +146,12 @@ describe('vault timeseries', () => {
 describe('position timeseries', () => {
   const path = (wallet: string, vaultId: string, query = '') => `/v1/users/${wallet}/positions/${vaultId}/timeseries${query}`;
   const firstRow = (wallet: string, vaultId: string) =>
-    Math.min(...facts.activity.get(wallet)!.filter((r) => r.vault_id === vaultId).map((r) => r.block_timestamp));
+    Math.min(
+      ...facts.activity
+        .get(wallet)!
+        .filter((r) => r.vault_id === vaultId)
+        .map((r) => r.block_timestamp),
+    );
 
   it('an open position: daily points from its first row to now, the last one equal to the position', async () => {
     const { wallet, vault_id } = facts.open[0]!;

@@ -114,7 +114,10 @@ describe('encodings and media type', () => {
       expect(header(identity, 'content-encoding')).toBeUndefined();
       expect(identity.body.length).toBeGreaterThan(1024);
       const plain = JSON.parse(identity.body.toString('utf8'));
-      for (const [encoding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
+      for (const [encoding, decode] of [
+        ['gzip', gunzipSync],
+        ['br', brotliDecompressSync],
+      ] as const) {
         const res = await rawRequest(ctx.api.base, path, { headers: { 'accept-encoding': encoding } });
         expect(res.status).toBe(200);
         expect(header(res, 'content-encoding'), `${path} ${encoding}`).toBe(encoding);
@@ -222,7 +225,16 @@ describe('CORS, methods and routes', () => {
   });
 
   it('error: unknown routes are 404 NOT_FOUND', async () => {
-    for (const path of ['/nope', '/v1', '/v1/nope', '/v2/vaults', '/v1/vaults/x/y/z', `/v1/users/${ctx.world.wallets[0]}`, `/v1/users/${ctx.world.wallets[0]}/nope`, '/v1/vaults/slug/a/b']) {
+    for (const path of [
+      '/nope',
+      '/v1',
+      '/v1/nope',
+      '/v2/vaults',
+      '/v1/vaults/x/y/z',
+      `/v1/users/${ctx.world.wallets[0]}`,
+      `/v1/users/${ctx.world.wallets[0]}/nope`,
+      '/v1/vaults/slug/a/b',
+    ]) {
       const res = await ctx.api.get(path);
       expect(res.status, path).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');

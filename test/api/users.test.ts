@@ -125,7 +125,7 @@ describe('/v1/users/{wallet}/activity', () => {
     expect(filtered).toEqual(all.filter((r) => r.vault_id === vaultId));
   });
 
-  it('hidden vaults\' rows only with include_hidden; disabled vaults\' never', async () => {
+  it("hidden vaults' rows only with include_hidden; disabled vaults' never", async () => {
     const { wallet, vault_id } = facts.hiddenOpen[0]!;
     const plain = (await activity(wallet, '?limit=1000')).data;
     const all = facts.activity.get(wallet)!;
@@ -178,7 +178,17 @@ describe('/v1/users/{wallet}/activity', () => {
       }
     }
     expect(problems.slice(0, 20)).toEqual([]);
-    for (const t of ['deposit', 'deposit:async', 'deposit_pending:async', 'deposit_refunded:async', 'withdraw:async', 'withdraw_pending:async', 'withdraw_refunded:async', 'transfer_in', 'transfer_out']) {
+    for (const t of [
+      'deposit',
+      'deposit:async',
+      'deposit_pending:async',
+      'deposit_refunded:async',
+      'withdraw:async',
+      'withdraw_pending:async',
+      'withdraw_refunded:async',
+      'transfer_in',
+      'transfer_out',
+    ]) {
       expect(seen, t).toContain(t);
     }
   });

@@ -15,9 +15,7 @@ const IDENTITY_KEYS = ['vault_id', 'chain_id', 'address', 'vault_type', 'name', 
 
 /** Most-recent-first by listed_at, ties by vault_id (DESIGN §5.2). */
 function expectedOrder(vaults: RegistryVault[]): string[] {
-  return [...vaults]
-    .sort((a, b) => b.listed_at - a.listed_at || (a.vault_id < b.vault_id ? -1 : a.vault_id > b.vault_id ? 1 : 0))
-    .map((v) => v.vault_id);
+  return [...vaults].sort((a, b) => b.listed_at - a.listed_at || (a.vault_id < b.vault_id ? -1 : a.vault_id > b.vault_id ? 1 : 0)).map((v) => v.vault_id);
 }
 
 /** A slug whose deployments are all disabled, and one with a hidden deployment. */
@@ -143,7 +141,10 @@ describe('/v1/vaults/featured and /slug/{slug}', () => {
         expect(rows.get(id)?.group?.id).toBe(card.vault_id);
       }
       expect(card.vault_ids).not.toContain(card.vault_id);
-      const group = bySlug.get(card.slug)!.filter((v) => v.visibility === 'visible').map((v) => v.vault_id);
+      const group = bySlug
+        .get(card.slug)!
+        .filter((v) => v.visibility === 'visible')
+        .map((v) => v.vault_id);
       expect([...card.vault_ids].sort()).toEqual(group.sort());
       expect(card.chains).toHaveLength(card.vault_ids.length);
     }

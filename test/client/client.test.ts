@@ -124,7 +124,9 @@ describe('client: one method per route, typed bodies equal to the raw answers', 
     expect(Date.parse(at.timestamp)).toBeLessThanOrEqual(Date.parse('2026-03-01T12:00:00Z'));
     const series = valid('getPriceTimeseries', await client.priceTimeseries({ ...token, start: '2026-05-01', end: NOW, granularity: 'day' }));
     expect(series.data.length).toBe(32);
-    expect(series).toEqual(await ctx.api.ok(`/v1/prices/timeseries?chain_id=${v.chain_id}&address=${v.numeraire_token.address}&start=2026-05-01&end=${NOW}&granularity=day`));
+    expect(series).toEqual(
+      await ctx.api.ok(`/v1/prices/timeseries?chain_id=${v.chain_id}&address=${v.numeraire_token.address}&start=2026-05-01&end=${NOW}&granularity=day`),
+    );
   });
 
   it('withResponse: rate-limit headers, request id, ETag and cache headers of each answer', async () => {
@@ -210,10 +212,11 @@ describe('activityFlows and positionHistory agree with the server for every wall
       for (const h of history) expect(h.skipped, `${w.wallet} ${h.vault_id}`).toEqual([]);
       for (const p of w.positions) {
         const h = open.find((x) => x.vault_id === p.vault_id)!;
-        expect(
-          { shares: h.current.shares, pd: h.current.pending_deposit_assets, pr: h.current.pending_redeem_shares },
-          `${w.wallet} ${p.vault_id}`,
-        ).toEqual({ shares: p.metrics.shares_owned, pd: p.metrics.pending_deposit_assets.native, pr: p.metrics.pending_redeem_shares });
+        expect({ shares: h.current.shares, pd: h.current.pending_deposit_assets, pr: h.current.pending_redeem_shares }, `${w.wallet} ${p.vault_id}`).toEqual({
+          shares: p.metrics.shares_owned,
+          pd: p.metrics.pending_deposit_assets.native,
+          pr: p.metrics.pending_redeem_shares,
+        });
         compared++;
         if (h.current.pending_deposit_assets !== '0' || h.current.pending_redeem_shares !== '0') pending++;
       }
@@ -239,7 +242,16 @@ describe('activityFlows and positionHistory agree with the server for every wall
       }
     }
     expect([...statuses].sort()).toEqual(
-      ['deposit:pending', 'deposit:refunded', 'deposit:settled', 'transfer_in:settled', 'transfer_out:settled', 'withdraw:pending', 'withdraw:refunded', 'withdraw:settled'].sort(),
+      [
+        'deposit:pending',
+        'deposit:refunded',
+        'deposit:settled',
+        'transfer_in:settled',
+        'transfer_out:settled',
+        'withdraw:pending',
+        'withdraw:refunded',
+        'withdraw:settled',
+      ].sort(),
     );
   });
 
@@ -398,7 +410,10 @@ describe('typed errors of DESIGN §5.3 that vaultd emits on demand', () => {
 describe('client/examples/portfolio.mjs', () => {
   it("prints a wallet's positions with PnL", () => {
     const wallet = wallets[0]?.wallet ?? ctx.world.wallets[0]!;
-    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'client', 'examples', 'portfolio.mjs'), wallet, ctx.server.base], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'client', 'examples', 'portfolio.mjs'), wallet, ctx.server.base], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const positions = wallets.find((w) => w.wallet === wallet)!.positions;
@@ -408,7 +423,10 @@ describe('client/examples/portfolio.mjs', () => {
   });
 
   it('error: an invalid wallet prints the typed error and exits 1', () => {
-    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'client', 'examples', 'portfolio.mjs'), 'nope', ctx.server.base], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'client', 'examples', 'portfolio.mjs'), 'nope', ctx.server.base], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('INVALID_PARAMETER');
   });

@@ -55,12 +55,20 @@ describe('typed errors for the codes vaultd cannot be made to emit (loopback ser
     const s = await serve((_, res) => envelope(res, 500, 'INTERNAL', 'internal error (request req-500); the server logged the cause'));
     const e = await rejection(createClient({ baseUrl: s.url, retry: { baseDelayMs: 1 } }).vaults());
     expect(e).toBeInstanceOf(VaultdApiError);
-    expect(e).toMatchObject({ status: 500, code: 'INTERNAL', requestId: 'req-500', message: 'internal error (request req-500); the server logged the cause', retryable: false });
+    expect(e).toMatchObject({
+      status: 500,
+      code: 'INTERNAL',
+      requestId: 'req-500',
+      message: 'internal error (request req-500); the server logged the cause',
+      retryable: false,
+    });
     expect(s.hits).toHaveLength(1);
   });
 
   it('NOT_READY: a 503 is retried honoring Retry-After, then succeeds', async () => {
-    const s = await serve((n, res) => (n === 1 ? envelope(res, 503, 'NOT_READY', 'no snapshot has been published yet; retry in a few seconds', { 'Retry-After': '1' }) : ok(res)));
+    const s = await serve((n, res) =>
+      n === 1 ? envelope(res, 503, 'NOT_READY', 'no snapshot has been published yet; retry in a few seconds', { 'Retry-After': '1' }) : ok(res),
+    );
     const { body, response } = await createClient({ baseUrl: s.url }).withResponse.health();
     expect(body.status).toBe('ok');
     expect(response.attempts).toBe(2);
@@ -113,7 +121,11 @@ describe('typed errors for the codes vaultd cannot be made to emit (loopback ser
       res.end('<html>bad gateway</html>');
     });
     const e = await rejection(createClient({ baseUrl: s.url }).vaults());
-    expect(e).toMatchObject({ code: 'UNEXPECTED_RESPONSE', status: 502, message: `GET ${s.url}/v1/vaults answered 502 without vaultd's error envelope: <html>bad gateway</html>` });
+    expect(e).toMatchObject({
+      code: 'UNEXPECTED_RESPONSE',
+      status: 502,
+      message: `GET ${s.url}/v1/vaults answered 502 without vaultd's error envelope: <html>bad gateway</html>`,
+    });
     const notJson = await serve((_, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end('{"data":');
@@ -130,7 +142,10 @@ describe('transport', () => {
     const s = await serve((_, res) => ok(res, { data: [], meta: {} }));
     await createClient({ baseUrl: `${s.url}/prefix/`, apiKey: 'secret-1' }).vaultsBySlug('a b/c?', { requestId: 'r-1' });
     await createClient({ baseUrl: s.url, userAgent: 'my-app/2' }).activity('0xAB', { vaultId: '1:0xcd', order: 'asc' });
-    expect(s.hits[0]).toMatchObject({ url: '/prefix/v1/vaults/slug/a%20b%2Fc%3F', headers: { authorization: 'Bearer secret-1', 'x-request-id': 'r-1', 'user-agent': `vaultd-client/${CLIENT_VERSION}` } });
+    expect(s.hits[0]).toMatchObject({
+      url: '/prefix/v1/vaults/slug/a%20b%2Fc%3F',
+      headers: { authorization: 'Bearer secret-1', 'x-request-id': 'r-1', 'user-agent': `vaultd-client/${CLIENT_VERSION}` },
+    });
     expect(s.hits[1]).toMatchObject({ url: '/v1/users/0xAB/activity?order=asc&vault_id=1%3A0xcd', headers: { 'user-agent': 'my-app/2' } });
     expect(s.hits[1]!.headers.authorization).toBeUndefined();
   });
@@ -165,7 +180,9 @@ describe('transport', () => {
     expect(() => createClient({ baseUrl: 'ftp://x' })).toThrow('createClient: baseUrl must be an absolute http(s) URL, got "ftp://x"');
     expect(() => createClient({ baseUrl: 'http://x', apiKey: '' })).toThrow('createClient: apiKey must be a non-empty string');
     expect(() => createClient({ baseUrl: 'http://x', retry: { retries: -1 } })).toThrow('createClient: retry.retries must be a non-negative integer, got -1');
-    expect(() => createClient({ baseUrl: 'http://x', retry: { maxDelayMs: 1.5 } })).toThrow('createClient: retry.maxDelayMs must be a non-negative integer, got 1.5');
+    expect(() => createClient({ baseUrl: 'http://x', retry: { maxDelayMs: 1.5 } })).toThrow(
+      'createClient: retry.maxDelayMs must be a non-negative integer, got 1.5',
+    );
     expect(() => createClient(undefined as never)).toThrow('createClient: options must be an object with a baseUrl');
     try {
       createClient({ baseUrl: 'nope' });

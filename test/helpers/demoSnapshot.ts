@@ -35,7 +35,10 @@ export function demoWorld(params: DemoParams = SMALL_DEMO): World {
   const series = new Map<string, VaultSeries>();
   let end = 0;
   for (const v of registry.vaults) {
-    const s = seriesFromSnapshots(v, (snaps.get(v.vault_id) ?? []).sort((a, b) => a.ts - b.ts));
+    const s = seriesFromSnapshots(
+      v,
+      (snaps.get(v.vault_id) ?? []).sort((a, b) => a.ts - b.ts),
+    );
     series.set(v.vault_id, s);
     if (s.length > 0) end = Math.max(end, s.ts[s.length - 1]!);
   }

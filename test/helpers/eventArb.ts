@@ -5,15 +5,24 @@ import fc from 'fast-check';
 import { EVENT_KINDS, type EventRow } from '../../model/rows.js';
 
 const hex = (n: number) => fc.array(fc.constantFrom(...'0123456789abcdef'), { minLength: n, maxLength: n }).map((a) => a.join(''));
-const hash = fc.oneof({ weight: 9, arbitrary: hex(64).map((h) => `0x${h}`) }, { weight: 1, arbitrary: fc.constantFrom('0xABC', 'not-a-hash', `0x${'F'.repeat(64)}`) });
+const hash = fc.oneof(
+  { weight: 9, arbitrary: hex(64).map((h) => `0x${h}`) },
+  { weight: 1, arbitrary: fc.constantFrom('0xABC', 'not-a-hash', `0x${'F'.repeat(64)}`) },
+);
 const amount = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.constantFrom(0n, 1n, (1n << 127n) - 1n, -5n));
 
 /** Rows with distinct keys, in no particular order. */
 export const eventRowsArb = (opts: { maxLength?: number } = {}) =>
   fc
     .record({
-      wallets: fc.uniqueArray(hex(40).map((h) => `0x${h}`), { minLength: 1, maxLength: 6 }),
-      vaults: fc.uniqueArray(fc.integer({ min: 1, max: 9 }).map((k) => `1:0x${String(k).repeat(40)}`), { minLength: 1, maxLength: 3 }),
+      wallets: fc.uniqueArray(
+        hex(40).map((h) => `0x${h}`),
+        { minLength: 1, maxLength: 6 },
+      ),
+      vaults: fc.uniqueArray(
+        fc.integer({ min: 1, max: 9 }).map((k) => `1:0x${String(k).repeat(40)}`),
+        { minLength: 1, maxLength: 3 },
+      ),
       requests: fc.uniqueArray(hash, { minLength: 1, maxLength: 4 }),
       rows: fc.array(
         fc.record({

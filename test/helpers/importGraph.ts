@@ -29,7 +29,8 @@ export const ALLOWED_WITHIN: Readonly<Record<string, Readonly<Record<string, rea
 };
 
 const PRODUCT = Object.keys(ALLOWED);
-const SPEC = /(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/g;
+const SPEC =
+  /(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url/g;
 
 export interface SourceFile {
   /** repo-relative, '/'-separated */
@@ -71,7 +72,10 @@ export function importEdges(files: readonly SourceFile[]): Edge[] {
   for (const f of files) {
     for (const m of f.text.matchAll(SPEC)) {
       const spec = (m[1] ?? m[2] ?? m[3])!;
-      const to = normalize(join(dirname(f.path), spec)).split(sep).join('/').replace(/\.js$/, '.ts');
+      const to = normalize(join(dirname(f.path), spec))
+        .split(sep)
+        .join('/')
+        .replace(/\.js$/, '.ts');
       edges.push({ from: f.path, to, typeOnly: /^(?:import|export)\s+type\s/.test(m[0]) });
     }
   }
@@ -129,7 +133,8 @@ export function importCycles(edges: readonly Edge[]): string[][] {
 
 const TYPE_LITERAL = /'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'/;
 /** A comparison or a switch on a vault_type literal: `=== 'aera_v3'`, `!== '…'`, SQL `= '…'`, `case '…':`. */
-const TYPE_SWITCH = /(?:[!=]==?|\bIN\s*\(|\bcase)\s*'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'|'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'\s*(?:[!=]==?|:\s*\[)/;
+const TYPE_SWITCH =
+  /(?:[!=]==?|\bIN\s*\(|\bcase)\s*'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'|'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'\s*(?:[!=]==?|:\s*\[)/;
 /**
  * Files that may name vault types outside families/: the enumerations that validate input
  * (the config schema, the migration's CHECK, the wire schemas of server/schemas) and the demo

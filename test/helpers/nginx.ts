@@ -18,7 +18,9 @@ export function ensureNginx(): { bin: string } | { reason: string } {
   const install = update.status === 0 ? spawnSync('apt-get', ['install', '-y', '-q', 'nginx'], { env, encoding: 'utf8', timeout: 300_000 }) : update;
   bin = found();
   if (bin) return { bin };
-  return { reason: `nginx could not be installed with apt-get (exit ${install.status}): ${(install.stderr || install.stdout || '').trim().split('\n').at(-1)}` };
+  return {
+    reason: `nginx could not be installed with apt-get (exit ${install.status}): ${(install.stderr || install.stdout || '').trim().split('\n').at(-1)}`,
+  };
 }
 
 /** A free loopback port (asked of the OS, then released). */

@@ -13,7 +13,13 @@ const WAD = 10n ** 18n;
 
 /** A series from hourly timestamps and unit prices given as decimal strings ("1.05"). */
 export function makeSeries(ts: readonly number[], unitPrices: readonly string[], decimals: number, vaultId = '1:0xvault'): VaultSeries {
-  return buildSeries(vaultId, decimals, false, ts, unitPrices.map((p) => parseUnits(p, 18)));
+  return buildSeries(
+    vaultId,
+    decimals,
+    false,
+    ts,
+    unitPrices.map((p) => parseUnits(p, 18)),
+  );
 }
 
 /** A USD price series from timestamps and decimal strings. */
@@ -30,7 +36,13 @@ export function seriesFromSnapshots(vault: VaultRow, snaps: readonly SnapshotRow
     else if (!publishes && s.total_supply > 0n) prev = unitPriceE18(s.total_assets, s.total_supply, vault.numeraire_decimals);
     return prev;
   });
-  const series = buildSeries(vault.vault_id, vault.numeraire_decimals, publishes, snaps.map((s) => s.ts), prices);
+  const series = buildSeries(
+    vault.vault_id,
+    vault.numeraire_decimals,
+    publishes,
+    snaps.map((s) => s.ts),
+    prices,
+  );
   snaps.forEach((s, i) => {
     series.total_assets.set(i, s.total_assets);
     series.total_supply.set(i, s.total_supply);
@@ -72,7 +84,15 @@ export function priceSeriesFromRows(rows: readonly PriceRow[]): Map<string, Pric
   const out = new Map<string, PriceSeries>();
   for (const [k, g] of groups) {
     g.sort((a, b) => a.ts - b.ts);
-    out.set(k, makePrices(g.map((r) => r.ts), g.map((r) => r.usd), g[0]!.chain_id, g[0]!.address));
+    out.set(
+      k,
+      makePrices(
+        g.map((r) => r.ts),
+        g.map((r) => r.usd),
+        g[0]!.chain_id,
+        g[0]!.address,
+      ),
+    );
   }
   return out;
 }

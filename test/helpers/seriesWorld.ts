@@ -59,8 +59,15 @@ export function vaultArb(id: number): fc.Arbitrary<WorldVault> {
       for (const s of steps) {
         ts += s.gap * HOUR;
         // assets ≈ supply × price, scaled to the numeraire's decimals
-        const assets = (s.supply * BigInt(Math.round(s.price * 1e6)) * 10n ** BigInt(decimals)) / (10n ** 24n) + (s.supply % 7n);
-        const row: SnapshotRow = { vault_id, ts, block_number: 1000 + rows.length, total_assets: assets, total_supply: s.supply, unit_price: type === 'aera_v3' ? s.published : null };
+        const assets = (s.supply * BigInt(Math.round(s.price * 1e6)) * 10n ** BigInt(decimals)) / 10n ** 24n + (s.supply % 7n);
+        const row: SnapshotRow = {
+          vault_id,
+          ts,
+          block_number: 1000 + rows.length,
+          total_assets: assets,
+          total_supply: s.supply,
+          unit_price: type === 'aera_v3' ? s.published : null,
+        };
         if (s.bad === 'neg_supply') row.total_supply = -1n - s.supply;
         if (s.bad === 'neg_assets') row.total_assets = -1n - assets;
         rows.push(row);
@@ -152,7 +159,13 @@ export function oracleSeries(v: Pick<WorldVault, 'rows' | 'numeraire_decimals' |
       price = (r.total_assets * 10n ** 36n) / (r.total_supply * 10n ** BigInt(v.numeraire_decimals));
     } else price = prev ?? E18;
     prev = price;
-    points.push({ ts: r.ts, total_assets: r.total_assets, total_supply: r.total_supply, published: v.vault_type === 'aera_v3' ? (r.unit_price ?? 0n) : 0n, unit_price: price });
+    points.push({
+      ts: r.ts,
+      total_assets: r.total_assets,
+      total_supply: r.total_supply,
+      published: v.vault_type === 'aera_v3' ? (r.unit_price ?? 0n) : 0n,
+      unit_price: price,
+    });
   }
   return { points, skipped };
 }

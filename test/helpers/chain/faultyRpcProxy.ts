@@ -116,7 +116,13 @@ export async function startFaultyRpcProxy(target: string, initial: FaultPlan = {
     const parsed = JSON.parse(text) as { id: unknown; result?: unknown } | { id: unknown; result?: unknown }[];
     const bad = (x: { id: unknown; result?: unknown }) => {
       const r = x.result;
-      const junk = Array.isArray(r) ? [{ address: 'not-an-address', topics: 7 }] : typeof r === 'string' ? '0xnothex' : r === null ? 'null?' : { unexpected: true };
+      const junk = Array.isArray(r)
+        ? [{ address: 'not-an-address', topics: 7 }]
+        : typeof r === 'string'
+          ? '0xnothex'
+          : r === null
+            ? 'null?'
+            : { unexpected: true };
       return { jsonrpc: '2.0', id: x.id, result: junk };
     };
     return JSON.stringify(Array.isArray(parsed) ? parsed.map(bad) : bad(parsed));
@@ -136,7 +142,9 @@ export async function startFaultyRpcProxy(target: string, initial: FaultPlan = {
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
     const rpcError = (code: number, message: string) =>
-      Array.isArray(parsed) ? list.map((r) => ({ jsonrpc: '2.0', id: r.id, error: { code, message } })) : { jsonrpc: '2.0', id: list[0]!.id, error: { code, message } };
+      Array.isArray(parsed)
+        ? list.map((r) => ({ jsonrpc: '2.0', id: r.id, error: { code, message } }))
+        : { jsonrpc: '2.0', id: list[0]!.id, error: { code, message } };
 
     switch (fault) {
       case 'reset':

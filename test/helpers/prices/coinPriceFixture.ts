@@ -103,7 +103,16 @@ export async function startCoinPriceFixture(opts: CoinPriceFixtureOptions): Prom
         const c = byLlama.get(k.toLowerCase());
         const last = c ? seen(c).at(-1) : undefined;
         if (!c || !last) continue;
-        entries.push([k, obj([['decimals', String(c.decimals)], ['symbol', JSON.stringify(c.symbol)], ['price', last.price], ['timestamp', String(last.t)], ['confidence', '0.99']])]);
+        entries.push([
+          k,
+          obj([
+            ['decimals', String(c.decimals)],
+            ['symbol', JSON.stringify(c.symbol)],
+            ['price', last.price],
+            ['timestamp', String(last.t)],
+            ['confidence', '0.99'],
+          ]),
+        ]);
       }
       return send(res, 200, obj([['coins', obj(entries)]]));
     }
@@ -124,9 +133,23 @@ export async function startCoinPriceFixture(opts: CoinPriceFixtureOptions): Prom
         const points: string[] = [];
         for (let i = 0; i < span; i++) {
           const o = nearest(obs, start + i * HOUR, width);
-          if (o) points.push(obj([['timestamp', String(o.t)], ['price', o.price]]));
+          if (o)
+            points.push(
+              obj([
+                ['timestamp', String(o.t)],
+                ['price', o.price],
+              ]),
+            );
         }
-        entries.push([k, obj([['symbol', JSON.stringify(c.symbol)], ['confidence', '0.99'], ['decimals', String(c.decimals)], ['prices', arr(points)]])]);
+        entries.push([
+          k,
+          obj([
+            ['symbol', JSON.stringify(c.symbol)],
+            ['confidence', '0.99'],
+            ['decimals', String(c.decimals)],
+            ['prices', arr(points)],
+          ]),
+        ]);
       }
       return send(res, 200, obj([['coins', obj(entries)]]));
     }
