@@ -47,7 +47,11 @@ describe('vaultd CLI', () => {
 
   it('every command prints its own usage for --help (exit 0); `help CMD` too', () => {
     for (const cmd of ['demo', 'serve', 'recompute', 'ingest', 'devnet', 'keys', 'wallets']) {
-      for (const args of [[cmd, '--help'], [cmd, '-h'], ['help', cmd]]) {
+      for (const args of [
+        [cmd, '--help'],
+        [cmd, '-h'],
+        ['help', cmd],
+      ]) {
         const r = vaultd(args);
         expect(r.status, args.join(' ')).toBe(0);
         expect(r.stdout).toMatch(new RegExp(`^Usage:\\n  vaultd ${cmd}( |\\n)`));
@@ -60,7 +64,9 @@ describe('vaultd CLI', () => {
     const neg = vaultd(['demo', '--db', join(dir, 'x.duckdb'), '--days', '-5']);
     expect(neg.status).toBe(2);
     expect(oneLine(neg.stderr)).toBe('vaultd demo: invalid --days "-5": expected an integer from 1 to 3650');
-    expect(oneLine(vaultd(['serve', '--port', '-1', '--db', join(dir, 'x.duckdb')]).stderr)).toBe('vaultd serve: invalid --port "-1": expected an integer from 0 to 65535');
+    expect(oneLine(vaultd(['serve', '--port', '-1', '--db', join(dir, 'x.duckdb')]).stderr)).toBe(
+      'vaultd serve: invalid --port "-1": expected an integer from 0 to 65535',
+    );
     const flag = vaultd(['serve', '--bogus']);
     expect(oneLine(flag.stderr)).toMatch(/^vaultd serve: Unknown option '--bogus'/);
     expect(oneLine(vaultd(['keys', 'create']).stderr)).toBe('vaultd keys create: missing NAME');
@@ -114,17 +120,28 @@ describe('vaultd CLI', () => {
   });
 
   it('keys and wallets wait out another process briefly holding the database; the lock error names the holder', async () => {
-    const holder = spawn(process.execPath, ['-e', `
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const { DuckDBInstance } = require(${JSON.stringify(require.resolve('@duckdb/node-api'))});
       DuckDBInstance.create(${JSON.stringify(db)}).then((i) => { process.stdout.write('held\\n'); setTimeout(() => { i.closeSync(); process.exit(0); }, 1500); });
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
     await expect(createStore(testCommon(), { path: db })).rejects.toThrow(
       new RegExp(`database ".*" is in use by PID ${holder.pid} \\(.*node.*\\); stop that process or pass another --db`),
     );
     const r = vaultd(['wallets', '--db', db, '--limit', '1']);
     expect(r.status).toBe(0);
-    expect(JSON.parse(oneLine(r.stderr))).toMatchObject({ level: 'warn', holder: expect.stringContaining(`PID ${holder.pid} `), msg: 'database is locked by another process; waiting' });
+    expect(JSON.parse(oneLine(r.stderr))).toMatchObject({
+      level: 'warn',
+      holder: expect.stringContaining(`PID ${holder.pid} `),
+      msg: 'database is locked by another process; waiting',
+    });
     expect(r.stdout).toMatch(/^0x[0-9a-f]{40}\n$/);
     await new Promise((r) => (holder.exitCode === null ? holder.once('exit', r) : r(null)));
   });
@@ -180,7 +197,10 @@ describe('vaultd CLI', () => {
       config,
       JSON.stringify({
         prices: { providers: [{ kind: 'static', prices: [{ chain_id: 1, address: '0x0000000000000000000000000000000000000bad', usd: '2.5' }] }] },
-        tvl_sources: [{ id: 'fixed', label: 'Fixed', kind: 'static', usd: 1000.125 }, { id: 'down', label: 'Down', kind: 'http', url: 'http://127.0.0.1:9/tvl', timeout_ms: 500 }],
+        tvl_sources: [
+          { id: 'fixed', label: 'Fixed', kind: 'static', usd: 1000.125 },
+          { id: 'down', label: 'Down', kind: 'http', url: 'http://127.0.0.1:9/tvl', timeout_ms: 500 },
+        ],
       }),
     );
     const r = vaultd(['ingest', '--once', '--config', config, '--db', copy]);
@@ -191,7 +211,12 @@ describe('vaultd CLI', () => {
     expect(lines[2]).toMatch(/^tvl source down: failed: .*127\.0\.0\.1:9/);
 
     const bad = join(dir, 'bad-prices.json');
-    writeFileSync(bad, JSON.stringify({ prices: { providers: [{ kind: 'chainlink', chain_id: 1, feeds: [{ token: 'nope', aggregator: '0x0000000000000000000000000000000000000001' }] }] } }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        prices: { providers: [{ kind: 'chainlink', chain_id: 1, feeds: [{ token: 'nope', aggregator: '0x0000000000000000000000000000000000000001' }] }] },
+      }),
+    );
     const e = vaultd(['ingest', '--once', '--config', bad, '--db', copy]);
     expect(e.status).toBe(2);
     expect(oneLine(e.stderr)).toContain('"prices.providers.0.feeds.0.token"');
@@ -210,7 +235,11 @@ describe('vaultd CLI', () => {
         registry: {
           vaults: [
             {
-              chain_id: 1, address: '0xbeef01735c132ada46aa9aa4c54623caa92a64cb', vault_type: 'morpho_v1', name: 'Steakhouse USDC', symbol: 'steakUSDC',
+              chain_id: 1,
+              address: '0xbeef01735c132ada46aa9aa4c54623caa92a64cb',
+              vault_type: 'morpho_v1',
+              name: 'Steakhouse USDC',
+              symbol: 'steakUSDC',
               numeraire_token: { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6, symbol: 'USDC' },
             },
           ],
@@ -268,9 +297,14 @@ describe('vaultd CLI', () => {
       expect(vaultd(['demo', '--db', other, ...small]).status).toBe(0);
       const r = vaultd(['serve', '--db', other, '--port', String(port), '--host', '127.0.0.1', '--no-jobs']);
       expect(r.status).toBe(2);
-      expect(oneLine(r.stderr.split('\n').filter((l) => !l.startsWith('{')).join('\n'))).toBe(
-        `vaultd serve: port ${port} on 127.0.0.1 is already in use by another process; stop it or pass another --port`,
-      );
+      expect(
+        oneLine(
+          r.stderr
+            .split('\n')
+            .filter((l) => !l.startsWith('{'))
+            .join('\n'),
+        ),
+      ).toBe(`vaultd serve: port ${port} on 127.0.0.1 is already in use by another process; stop it or pass another --port`);
     });
 
     it('an invalid --host is named as the host, exit 2', () => {
@@ -310,7 +344,12 @@ describe('vaultd CLI', () => {
     expect(await serveOnce()).toEqual(first);
 
     const config = join(dir, 'restart-prices.json');
-    writeFileSync(config, JSON.stringify({ prices: { providers: [{ kind: 'static', prices: [{ chain_id: 1, address: '0x0000000000000000000000000000000000000bad', usd: '3' }] }] } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        prices: { providers: [{ kind: 'static', prices: [{ chain_id: 1, address: '0x0000000000000000000000000000000000000bad', usd: '3' }] }] },
+      }),
+    );
     expect(vaultd(['ingest', '--once', '--config', config, '--db', db2]).status).toBe(0);
     const changed = await serveOnce();
     expect(changed.etag).not.toBe(first.etag);
@@ -332,7 +371,11 @@ describe('vaultd CLI', () => {
         registry: {
           vaults: [
             {
-              chain_id: 1, address: vault, vault_type: 'morpho_v1', name: 'Steakhouse USDC', symbol: 'steakUSDC',
+              chain_id: 1,
+              address: vault,
+              vault_type: 'morpho_v1',
+              name: 'Steakhouse USDC',
+              symbol: 'steakUSDC',
               numeraire_token: { address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', decimals: 6, symbol: 'USDC' },
             },
           ],
@@ -343,11 +386,19 @@ describe('vaultd CLI', () => {
     const child = vaultdSpawn(['serve', '--db', join(dir, 'dead-upstreams.duckdb'), '--port', '0', '--host', '127.0.0.1', '--config', config]);
     try {
       const port = await waitForListening(child);
-      const get = async (path: string) => (await fetch(`http://127.0.0.1:${port}${path}`)).json();
+      const get = async (path: string): Promise<any> => (await fetch(`http://127.0.0.1:${port}${path}`)).json();
       expect(await get('/health')).toMatchObject({ status: 'degraded', stalled_chains: [1] });
       expect(await get('/health/chains')).toEqual([{ chain_id: 1, latest_block: null, latest_timestamp: null, lag_seconds: null, freshness: 'stalled' }]);
       const [row] = (await get('/v1/vaults')).data;
-      expect(row.metrics).toEqual({ tvl: { native: null, usd: null }, unit_price: null, total_supply: null, apy_7d: null, apy_30d: null, apy_90d: null, as_of: null });
+      expect(row.metrics).toEqual({
+        tvl: { native: null, usd: null },
+        unit_price: null,
+        total_supply: null,
+        apy_7d: null,
+        apy_30d: null,
+        apy_90d: null,
+        as_of: null,
+      });
       // the prices round runs in the background: wait for it to have failed
       let tvl: any;
       for (let i = 0; i < 100; i++) {
@@ -356,7 +407,9 @@ describe('vaultd CLI', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(tvl.data.tvl.usd).toBeNull();
-      expect(tvl.meta.partial_errors).toEqual([{ code: 'PRICE_PROVIDER_FAILED', message: expect.stringContaining('price provider "http:defillama" failed'), resource_id: 'http:defillama' }]);
+      expect(tvl.meta.partial_errors).toEqual([
+        { code: 'PRICE_PROVIDER_FAILED', message: expect.stringContaining('price provider "http:defillama" failed'), resource_id: 'http:defillama' },
+      ]);
     } finally {
       child.kill('SIGKILL');
     }
@@ -376,17 +429,23 @@ describe('vaultd CLI', () => {
     try {
       const status = async (port: number, client: string) =>
         (await fetch(`http://127.0.0.1:${port}/v1/strategies`, { headers: { 'x-forwarded-for': client } })).status;
-      expect([await status(trusting.port, '203.0.113.1'), await status(trusting.port, '203.0.113.1'), await status(trusting.port, '203.0.113.1')]).toEqual([200, 200, 429]);
+      expect([await status(trusting.port, '203.0.113.1'), await status(trusting.port, '203.0.113.1'), await status(trusting.port, '203.0.113.1')]).toEqual([
+        200, 200, 429,
+      ]);
       expect(await status(trusting.port, '203.0.113.2')).toBe(200);
       // not configured: the header names nobody, every request is the socket's
-      expect([await status(plainSrv.port, '203.0.113.1'), await status(plainSrv.port, '203.0.113.2'), await status(plainSrv.port, '203.0.113.3')]).toEqual([200, 200, 429]);
+      expect([await status(plainSrv.port, '203.0.113.1'), await status(plainSrv.port, '203.0.113.2'), await status(plainSrv.port, '203.0.113.3')]).toEqual([
+        200, 200, 429,
+      ]);
     } finally {
       trusting.child.kill('SIGKILL');
       plainSrv.child.kill('SIGKILL');
     }
   });
 
-  it('at the file-descriptor limit the server stops accepting (no accept spin), keeps serving open connections, and accepts again after', { timeout: 90_000 }, async () => {
+  it('at the file-descriptor limit the server stops accepting (no accept spin), keeps serving open connections, and accepts again after', {
+    timeout: 90_000,
+  }, async () => {
     const copy = join(dir, 'fd-limit.duckdb');
     copyFileSync(db, copy);
     const child = spawn('sh', ['-c', `ulimit -n 512 && exec "${process.execPath}" "${BIN}" serve --db "${copy}" --port 0 --host 127.0.0.1 --no-jobs`], {
@@ -522,7 +581,15 @@ describe('vaultd CLI', () => {
       config,
       JSON.stringify({
         chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: [rpc], finality_blocks: 0 }],
-        prices: { providers: [{ kind: 'chainlink', chain_id: 1, feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }] }] },
+        prices: {
+          providers: [
+            {
+              kind: 'chainlink',
+              chain_id: 1,
+              feeds: [{ token: '0x0000000000000000000000000000000000000001', aggregator: '0x0000000000000000000000000000000000000002' }],
+            },
+          ],
+        },
       }),
     );
     const child = vaultdSpawn(['serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--config', config]);

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The explorer pages (/, /vaults/{id}, /wallets/{address}, /docs) in real Chromium against
 // `vaultd serve` on the demo world: what they show equals what the API returns, charts have
 // the API's point counts, every request stays on the server's origin, no console errors, a
@@ -73,7 +74,9 @@ describe('explorer pages', () => {
     expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'self'; script-src 'self'; style-src 'self'/);
     const api = (await ctx.api.ok('/v1/vaults?limit=1000')).data as { vault_id: string; metrics: { tvl: { usd: string | null } } }[];
     const v = await visit(ctx.server.base, '/');
-    const rows = await v.page.$$eval('#vaults tbody tr', (trs) => trs.map((tr) => ({ id: tr.getAttribute('data-vault-id'), tvl: tr.children[3]!.textContent })));
+    const rows = await v.page.$$eval('#vaults tbody tr', (trs) =>
+      trs.map((tr) => ({ id: tr.getAttribute('data-vault-id'), tvl: tr.children[3]!.textContent })),
+    );
     expect(rows.map((r) => r.id).sort()).toEqual(api.map((a) => a.vault_id).sort());
     for (const a of api) expect(rows.find((r) => r.id === a.vault_id)!.tvl, a.vault_id).toBe(usd(a.metrics.tvl.usd));
     const total = (await ctx.api.ok('/v1/tvl')).data.tvl.usd;
@@ -96,14 +99,19 @@ describe('explorer pages', () => {
       let n = 0;
       let next: string | null = null;
       do {
-        const body: { data: unknown[]; meta: { next_cursor: string | null } } = await ctx.api.ok(`/v1/vaults/${id}/timeseries?granularity=${granularity}&limit=10000${next ? `&next=${next}` : ''}`);
+        const body: { data: unknown[]; meta: { next_cursor: string | null } } = await ctx.api.ok(
+          `/v1/vaults/${id}/timeseries?granularity=${granularity}&limit=10000${next ? `&next=${next}` : ''}`,
+        );
         n += body.data.length;
         next = body.meta.next_cursor;
       } while (next);
       return n;
     };
     const v = await visit(ctx.server.base, `/vaults/${encodeURIComponent(id)}`);
-    const charts = () => v.page.$$eval('figure.chart', (fs) => fs.map((f) => ({ title: f.getAttribute('data-title'), points: Number(f.getAttribute('data-points')), canvas: f.querySelector('canvas') !== null })));
+    const charts = () =>
+      v.page.$$eval('figure.chart', (fs) =>
+        fs.map((f) => ({ title: f.getAttribute('data-title'), points: Number(f.getAttribute('data-points')), canvas: f.querySelector('canvas') !== null })),
+      );
     const day = await points('day');
     expect(day).toBeGreaterThan(10);
     expect((await charts()).map((c) => c.points)).toEqual([day, day, day]);

@@ -6,13 +6,7 @@ import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { tableHashes } from '../../store/contentHash.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
-import {
-  aeraLikeProvisionerV1Abi,
-  aeraLikeProvisionerV2Abi,
-  aeraLikeVaultAbi,
-  morphoLikeVaultAbi,
-  priceAndFeeCalculatorAbi,
-} from '../devnet/abis.js';
+import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../devnet/abis.js';
 import { devnetChain } from '../devnet/chain.js';
 import { readIngestStatus } from './chainStore.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
@@ -52,7 +46,11 @@ beforeAll(async () => {
   const t0 = performance.now();
   [result] = (await ingestOnce(common, store, config)) as [ChainRoundResult];
   elapsedMs = performance.now() - t0;
-  client = createPublicClient({ chain: devnetChain(4242, sc.devnet.rpcUrl, sc.manifest.contracts.multicall3), transport: http(sc.devnet.rpcUrl), cacheTime: 0 });
+  client = createPublicClient({
+    chain: devnetChain(4242, sc.devnet.rpcUrl, sc.manifest.contracts.multicall3),
+    transport: http(sc.devnet.rpcUrl),
+    cacheTime: 0,
+  });
   rows = (
     await store.rows<Record<string, unknown>>(
       'test.rows',
@@ -96,7 +94,9 @@ describe('ingestOnce over the devnet (end to end)', () => {
     const net = new Map<string, bigint>();
     for (const r of rows) net.set(`${r.vault_id}|${r.wallet}`, (net.get(`${r.vault_id}|${r.wallet}`) ?? 0n) + sign[r.kind]!(r));
     const holders = [...m.wallets, m.actors.feeRecipient];
-    const contracts = m.vaults.flatMap((v) => holders.map((w) => ({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'balanceOf' as const, args: [w] as const })));
+    const contracts = m.vaults.flatMap((v) =>
+      holders.map((w) => ({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'balanceOf' as const, args: [w] as const })),
+    );
     const balances = await client.multicall({ contracts, allowFailure: false });
     let nonZero = 0;
     contracts.forEach((c, i) => {
@@ -119,7 +119,14 @@ describe('ingestOnce over the devnet (end to end)', () => {
 
   it("hourly snapshots equal the chain's reads at the block at or before each hour", async () => {
     const m = sc.manifest;
-    const snaps = await store.rows<{ vault_id: string; ts: bigint; block_number: bigint; total_assets: bigint; total_supply: bigint; unit_price: bigint | null }>(
+    const snaps = await store.rows<{
+      vault_id: string;
+      ts: bigint;
+      block_number: bigint;
+      total_assets: bigint;
+      total_supply: bigint;
+      unit_price: bigint | null;
+    }>(
       'test.snaps',
       'SELECT vault_id, epoch(ts)::BIGINT AS ts, block_number, total_assets, total_supply, unit_price FROM vault_snapshots ORDER BY ts, vault_id',
     );
@@ -134,13 +141,27 @@ describe('ingestOnce over the devnet (end to end)', () => {
       const supply = await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalSupply', blockNumber: block });
       expect(s.total_supply).toBe(supply);
       if (v.vault_type === 'morpho_v1') {
-        expect(s.total_assets).toBe(await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalAssets', blockNumber: block }));
+        expect(s.total_assets).toBe(
+          await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalAssets', blockNumber: block }),
+        );
         expect(s.unit_price).toBeNull();
       } else {
         const calc = v.fee_calculator!;
-        const assets = await client.readContract({ address: calc, abi: priceAndFeeCalculatorAbi, functionName: 'convertUnitsToNumeraire', args: [v.address, supply], blockNumber: block });
+        const assets = await client.readContract({
+          address: calc,
+          abi: priceAndFeeCalculatorAbi,
+          functionName: 'convertUnitsToNumeraire',
+          args: [v.address, supply],
+          blockNumber: block,
+        });
         expect(s.total_assets).toBe(assets);
-        const [price] = await client.readContract({ address: calc, abi: priceAndFeeCalculatorAbi, functionName: 'unitPrice', args: [v.address], blockNumber: block });
+        const [price] = await client.readContract({
+          address: calc,
+          abi: priceAndFeeCalculatorAbi,
+          functionName: 'unitPrice',
+          args: [v.address],
+          blockNumber: block,
+        });
         expect(s.unit_price).toBe(price * 10n ** BigInt(18 - v.numeraire.decimals));
       }
     }
@@ -168,7 +189,8 @@ describe('ingestOnce over the devnet (end to end)', () => {
     const key = (l: Log, sub: number, vault: string, kind: string, wallet: string, hash: string | null = null) =>
       `${Number(l.blockNumber)}/${l.logIndex}/${sub} ${vault} ${kind} ${lower(wallet)} ${hash ?? '-'}`;
     const requests = new Map<string, { user: string; receiver: string }>();
-    const sameTx = (l: Log, name: string) => parsed.find((p) => p.transactionHash === l.transactionHash && p.eventName === name && provisioners.has(lower(p.args.sender as string)));
+    const sameTx = (l: Log, name: string) =>
+      parsed.find((p) => p.transactionHash === l.transactionHash && p.eventName === name && provisioners.has(lower(p.args.sender as string)));
     for (const l of parsed) {
       const a = l.args;
       const v = vaultIdOf(l.address);
@@ -342,10 +364,18 @@ describe('ingestOnce over the devnet (end to end)', () => {
     const usdc = reg.vaults.find((v) => v.address === lower(m.contracts.morphoUsdcVault))!;
     expect(usdc).toMatchObject({ numeraire_address: lower(m.contracts.usdc), numeraire_decimals: 6, numeraire_symbol: 'USDC', listed_at: m.startTime });
     // setCurator to the second curator happened mid-scenario; the fee is 10 % (WAD)
-    expect(usdc.definition).toMatchObject({ curator: lower(m.actors.curators[1]), fee_wad: '100000000000000000', fee_recipient: lower(m.actors.feeRecipient), owner: lower(m.actors.deployer) });
+    expect(usdc.definition).toMatchObject({
+      curator: lower(m.actors.curators[1]!),
+      fee_wad: '100000000000000000',
+      fee_recipient: lower(m.actors.feeRecipient),
+      owner: lower(m.actors.deployer),
+    });
     const aera = reg.vaults.find((v) => v.address === lower(m.contracts.aeraUsdcVault))!;
-    expect(aera.definition).toMatchObject({ provisioner: lower(m.contracts.provisionerV1), fee_calculator: lower(m.contracts.calculator), fees: { tvl_fee_bps: 75, performance_fee_bps: 1000 } });
+    expect(aera.definition).toMatchObject({
+      provisioner: lower(m.contracts.provisionerV1),
+      fee_calculator: lower(m.contracts.calculator),
+      fees: { tvl_fee_bps: 75, performance_fee_bps: 1000 },
+    });
     expect(reg.tokens.map((t) => t.symbol).sort()).toEqual(['USDC', 'WETH', 'cbBTC']);
   });
 });
-
