@@ -4,24 +4,24 @@
 // generation catches up first, so a walk spread over several readers behind a load balancer
 // never mixes generations. Generations older than those kept are answered from the newest.
 import { cursorGeneration, type CursorCodec } from './cursor.js';
-import type { Served } from './handle.js';
+import type { ReadModel } from '../engine/publish/index.js';
 
 /** Generations kept besides the newest (a walk may straddle this many publishes). */
 export const KEEP_PREVIOUS = 2;
 
 export interface Generations {
-  publish(served: Served): void;
-  current(): Served | null;
+  publish(served: ReadModel): void;
+  current(): ReadModel | null;
   /** The snapshot of generation `g`: kept, or (when newer than the newest) after `catchUp`; null when gone. */
-  find(g: number, catchUp: () => Promise<void>): Served | null | Promise<Served | null>;
+  find(g: number, catchUp: () => Promise<void>): ReadModel | null | Promise<ReadModel | null>;
 }
 
 export function createGenerations(keep = KEEP_PREVIOUS): Generations {
-  const kept: Served[] = [];
-  const lookup = (g: number) => kept.find((s) => s.snapshot.generation === g) ?? null;
+  const kept: ReadModel[] = [];
+  const lookup = (g: number) => kept.find((s) => s.generation === g) ?? null;
   return {
     publish(served) {
-      const same = kept.findIndex((s) => s.snapshot.generation === served.snapshot.generation);
+      const same = kept.findIndex((s) => s.generation === served.generation);
       if (same >= 0) kept.splice(same, 1);
       kept.push(served);
       while (kept.length > keep + 1) kept.shift();
@@ -31,7 +31,7 @@ export function createGenerations(keep = KEEP_PREVIOUS): Generations {
       const hit = lookup(g);
       if (hit) return hit;
       const newest = kept.at(-1);
-      if (newest && g > newest.snapshot.generation) return catchUp().then(() => lookup(g));
+      if (newest && g > newest.generation) return catchUp().then(() => lookup(g));
       return null;
     },
   };
@@ -42,14 +42,14 @@ export function createGenerations(keep = KEEP_PREVIOUS): Generations {
  * server keeps generations (`find`). Never null when a snapshot is served.
  */
 export function servedFor(
-  current: Served | null,
-  find: ((g: number) => Served | null | Promise<Served | null>) | undefined,
+  current: ReadModel | null,
+  find: ((g: number) => ReadModel | null | Promise<ReadModel | null>) | undefined,
   query: string,
-): Served | null | Promise<Served | null> {
+): ReadModel | null | Promise<ReadModel | null> {
   if (!find || !current || !query.includes('next=')) return current;
   const next = new URLSearchParams(query).get('next');
   const g = next ? cursorGeneration(next) : null;
-  if (g === null || g === current.snapshot.generation) return current;
+  if (g === null || g === current.generation) return current;
   const found = find(g);
   if (found instanceof Promise)
     return found.then(
@@ -59,14 +59,14 @@ export function servedFor(
   return found ?? current;
 }
 
-const bound = new WeakMap<Served, { codec: CursorCodec; bound: CursorCodec }>();
+const bound = new WeakMap<ReadModel, { codec: CursorCodec; bound: CursorCodec }>();
 
 /** `codec` writing `served`'s generation into every cursor it makes. */
-export function cursorsFor(codec: CursorCodec, served: Served | null): CursorCodec {
+export function cursorsFor(codec: CursorCodec, served: ReadModel | null): CursorCodec {
   if (!served) return codec;
   const hit = bound.get(served);
   if (hit && hit.codec === codec) return hit.bound;
-  const g = served.snapshot.generation;
+  const g = served.generation;
   const b: CursorCodec = { encode: (route, query, order, key) => codec.encode(route, query, order, key, g), decode: codec.decode };
   bound.set(served, { codec, bound: b });
   return b;

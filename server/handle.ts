@@ -10,7 +10,6 @@ import { crc32Range } from '../common/crc32.js';
 import { Counter } from 'prom-client';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
-import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
 import { createRateLimiter } from './rateLimit.js';
@@ -45,8 +44,7 @@ import {
   PRECOMPRESS_MIN_BYTES,
   type BodyTemplate,
 } from './transport/splice.js';
-import { PAGE_SUFFIX, type Page } from '../engine/publish/page.js';
-import type { ChainStatus } from './routes/health.js';
+import { PAGE_SUFFIX, type Page, type ReadModel } from '../engine/publish/index.js';
 
 export interface IncomingRequest {
   method: string;
@@ -58,18 +56,6 @@ export interface IncomingRequest {
   acceptEncoding: string;
   ifNoneMatch: string;
   requestId: string;
-}
-
-export interface Served {
-  snapshot: Snapshot;
-  /** whether scheduled jobs publish new snapshots (else /health never turns degraded) */
-  jobs: boolean;
-  /** per-chain ingest status from the chain source; derived from the series when absent */
-  chainStatus?: ChainStatus[];
-  /** content identity of the snapshot (ETag seed of per-request bodies) */
-  id: string;
-  /** each page's wire form (header lines, body templates), made on its first request */
-  wire: WeakMap<Page, PageWire>;
 }
 
 /**
@@ -89,7 +75,10 @@ export interface PageWire {
 
 export interface HandlerDeps {
   common: Common;
-  current: () => Served | null;
+  /** the newest published read model, null before the first publish */
+  current: () => ReadModel | null;
+  /** whether scheduled jobs publish new snapshots (else /health never turns degraded) */
+  jobs: boolean;
   auth: () => AuthTable;
   /**
    * When the key table may be stale (the database changed since it was read), a promise that
@@ -102,12 +91,14 @@ export interface HandlerDeps {
    * Kept generations (readers): the snapshot of the generation a cursor names, so a paged
    * walk stays on one generation (server/generations.ts); absent = always the newest.
    */
-  generation?: (g: number) => Served | null | Promise<Served | null>;
+  generation?: (g: number) => ReadModel | null | Promise<ReadModel | null>;
   /** seconds until the next scheduled publish, or null when no schedule runs */
   secondsToNextPublish: () => number | null;
   started: number;
   /** prebuilt files (the client SDK under /client/); none when absent */
   assets?: StaticAssets;
+  /** each page's wire form (a test may pass its own map to look at what was made) */
+  wires?: WeakMap<object, PageWire>;
 }
 
 const CORS: [string, string][] = [
@@ -228,12 +219,14 @@ export function createHandler(deps: HandlerDeps) {
   // target (path and query) alone, so it is remembered per target — the query is parsed and
   // validated once, not per request (errors are thrown, never remembered). Targets carrying a
   // cursor are not: the generation it names decides the snapshot, and walks rarely repeat.
-  let pagesOf: Served | null = null;
+  let pagesOf: ReadModel | null = null;
   const pagesByTarget = new Map<string, Page>();
   const pageRoutes = new Set<RouteName>();
   let pageTargetChars = 0;
   const targetOf = (req: IncomingRequest): string | null => (req.query === '' ? req.path : req.query.includes('next=') ? null : `${req.path}?${req.query}`);
   const choose = createEncodingChooser();
+  // each page's wire form, made on its first request (pages are per snapshot: they go with it)
+  const wires = deps.wires ?? new WeakMap<object, PageWire>();
   const assetsUnderV1 = deps.assets?.servesUnder('/v1') ?? false;
   let maxAgeAt = -1;
   let maxAgePublic = headerLines([]);
@@ -305,7 +298,7 @@ export function createHandler(deps: HandlerDeps) {
           pagesOf = current;
         }
         const page = pagesByTarget.get(target);
-        if (page !== undefined) return writePage(x, page, current!);
+        if (page !== undefined) return writePage(x, page);
       }
       const served = servedFor(current, deps.generation, x.req.query);
       if (served instanceof Promise) return served.then((s) => answer(x, route, s));
@@ -384,10 +377,11 @@ export function createHandler(deps: HandlerDeps) {
     spend(x, x.req.ip, 'anonymous', 1);
   }
 
-  function answer(x: Exchange, match: RouteMatch, served: Served | null): Reply | Promise<Reply> {
+  function answer(x: Exchange, match: RouteMatch, served: ReadModel | null): Reply | Promise<Reply> {
     try {
       const ctx: RouteContext = {
-        served,
+        model: served,
+        jobs: deps.jobs,
         params: match.params,
         query: x.req.query,
         cursors: cursorsFor(deps.cursors, served),
@@ -411,7 +405,7 @@ export function createHandler(deps: HandlerDeps) {
     }
   }
 
-  function write(x: Exchange, body: Body, served: Served | null): Reply | Promise<Reply> {
+  function write(x: Exchange, body: Body, served: ReadModel | null): Reply | Promise<Reply> {
     if (body.kind === 'deferred') {
       return body.load().then(
         (loaded) => write(x, loaded, served),
@@ -431,14 +425,14 @@ export function createHandler(deps: HandlerDeps) {
       lines.push(['Content-Type', body.contentType]);
       return reply(x, 200, headerLines(lines), cache, null, [body.body]);
     }
-    if (body.kind === 'page') return writePage(x, body.page, served!);
+    if (body.kind === 'page') return writePage(x, body.page);
     return writeJson(x, body, served!);
   }
 
   /** A page of the snapshot: its wire form's header lines and the template of the chosen encoding. */
-  function writePage(x: Exchange, page: Page, served: Served): Reply {
-    let wire = served.wire.get(page);
-    if (wire === undefined) served.wire.set(page, (wire = { page, compress: compressible(page), templates: {}, lines: [] }));
+  function writePage(x: Exchange, page: Page): Reply {
+    let wire = wires.get(page);
+    if (wire === undefined) wires.set(page, (wire = { page, compress: compressible(page), templates: {}, lines: [] }));
     if (matchesEtag(x.req.ifNoneMatch, page.etag)) return reply(x, 304, pageLines(wire, 3, x.isV1), maxAge(x));
     const encoding = wire.compress ? choose(x.req.acceptEncoding, true) : 'identity';
     const e = encoding === 'identity' ? 0 : encoding === 'gzip' ? 1 : 2;
@@ -446,8 +440,8 @@ export function createHandler(deps: HandlerDeps) {
   }
 
   /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
-  function writeJson(x: Exchange, body: JsonBody, served: Served): Reply {
-    const built = jsonPage(body, served.snapshot.refreshed_at, served.id);
+  function writeJson(x: Exchange, body: JsonBody, served: ReadModel): Reply {
+    const built = jsonPage(body, served.refreshedAt, served.id);
     // the lines of headerLines([...CORS, ...body.headers, ETag, Vary, Content-Type, Content-Encoding?]),
     // written as one string of prebuilt pieces: only the ETag (and rare extra headers) vary
     const before = body.headers ? CORS_TEXT + headerText(body.headers) : CORS_TEXT;

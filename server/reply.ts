@@ -2,8 +2,7 @@
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
 import { hash } from 'node:crypto';
 import type { VaultdError } from '../common/errors.js';
-import { metaText, type ListMeta, type Page } from '../engine/publish/page.js';
-import type { DeflatedItems } from '../engine/publish/seriesBuffers.js';
+import { metaText, type DeflatedItems, type ListMeta, type Page } from '../engine/publish/index.js';
 import { PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
 
 /** A prebuilt page of the snapshot (its compressed variants are made per snapshot, on first use: server/handle.ts). */
@@ -18,6 +17,8 @@ export interface JsonBody {
   data: unknown;
   /** the items of `data`, already serialized and joined by commas (zero-copy parts) */
   dataItems?: Buffer[];
+  /** `data` already serialized (one item outside a list) */
+  dataRaw?: Buffer;
   /** the same items as a byte-aligned, non-final deflate stream (the gzip answer), when prepared */
   deflated?: () => DeflatedItems;
   meta: Partial<ListMeta> | null;
@@ -141,11 +142,16 @@ export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string
     for (const p of body.dataItems) n += p.length;
     return { page: { prefix: tail, etag }, head: [OPEN_ARRAY, ...body.dataItems], prefixLength: n };
   }
+  if (body.dataRaw) {
+    const prefix = Buffer.concat([DATA_OPEN, body.dataRaw, Buffer.from(`,"meta":${metaJson},"request_id":"`)]);
+    return { page: { prefix, etag }, head: [], prefixLength: prefix.length };
+  }
   const prefix = Buffer.from(`{"data":${JSON.stringify(body.data)},"meta":${metaJson},"request_id":"`);
   return { page: { prefix, etag }, head: [], prefixLength: prefix.length };
 }
 
 export const OPEN_ARRAY = Buffer.from('{"data":[');
+const DATA_OPEN = Buffer.from('{"data":');
 
 /** Whether a page is sent compressed to a client that takes it: bodies over 1 KiB (DESIGN §5.6). */
 export const compressible = (page: Page): boolean => page.prefix.length + 40 > PRECOMPRESS_MIN_BYTES;

@@ -39,12 +39,14 @@ describe('import boundaries', () => {
       { path: 'common/planted.ts', text: "import { parseFlags } from '../cli/args.js';" },
       { path: 'jobs/prices/planted2.ts', text: "import { ingestOnce } from '../chain/ingestOnce.js';" },
       { path: 'jobs/evm/planted.ts', text: "import type { BadDataReason } from '../chain/ingestMetrics.js';" },
+      { path: 'server/routes/planted3.ts', text: "import { seriesBuffer } from '../../engine/publish/seriesBuffers.js';" },
     ];
     const bad = wrongWay(importEdges(planted));
     expect(bad).toHaveLength(planted.length);
     expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/metricsWriter.ts: jobs/ may import only common, model, families, store');
-    expect(bad.at(-2)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
-    expect(bad.at(-1)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
+    expect(bad.at(-3)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
+    expect(bad.at(-2)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
+    expect(bad.at(-1)).toBe('server/routes/planted3.ts → engine/publish/seriesBuffers.ts: server/ may import only common, model, engine/publish/index.ts');
     // and a planted cycle is found
     expect(
       importCycles(

@@ -9,29 +9,35 @@ import { buildSnapshot } from '../engine/publish/buildSnapshot.js';
 import type { DemoParams } from '../jobs/demo/index.js';
 import { createAuthTable } from '../server/auth.js';
 import { createCursorCodec } from '../server/cursor.js';
-import { createHandler, type Served } from '../server/handle.js';
+import type { Snapshot } from '../engine/publish/buildSnapshot.js';
+import type { ReadModel } from '../engine/publish/index.js';
+import { createHandler, type PageWire } from '../server/handle.js';
 import { replyHeaders, replyParts } from '../server/reply.js';
 import { PRECOMPRESS_MIN_BYTES } from '../server/transport/splice.js';
 import { tempDir, testCommon } from './helpers/common.js';
 import { publishedDemo, servedOf } from './helpers/publishedDemo.js';
 
 const params: DemoParams = { seed: 9, now: Date.parse('2026-03-01T00:00:00Z') / 1000, vaults: null, wallets: 30, days: 30 };
-let first: Served;
-let second: Served;
+let snapshot1: Snapshot;
+let first: ReadModel;
+let second: ReadModel;
 let vaultId: string;
 
 beforeAll(async () => {
   const snapshot = await publishedDemo(join(tempDir('vaultd-memos-'), 'w.duckdb'), params);
+  snapshot1 = snapshot;
   first = servedOf(snapshot);
   // the same world published again an hour later: same data, another generation and refreshed_at
   second = servedOf(buildSnapshot(snapshot.world, { generation: snapshot.generation + 1, now: snapshot.refreshed_at_s + 3600 }));
   vaultId = [...snapshot.world.series.keys()][0]!;
 });
 
-function handlerOf(current: () => Served) {
+function handlerOf(current: () => ReadModel, wires?: WeakMap<object, PageWire>) {
   return createHandler({
     common: testCommon(),
     current,
+    jobs: false,
+    ...(wires ? { wires } : {}),
     auth: () => createAuthTable([]),
     cursors: createCursorCodec(Buffer.alloc(32, 3)),
     secondsToNextPublish: () => null,
@@ -140,12 +146,13 @@ describe('what the request path remembers', () => {
   });
 
   it('a page is compressed per encoding when a client first takes it: identity and gzip clients make no brotli variant', () => {
-    const served = servedOf(first.snapshot); // nothing on the wire yet
-    const h = handlerOf(() => served);
+    const served = servedOf(snapshot1); // nothing on the wire yet
+    const wires = new WeakMap<object, PageWire>();
+    const h = handlerOf(() => served, wires);
     const target = '/v1/vaults?include_hidden=true';
-    const page = first.snapshot.pages.get(target)!;
+    const page = snapshot1.pages.get(target)!;
     expect(page.prefix.length).toBeGreaterThan(PRECOMPRESS_MIN_BYTES);
-    const made = () => Object.keys(served.wire.get(page)?.templates ?? {}).sort();
+    const made = () => Object.keys(wires.get(page)?.templates ?? {}).sort();
     const brotli = vi.spyOn(zlib, 'brotliCompressSync');
     try {
       const plain = get(h, target, 'identity');

@@ -37,6 +37,7 @@ function handlerFor(snapshot: Snapshot) {
   return createHandler({
     common: testCommon(),
     current: () => s,
+    jobs: false,
     auth: () => createAuthTable([]),
     cursors: createCursorCodec(Buffer.alloc(32, 7)),
     secondsToNextPublish: () => null,

@@ -36,6 +36,7 @@ beforeAll(async () => {
   handle = createHandler({
     common: createCommon(loadConfig({ config }, {}), { logger: createLogger('silent') }),
     current: () => served,
+    jobs: false,
     auth: () => createAuthTable([]),
     cursors: createCursorCodec(Buffer.alloc(32, 5)),
     secondsToNextPublish: () => null,

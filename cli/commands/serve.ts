@@ -21,7 +21,9 @@ import { holdStore, withStore } from '../../store/storeHandle.js';
 import { storeHasData } from '../../jobs/demo/createDemoWorld.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
-import { createHandler, type Served } from '../../server/handle.js';
+import { createHandler } from '../../server/handle.js';
+import { createReadModel } from '../../engine/publish/readModel.js';
+import type { ReadModel } from '../../engine/publish/index.js';
 import { startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
@@ -111,9 +113,9 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
   const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true, apyColumns: false });
-  let served: Served | null = null;
+  let served: ReadModel | null = null;
   engine.subscribe((snapshot) => {
-    served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs };
+    served = createReadModel(snapshot);
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.
@@ -161,6 +163,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const handle = createHandler({
     common,
     current: () => served,
+    jobs,
     auth: () => keys.table,
     keysReloading: () => keys.reloadIfStale(),
     cursors: createCursorCodec(secret),

@@ -14,7 +14,8 @@ import { buildSnapshot } from '../../engine/publish/buildSnapshot.js';
 import { CorruptSnapshotError, MANIFEST, readManifest, readSnapshotAuth, readSnapshotDir, type SnapshotManifest } from '../../engine/publish/snapshotFiles.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec, type CursorCodec } from '../../server/cursor.js';
-import { createHandler, type Served } from '../../server/handle.js';
+import { createHandler } from '../../server/handle.js';
+import { createReadModel } from '../../engine/publish/readModel.js';
 import { startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
@@ -61,8 +62,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
       try {
         const loaded = await readSnapshotDir(dir, m);
         const snapshot = buildSnapshot(loaded.world, { generation: m.generation, now: m.refreshed_at_s });
-        const served: Served = { snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false };
-        generations.publish(served);
+        generations.publish(createReadModel(snapshot));
         common.logger.info({ dir, generation: m.generation, ms: Math.round(performance.now() - t0) }, 'serving a published snapshot');
       } catch (err) {
         if (!(err instanceof CorruptSnapshotError)) throw err;
@@ -107,6 +107,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   const handle = createHandler({
     common,
     current: () => generations.current(),
+    jobs: false,
     generation: (g) => generations.find(g, check),
     auth: () => auth,
     cursors: {

@@ -2,6 +2,7 @@
 import { VERSION } from '../../common/version.js';
 import type { Body } from '../reply.js';
 import { buildOpenApi } from '../openapi.js';
+import type { ReadModel } from '../../engine/publish/index.js';
 import type { RouteContext } from './context.js';
 
 const json = (value: unknown, cache: 'no-store' | 'public' = 'no-store'): Body => ({
@@ -16,16 +17,17 @@ export const FRESHNESS_BUDGET_SECONDS = 2 * 3600;
 
 export function health(ctx: RouteContext): Body {
   const now = Date.now() / 1000;
-  const served = ctx.served;
-  const stale = served !== null && served.jobs && now - served.snapshot.refreshed_at_s > FRESHNESS_BUDGET_SECONDS;
+  const model = ctx.model;
+  const stale = model !== null && ctx.jobs && now - model.refreshedAtS > FRESHNESS_BUDGET_SECONDS;
   // while jobs run, a chain that is stalled or never synced degrades the server, by name
-  const stalled = served?.jobs
-    ? chainHealth(served)
-        .filter((c) => c.freshness === 'stalled')
-        .map((c) => c.chain_id)
-    : [];
+  const stalled =
+    model && ctx.jobs
+      ? chainHealth(model)
+          .filter((c) => c.freshness === 'stalled')
+          .map((c) => c.chain_id)
+      : [];
   return json({
-    status: served === null || stale || stalled.length > 0 ? 'degraded' : 'ok',
+    status: model === null || stale || stalled.length > 0 ? 'degraded' : 'ok',
     version: VERSION,
     uptime_seconds: Math.floor(now - ctx.started / 1000),
     ...(stalled.length > 0 ? { stalled_chains: stalled } : {}),
@@ -34,13 +36,12 @@ export function health(ctx: RouteContext): Body {
 
 /** Freshness of each chain with an enabled vault, from the newest indexed snapshot. */
 export function healthChains(ctx: RouteContext): Body {
-  return json(ctx.served ? chainHealth(ctx.served) : []);
+  return json(ctx.model ? chainHealth(ctx.model) : []);
 }
 
-function chainHealth(served: NonNullable<RouteContext['served']>) {
+function chainHealth(model: ReadModel) {
   const now = Math.floor(Date.now() / 1000);
-  const chains = served.chainStatus ?? defaultChainStatus(served);
-  return chains.map((c) => {
+  return model.chainHeads().map((c) => {
     // lag counts from the first block read, never from 1970
     const lag = c.latest_timestamp === null ? null : Math.max(0, now - c.latest_timestamp);
     return {
@@ -51,24 +52,6 @@ function chainHealth(served: NonNullable<RouteContext['served']>) {
       freshness: c.stalled || lag === null ? 'stalled' : lag <= 2 * 3600 ? 'fresh' : lag <= 24 * 3600 ? 'lagging' : 'stalled',
     };
   });
-}
-
-export interface ChainStatus {
-  chain_id: number;
-  latest_block: number | null;
-  latest_timestamp: number | null;
-  stalled?: boolean;
-}
-
-function defaultChainStatus(served: NonNullable<RouteContext['served']>): ChainStatus[] {
-  const { world } = served.snapshot;
-  const chains = new Set(world.registry.vaults.filter((v) => v.visibility !== 'disabled').map((v) => v.chain_id));
-  return [...chains]
-    .sort((a, b) => a - b)
-    .map((chain_id) => {
-      const head = world.chainHeads.get(chain_id);
-      return { chain_id, latest_block: head?.block ?? null, latest_timestamp: head?.ts ?? null, stalled: head?.stalled ?? false };
-    });
 }
 
 export function metrics(ctx: RouteContext): Body {

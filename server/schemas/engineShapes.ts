@@ -2,14 +2,14 @@
 // keys and value types (literal unions widened), so a field added or renamed on one side without
 // the other fails `tsc`. Emits no code.
 import type * as v from 'valibot';
-import type { ActivityRow as EngineActivityRow } from '../../engine/publish/door.js';
-import type { FeaturedCard as EngineFeaturedCard, StrategyCard as EngineStrategyCard } from '../../engine/publish/door.js';
-import type { PartialError, TvlBreakdownRow as EngineTvlBreakdownRow, TvlData, TvlRow as EngineTvlRow } from '../../engine/publish/door.js';
-import type { VaultDetail as EngineVaultDetail } from '../../engine/publish/door.js';
-import type { VaultMetrics as EngineVaultMetrics, VaultTimeseriesPoint as EngineVaultTimeseriesPoint } from '../../engine/publish/door.js';
-import type { PositionMetrics as EnginePositionMetrics } from '../../engine/publish/door.js';
-import type { PositionPoint } from '../../engine/publish/door.js';
-import type { LatestPrice } from '../../engine/publish/buildSnapshot.js';
+import type { ActivityRow as EngineActivityRow } from '../../engine/publish/index.js';
+import type { FeaturedCard as EngineFeaturedCard, StrategyCard as EngineStrategyCard } from '../../engine/publish/index.js';
+import type { PartialError, TvlBreakdownRow as EngineTvlBreakdownRow, TvlData, TvlRow as EngineTvlRow } from '../../engine/publish/index.js';
+import type { VaultDetail as EngineVaultDetail } from '../../engine/publish/index.js';
+import type { VaultMetrics as EngineVaultMetrics, VaultTimeseriesPoint as EngineVaultTimeseriesPoint } from '../../engine/publish/index.js';
+import type { PositionMetrics as EnginePositionMetrics } from '../../engine/publish/index.js';
+import type { PositionPoint } from '../../engine/publish/index.js';
+import type { LatestPrice } from '../../engine/publish/index.js';
 import type { COMPONENTS } from './responses.js';
 
 /** Literal unions widened to their primitive, recursively (a picklist is "a string" here). */

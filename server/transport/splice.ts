@@ -5,11 +5,10 @@
 //   brotli: stream(prefix, OPERATION_FLUSH) ‖ uncompressed meta-block ‖ empty last meta-block (RFC 7932)
 import zlib from 'node:zlib';
 import { VaultdError } from '../../common/errors.js';
-import { PAGE_SUFFIX, type Page } from '../../engine/publish/page.js';
+import { PAGE_SUFFIX, type DeflatedItems, type Page } from '../../engine/publish/index.js';
 import { REQUEST_ID_MAX_LENGTH } from '../requestId.js';
 import { crc32, crc32Combine, crc32Range } from '../../common/crc32.js';
 import { storedHeader, STORED_MAX } from '../../common/deflateStored.js';
-import type { DeflatedItems } from '../../engine/publish/seriesBuffers.js';
 
 /** Bodies at or below this size are served raw (DESIGN §5.6: "bodies over 1 KiB"). */
 export const PRECOMPRESS_MIN_BYTES = 1024;

@@ -2,9 +2,10 @@
 // snapshot `vaultd serve` would publish from it — and that snapshot as the server holds it.
 import { createEngine } from '../../engine/engine.js';
 import type { Snapshot } from '../../engine/publish/buildSnapshot.js';
+import type { ReadModel } from '../../engine/publish/index.js';
+import { createReadModel } from '../../engine/publish/readModel.js';
 import { createDemoWorld } from '../../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../../jobs/demo/index.js';
-import type { Served } from '../../server/handle.js';
 import { createStore } from '../../store/store.js';
 import { testCommon } from './common.js';
 
@@ -22,5 +23,5 @@ export async function publishedDemo(path: string, params: DemoParams, clock = pa
   }
 }
 
-/** A snapshot as the server serves it: its identity and an empty wire cache, no jobs. */
-export const servedOf = (snapshot: Snapshot): Served => ({ snapshot, id: `${snapshot.generation}:${snapshot.refreshed_at}`, wire: new WeakMap(), jobs: false });
+/** A snapshot as the server reads it: its read model. */
+export const servedOf = (snapshot: Snapshot): ReadModel => createReadModel(snapshot);

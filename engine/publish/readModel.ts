@@ -1,0 +1,406 @@
+// The read model (STYLE 19): the one door from a published snapshot to the server. Every
+// method answers one route family with ready byte parts (prebuilt pages, serialized items,
+// slices of serialized series) and the key of the next page; the server only parses the
+// request, asks, and writes the envelope. Nothing here mutates the snapshot, and every array
+// a method reads is the snapshot's published length (refreshes append past it).
+import { isoSeconds } from '../../model/format/numbers.js';
+import { vaultIdOf, type EventTable } from '../../model/events.js';
+import { priceKey, type PriceSeries } from '../../model/world.js';
+import { activityRowAt } from '../activity/activityRows.js';
+import type { PartialError } from '../aggregates/tvl.js';
+import { ENABLED, HIDDEN, itemBytes, OPEN, SKIPPED, VALUED } from '../positions/positionItems.js';
+import { defaultPositionStart, positionPoints, type Granularity } from '../positions/positionTimeseries.js';
+import { asOfIndex } from '../series/asOf.js';
+import { gridWindow, windowPoints } from '../series/rollups.js';
+import { VAULT_LIST_LIMIT, priceBody, type Snapshot } from './buildSnapshot.js';
+import type { Page } from './page.js';
+import { seriesBuffer, sliceSeries, type DeflatedItems } from './seriesBuffers.js';
+import { positionContext, walletOf } from './walletIndex.js';
+
+/** A page of serialized list items: the items joined by commas (no brackets), and what the envelope's meta needs. */
+export interface ItemsAnswer<K> {
+  parts: Buffer[];
+  count: number;
+  /** the last item's key when more items follow (the next page's cursor key), else null */
+  nextKey: K | null;
+  partialErrors: PartialError[];
+}
+
+/** A window of a series: the points as parts (and as prepared deflate pieces), the effective bounds. */
+export interface WindowAnswer {
+  parts: Buffer[];
+  count: number;
+  nextKey: number | null;
+  /** the same points as deflate pieces, made on request (only gzip answers need them); absent when empty */
+  deflated?: () => DeflatedItems;
+  /** meta.start / meta.end as RFC 3339, or null */
+  start: string | null;
+  end: string | null;
+  /** the effective bounds (Unix seconds): part of the answer's identity */
+  startS: number;
+  endS: number;
+}
+
+export interface WindowQuery {
+  granularity: Granularity;
+  start?: number;
+  end?: number;
+  order: 'asc' | 'desc';
+  limit: number;
+  /** the previous page's last instant */
+  after?: number;
+}
+
+/** A position's points at the grid instants of a window (position timeseries). */
+export interface PointsAnswer {
+  parts: Buffer[];
+  count: number;
+  nextKey: number | null;
+  start: string;
+  end: string;
+  startS: number;
+  endS: number;
+}
+
+export type ActivityKey = [number, number, number, number, number];
+
+export interface ChainHead {
+  chain_id: number;
+  latest_block: number | null;
+  latest_timestamp: number | null;
+  stalled: boolean;
+}
+
+/** The published snapshot as the server reads it. */
+export interface ReadModel {
+  readonly generation: number;
+  /** publish time, RFC 3339, and in Unix seconds */
+  readonly refreshedAt: string;
+  readonly refreshedAtS: number;
+  /** content identity (ETag seed of per-request bodies) */
+  readonly id: string;
+
+  /** the vault list (limit ≤ VAULT_LIST_LIMIT): the prebuilt page for a first page of the default size, else items */
+  vaultList(q: {
+    includeHidden: boolean;
+    after: [number, string] | null;
+    limit: number;
+  }): { page: Page } | (ItemsAnswer<[number, string]> & { offset: number });
+  featured(): Page | undefined;
+  strategies(): Page | undefined;
+  slug(slug: string): Page | undefined;
+  /** the vault's detail, definition or allocations page; undefined for an unknown or disabled vault */
+  vault(id: string, part: 'detail' | 'definition' | 'allocations'): Page | undefined;
+  /** whether the vault is registered and not disabled */
+  hasVault(id: string): boolean;
+  tvl(breakdown: boolean): Page | undefined;
+  /** the TVL data object and its partial errors (the deprecated include_sources alias builds its own envelope) */
+  tvlData(breakdown: boolean): { data: unknown; partialErrors: PartialError[] };
+
+  /** the vault's series at a granularity (no points when it has no snapshot yet) */
+  vaultWindow(id: string, q: WindowQuery): WindowAnswer;
+
+  positions(wallet: string, q: { includeHidden: boolean; after: number; limit: number }): ItemsAnswer<number>;
+  /** the item JSON of the wallet's open position; a string saying why when there is none */
+  position(wallet: string, vaultId: string): Buffer | { missing: string };
+  /** why the wallet's position in the vault has no timeseries (no position, no history), or null */
+  positionSeriesMissing(wallet: string, vaultId: string): string | null;
+  /** the position's points in the window (check positionSeriesMissing first) */
+  positionWindow(wallet: string, vaultId: string, q: WindowQuery): PointsAnswer;
+  activity(
+    wallet: string,
+    q: { vaultId: string | null; includeHidden: boolean; order: 'asc' | 'desc'; after: ActivityKey | null; limit: number },
+  ): ItemsAnswer<ActivityKey>;
+
+  /** the latest USD price body, or the one at `at`; a string saying why when there is none */
+  price(chainId: number, address: string, at?: number): Buffer | { missing: string };
+  priceWindow(
+    chainId: number,
+    address: string,
+    q: { granularity: 'raw' | Granularity; start: number; end: number; limit: number },
+  ): Buffer | { missing: string };
+
+  /** each chain with an enabled vault: its newest indexed block */
+  chainHeads(): ChainHead[];
+}
+
+const COMMA = Buffer.from(',');
+
+export function createReadModel(snapshot: Snapshot): ReadModel {
+  const { world } = snapshot;
+  const items = world.positionItems;
+  const x = world.walletIndex;
+  const t = world.events;
+  const vaultIds = t.dict.vaults.values;
+  const id = `${snapshot.generation}:${snapshot.refreshed_at}`;
+  const listedAt = (vaultId: string) => world.vaults.get(vaultId)!.listed_at;
+  const positionItems = () => {
+    if (!items) throw new Error('a snapshot was published without its position items');
+    return items;
+  };
+
+  /** The wallet's position in an enabled vault (its index and rows), or null. */
+  function findPosition(wallet: string, vaultId: string) {
+    const w = walletOf(world, wallet);
+    const v = world.events.dict.vaults.find(vaultId);
+    const its = positionItems();
+    if (w >= 0 && v >= 0) {
+      for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
+        const p = x.walletPos[k]!;
+        if (x.posVault[p] === v && its.flags[p]! & ENABLED)
+          return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: x.rowStart[p + 1]! } };
+      }
+    }
+    return null;
+  }
+
+  function token(
+    chainId: number,
+    address: string,
+  ): { latest: Snapshot['latestPrices'] extends Map<string, infer L> ? L : never; series: PriceSeries; key: string } | null {
+    const key = priceKey(chainId, address);
+    const latest = snapshot.latestPrices.get(key);
+    const series = world.prices.get(key);
+    return latest && series ? { latest, series, key } : null;
+  }
+
+  const model: ReadModel = {
+    generation: snapshot.generation,
+    refreshedAt: snapshot.refreshed_at,
+    refreshedAtS: snapshot.refreshed_at_s,
+    id,
+
+    vaultList({ includeHidden, after, limit }) {
+      const list = includeHidden ? snapshot.vaultList.withHidden : snapshot.vaultList.visible;
+      let from = 0;
+      if (after !== null) {
+        const [at, vaultId] = after;
+        // first item strictly after the cursor key in (listed_at desc, vault_id asc) order
+        from = list.findIndex((d) => {
+          const l = listedAt(d.vault_id);
+          return l < at || (l === at && d.vault_id > vaultId);
+        });
+        if (from < 0) from = list.length;
+      } else if (limit === VAULT_LIST_LIMIT) {
+        const page = snapshot.pages.get(includeHidden ? '/v1/vaults?include_hidden=true' : '/v1/vaults');
+        if (page) return { page };
+      }
+      const slice = list.slice(from, from + limit);
+      const parts = joined(slice);
+      const last = slice.at(-1);
+      const more = from + limit < list.length;
+      return { parts, count: slice.length, nextKey: more && last ? [listedAt(last.vault_id), last.vault_id] : null, partialErrors: [], offset: from };
+    },
+    featured: () => snapshot.pages.get('/v1/vaults/featured'),
+    strategies: () => snapshot.pages.get('/v1/strategies'),
+    slug: (slug) => snapshot.pages.get(`/v1/vaults/slug/${slug}`),
+    vault: (vaultId, part) => snapshot.pages.get(`/v1/vaults/${vaultId}${part === 'detail' ? '' : `/${part}`}`),
+    hasVault: (vaultId) => snapshot.details.has(vaultId),
+    tvl: (breakdown) => snapshot.pages.get(breakdown ? '/v1/tvl?include_breakdown=true' : '/v1/tvl'),
+    tvlData(breakdown) {
+      const { breakdown: rows, ...rest } = snapshot.tvl.data;
+      return { data: breakdown ? { ...rest, breakdown: rows } : rest, partialErrors: snapshot.tvl.partial_errors };
+    },
+
+    vaultWindow(vaultId, q) {
+      const s = world.series.get(vaultId);
+      const first = s && s.length > 0 ? s.ts[0]! : null;
+      const last = s && s.length > 0 ? s.ts[s.length - 1]! : null;
+      const start = q.start ?? first ?? 0;
+      const end = q.end ?? last ?? 0;
+      const sb = seriesBuffer(snapshot, vaultId, q.granularity);
+      const slice = sb ? sliceSeries(sb, start, end, q.order, q.limit, q.after) : null;
+      return {
+        parts: slice?.body ?? [],
+        count: slice?.count ?? 0,
+        nextKey: slice?.hasMore && slice.lastInstant !== null ? slice.lastInstant : null,
+        ...(slice && slice.count > 0 ? { deflated: slice.deflate } : {}),
+        start: q.start !== undefined || first !== null ? iso(start) : null,
+        end: q.end !== undefined || last !== null ? iso(end) : null,
+        startS: start,
+        endS: end,
+      };
+    },
+
+    positions(wallet, { includeHidden, after, limit }) {
+      const its = positionItems();
+      const w = walletOf(world, wallet);
+      const partialErrors: PartialError[] = [];
+      const parts: Buffer[] = [];
+      let count = 0;
+      let lastId: number | undefined;
+      let more = false;
+      const end = w < 0 ? 0 : x.walletPosStart[w + 1]!;
+      for (let k = w < 0 ? 0 : x.walletPosStart[w]!; k < end; k++) {
+        const p = x.walletPos[k]!;
+        const f = its.flags[p]!;
+        if (p + 1 <= after || !(f & ENABLED)) continue;
+        if (!includeHidden && f & HIDDEN) continue;
+        if (!(f & VALUED)) {
+          partialErrors.push({
+            code: 'POSITION_NOT_VALUED',
+            message: 'the vault has no snapshot yet, so the position cannot be valued',
+            resource_id: vaultIds[x.posVault[p]!]!,
+          });
+          continue;
+        }
+        if (!(f & OPEN)) continue;
+        if (count === limit) {
+          more = true;
+          break;
+        }
+        if (f & SKIPPED) partialErrors.push({ code: 'CORRUPT_ROWS_SKIPPED', message: its.skipped.get(p)!.message, resource_id: vaultIds[x.posVault[p]!]! });
+        if (count > 0) parts.push(COMMA);
+        parts.push(itemBytes(its, p));
+        count++;
+        lastId = p + 1;
+      }
+      return { parts, count, nextKey: more && lastId !== undefined ? lastId : null, partialErrors };
+    },
+
+    position(wallet, vaultId) {
+      const found = findPosition(wallet, vaultId);
+      if (!found) return { missing: `wallet ${wallet} has no position in vault "${vaultId}"` };
+      const its = positionItems();
+      const f = its.flags[found.p]!;
+      if (!(f & VALUED) || !(f & OPEN))
+        return { missing: `wallet ${wallet} has no open position in vault "${vaultId}" (fully exited positions are not served)` };
+      return itemBytes(its, found.p);
+    },
+
+    positionSeriesMissing(wallet, vaultId) {
+      if (!findPosition(wallet, vaultId)) return `wallet ${wallet} has no position in vault "${vaultId}"`;
+      const pctx = positionContext(world, vaultId);
+      return !pctx || pctx.series.length === 0 ? `vault "${vaultId}" has no history yet` : null;
+    },
+
+    positionWindow(wallet, vaultId, q) {
+      const found = findPosition(wallet, vaultId);
+      const pctx = positionContext(world, vaultId);
+      if (!found || !pctx || pctx.series.length === 0) throw new Error(`positionWindow: ${model.positionSeriesMissing(wallet, vaultId)}`);
+      const s = pctx.series;
+      const defaultStart = defaultPositionStart(found.rows, q.granularity) ?? s.ts[0]!;
+      const start = q.start ?? defaultStart;
+      const end = q.end ?? s.ts[s.length - 1]!;
+      // Points before the position's first row are omitted (DESIGN §4.8).
+      const from = Math.max(start, defaultStart);
+      const pts =
+        from <= end
+          ? windowPoints(s, q.granularity, { start: from, end, order: q.order, limit: q.limit, after: q.after })
+          : { instants: [], indices: [], hasMore: false };
+      const asc = q.order === 'asc' ? pts.instants : [...pts.instants].reverse();
+      const points = positionPoints(found.rows, pctx, asc);
+      if (q.order === 'desc') points.reverse();
+      const lastInstant = pts.instants.at(-1);
+      return {
+        parts: joined(points),
+        count: points.length,
+        nextKey: pts.hasMore && lastInstant !== undefined ? lastInstant : null,
+        start: isoSeconds(start),
+        end: isoSeconds(end),
+        startS: start,
+        endS: end,
+      };
+    },
+
+    activity(wallet, q) {
+      const w = walletOf(world, wallet);
+      const lo = w < 0 ? 0 : x.activityStart[w]!;
+      const n = w < 0 ? 0 : x.activityStart[w + 1]! - lo;
+      const out: unknown[] = [];
+      let last = -1;
+      let more = false;
+      for (let k = 0; k < n; k++) {
+        const i = x.activity[lo + (q.order === 'asc' ? k : n - 1 - k)]!;
+        const vaultId = vaultIdOf(t, i);
+        if (q.vaultId !== null && vaultId !== q.vaultId) continue;
+        const v = world.vaults.get(vaultId);
+        // A named vault's rows come whatever include_hidden says: the real client's history and
+        // settlement helpers cannot send it (DESIGN §5.2). Disabled vaults never show.
+        if (!v || v.visibility === 'disabled' || (v.visibility === 'hidden' && !q.includeHidden && q.vaultId === null)) continue;
+        if (q.after !== null) {
+          const c = cmpKey(keyOf(t, i), q.after);
+          if (q.order === 'asc' ? c <= 0 : c >= 0) continue;
+        }
+        if (out.length === q.limit) {
+          more = true;
+          break;
+        }
+        const pctx = positionContext(world, vaultId);
+        if (!pctx) continue;
+        out.push(activityRowAt(t, i, pctx));
+        last = i;
+      }
+      return { parts: joined(out), count: out.length, nextKey: more && last >= 0 ? keyOf(t, last) : null, partialErrors: [] };
+    },
+
+    price(chainId, address, at) {
+      const found = token(chainId, address);
+      if (!found) return { missing: `no USD price for token ${address.toLowerCase()} on chain ${chainId}` };
+      if (at === undefined) return snapshot.priceBodies.get(found.key)!;
+      const { latest, series } = found;
+      const i = asOfIndex(series.ts, series.ts.length, at);
+      if (i < 0) return { missing: `no USD price for token ${latest.address} on chain ${chainId} at or before ${isoSeconds(at)}` };
+      return priceBody({ ...latest, price: { decimals: latest.price.decimals, usd: series.usd_f[i]! }, timestamp: isoSeconds(series.ts[i]!) });
+    },
+
+    priceWindow(chainId, address, q) {
+      const found = token(chainId, address);
+      if (!found) return { missing: `no USD price for token ${address.toLowerCase()} on chain ${chainId}` };
+      const points =
+        q.granularity === 'raw' ? rawPrices(found.series, q.start, q.end, q.limit) : gridPrices(found.series, q.granularity, q.start, q.end, q.limit);
+      return Buffer.from(JSON.stringify({ data: points }));
+    },
+
+    chainHeads() {
+      const chains = new Set(world.registry.vaults.filter((v) => v.visibility !== 'disabled').map((v) => v.chain_id));
+      return [...chains]
+        .sort((a, b) => a - b)
+        .map((chain_id) => {
+          const head = world.chainHeads.get(chain_id);
+          return { chain_id, latest_block: head?.block ?? null, latest_timestamp: head?.ts ?? null, stalled: head?.stalled ?? false };
+        });
+    },
+  };
+  return Object.freeze(model);
+}
+
+/** Items serialized and joined by commas, as `JSON.stringify` of their array has them between its brackets. */
+function joined(list: readonly unknown[]): Buffer[] {
+  if (list.length === 0) return [];
+  let text = JSON.stringify(list[0]);
+  for (let k = 1; k < list.length; k++) text += `,${JSON.stringify(list[k])}`;
+  return [Buffer.from(text)];
+}
+
+const keyOf = (t: EventTable, i: number): ActivityKey => [t.ts[i]!, t.chain_id[i]!, t.block_number[i]!, t.log_index[i]!, t.sub_index[i]!];
+function cmpKey(a: ActivityKey, b: ActivityKey): number {
+  for (let i = 0; i < 5; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/** isoSeconds remembered: window bounds repeat across pages and clients (bounded, cleared when full). */
+const isoMemo = new Map<number, string>();
+function iso(seconds: number): string {
+  let text = isoMemo.get(seconds);
+  if (text === undefined) {
+    if (isoMemo.size >= 4096) isoMemo.clear();
+    isoMemo.set(seconds, (text = isoSeconds(seconds)));
+  }
+  return text;
+}
+
+type PricePoint = { price: { usd: number }; timestamp: string };
+
+function rawPrices(s: PriceSeries, start: number, end: number, limit: number): PricePoint[] {
+  const out: PricePoint[] = [];
+  for (let i = Math.max(0, asOfIndex(s.ts, s.ts.length, start - 1) + 1); i < s.ts.length && s.ts[i]! <= end && out.length < limit; i++) {
+    out.push({ price: { usd: s.usd_f[i]! }, timestamp: isoSeconds(s.ts[i]!) });
+  }
+  return out;
+}
+
+function gridPrices(s: PriceSeries, granularity: Granularity, start: number, end: number, limit: number): PricePoint[] {
+  const { instants, indices } = gridWindow(s.ts, s.ts.length, granularity, { start, end, order: 'asc', limit });
+  return instants.map((at, k) => ({ price: { usd: s.usd_f[indices[k]!]! }, timestamp: isoSeconds(at) }));
+}
