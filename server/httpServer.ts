@@ -16,7 +16,7 @@ import { fileDescriptors } from '../common/fds.js';
 import type { Common } from '../common/common.js';
 import { VaultdError } from '../common/errors.js';
 import { createClientIp } from './clientIp.js';
-import { MAX_TARGET, type IncomingRequest } from './handle.js';
+import { type IncomingRequest, MAX_TARGET } from './exchange.js';
 import type { Reply } from './reply.js';
 import { createHeadWriter, type HeadWriter } from './transport/headWriter.js';
 import { startNodeHttpServer } from './transport/nodeHttpServer.js';

@@ -8,7 +8,7 @@ import { getAsset } from 'node:sea';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { BINARY_BUILD } from '../../common/runtime.js';
-import { matchesEtag } from '../handle.js';
+import { matchesEtag } from '../respond.js';
 import { chooseEncoding } from '../transport/negotiate.js';
 import { PRECOMPRESS_MIN_BYTES } from '../transport/splice.js';
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Common } from '../../common/common.js';
 import { createClientIp } from '../clientIp.js';
-import type { IncomingRequest } from '../handle.js';
+import type { IncomingRequest } from '../exchange.js';
 import type { Handle, HttpServer } from '../httpServer.js';
 import { replyHeaders, replyParts, statusLine, type Reply } from '../reply.js';
 
