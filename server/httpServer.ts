@@ -277,10 +277,41 @@ function write(res: uWS.HttpResponse, reply: Reply, head: boolean, writeHead: He
   const total = reply.length;
   // a template's view and the joined parts are reused buffers: uWS copies or sends them before
   // end/tryEnd returns, and an unsent rest is copied before waiting (streamBody)
+  if (reply.template === null && reply.parts.length > 1 && total > STREAM_THRESHOLD) {
+    // a large body of several parts (a long window) goes out part by part: no copy of it
+    streamParts(res, reply.parts, total);
+    return;
+  }
   const body = reply.template !== null ? reply.template.fill(reply.requestId) : reply.parts.length === 1 ? reply.parts[0]! : scratch.join(reply.parts, total);
   // One end() with the whole body: a Content-Length response, not chunked.
   if (total <= STREAM_THRESHOLD) res.end(body);
   else streamBody(res, body, total);
+}
+
+/**
+ * A large body of several parts sent with tryEnd, one part after another (one Content-Length):
+ * in the usual case every part is taken at once and nothing is copied; when the client is slow,
+ * the unsent rest is joined and sent as the socket drains (streamBody's way).
+ */
+function streamParts(res: uWS.HttpResponse, parts: Buffer[], total: number): void {
+  const start = res.getWriteOffset();
+  for (let k = 0; k < parts.length; k++) {
+    const [ok, done] = res.tryEnd(parts[k]!, total);
+    if (done) return;
+    if (ok) continue;
+    // the socket took only some: the rest of the body from what was written
+    let skip = res.getWriteOffset() - start;
+    const rest: Buffer[] = [];
+    for (const p of parts) {
+      if (skip >= p.length) skip -= p.length;
+      else {
+        rest.push(skip > 0 ? p.subarray(skip) : p);
+        skip = 0;
+      }
+    }
+    waitWritable(res, Buffer.concat(rest), total, res.getWriteOffset());
+    return;
+  }
 }
 
 /**
@@ -292,15 +323,18 @@ function streamBody(res: uWS.HttpResponse, body: Uint8Array, total: number): voi
   const start = res.getWriteOffset();
   const [, finished] = res.tryEnd(body, total);
   if (finished) return;
-  const from = res.getWriteOffset() - start;
-  const rest = Buffer.from(body.subarray(from));
+  waitWritable(res, Buffer.from(body.subarray(res.getWriteOffset() - start)), total, res.getWriteOffset());
+}
+
+/** Send `rest` (the body's bytes from the socket's write offset `from`) as the socket drains. */
+function waitWritable(res: uWS.HttpResponse, rest: Buffer, total: number, from: number): void {
   let done = false;
   res.onAborted(() => {
     done = true;
   });
   res.onWritable((offset) => {
     if (done) return true;
-    const [ok, end] = res.tryEnd(rest.subarray(offset - start - from), total);
+    const [ok, end] = res.tryEnd(rest.subarray(offset - from), total);
     if (end) done = true;
     return ok;
   });

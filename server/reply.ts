@@ -43,7 +43,17 @@ export interface DeferredBody {
   load: () => Promise<RawBody>;
 }
 
-export type Body = PageBody | JsonBody | RawBody | DeferredBody;
+/**
+ * A per-request envelope whose items are computed elsewhere (the compute pool): its ETag is
+ * known before, so a conditional request that matches gets its 304 without the work.
+ */
+export interface PendingJsonBody {
+  kind: 'pending';
+  etagKey: string;
+  load: () => Promise<JsonBody>;
+}
+
+export type Body = PageBody | JsonBody | RawBody | DeferredBody | PendingJsonBody;
 
 /**
  * What the transport writes (DESIGN §5.7: a lookup and a write of prebuilt bytes). Headers go
@@ -123,10 +133,10 @@ export function errorBody(err: VaultdError): Buffer {
 }
 
 /** ETag of a per-request body: the snapshot identity and the canonical request (cheap; no body hash). */
-export function jsonEtag(body: JsonBody, snapshotId: string): string {
+export function jsonEtag(etagKey: string, snapshotId: string): string {
   // one-shot hash: no Hash object per request. Not remembered: a wallet's key is unique, and
   // a memo of them only turned into old-generation garbage (more mark-compact pauses)
-  return `"${hash('sha1', `${snapshotId}\0${body.etagKey}`, 'base64url')}"`;
+  return `"${hash('sha1', `${snapshotId}\0${etagKey}`, 'base64url')}"`;
 }
 
 /**
@@ -134,7 +144,7 @@ export function jsonEtag(body: JsonBody, snapshotId: string): string {
  * `dataItems` bodies stay uncopied. `prefixLength` is the identity body's length before the id.
  */
 export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): { page: Page; head: Buffer[]; prefixLength: number } {
-  const etag = jsonEtag(body, snapshotId);
+  const etag = jsonEtag(body.etagKey, snapshotId);
   const metaJson = metaText(body.meta, refreshedAt);
   if (body.dataItems) {
     const tail = Buffer.from(`],"meta":${metaJson},"request_id":"`);

@@ -16,6 +16,7 @@ import {
   headerLines,
   headerText,
   type JsonBody,
+  jsonEtag,
   jsonPage,
   OPEN_ARRAY,
   PAGE_BROTLI_QUALITY,
@@ -205,6 +206,15 @@ export function createResponder(deps: ResponderDeps): Responder {
       return reply(x, 200, headerLines(lines), cache, null, [body.body]);
     }
     if (body.kind === 'page') return page(x, body.page);
+    if (body.kind === 'pending') {
+      if (x.req.ifNoneMatch && model && matchesEtag(x.req.ifNoneMatch, jsonEtag(body.etagKey, model.id))) {
+        return reply(x, 304, Buffer.from(`${CORS_TEXT}\r\nETag: ${jsonEtag(body.etagKey, model.id)}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`, 'latin1'), maxAge(x));
+      }
+      return body.load().then(
+        (loaded) => write(x, loaded, model),
+        (err) => caught(x, err),
+      );
+    }
     return json(x, body, model!);
   };
 

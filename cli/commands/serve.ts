@@ -112,10 +112,11 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config))))
     common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
   const secret = await access(cursorSecret);
-  const engine = createEngine(common, access, { compute: poolCompute(createComputePool(common, { threads: 2 })), persistIdentity: true, apyColumns: false });
+  const pool = createComputePool(common, { threads: 2 });
+  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: true, apyColumns: false });
   let served: ReadModel | null = null;
   engine.subscribe((snapshot) => {
-    served = createReadModel(snapshot);
+    served = createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) });
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.

@@ -16,6 +16,7 @@ import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec, type CursorCodec } from '../../server/cursor.js';
 import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
+import { createComputePool } from '../../engine/pool/computePool.js';
 import { startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
@@ -40,6 +41,8 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   const common = createCommon(config, { defaultMetrics: true });
   const started = Date.now();
   const generations = createGenerations();
+  // position histories are computed on worker threads (started on first use)
+  const pool = createComputePool(common, { threads: 2 });
   let manifest: SnapshotManifest | null = null;
   let auth: AuthTable = createAuthTable([]);
   let secret = '';
@@ -62,7 +65,9 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
       try {
         const loaded = await readSnapshotDir(dir, m);
         const snapshot = buildSnapshot(loaded.world, { generation: m.generation, now: m.refreshed_at_s });
-        generations.publish(createReadModel(snapshot));
+        generations.publish(
+          createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) }),
+        );
         common.logger.info({ dir, generation: m.generation, ms: Math.round(performance.now() - t0) }, 'serving a published snapshot');
       } catch (err) {
         if (!(err instanceof CorruptSnapshotError)) throw err;

@@ -13,6 +13,9 @@ import { VaultdError } from '../../common/errors.js';
 import { BINARY_BUILD } from '../../common/runtime.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
 import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
+import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
+import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from '../publish/seriesBlocksTask.js';
+import type { PoolResult, PoolTask } from './worker.js';
 
 export interface ComputePool {
   readonly kind: 'piscina' | 'in-thread';
@@ -20,6 +23,10 @@ export interface ComputePool {
   run(task: SeriesTask): Promise<SeriesTaskResult>;
   /** position items of a range of positions (engine/positions/positionItems.ts) */
   positions(task: PositionsInput): Promise<PositionsOutput>;
+  /** a window of one position's history (engine/positions/positionWindowTask.ts) */
+  positionWindow(task: PositionWindowInput): Promise<PositionWindowOutput>;
+  /** blocks of a vault's serialized series (engine/publish/seriesBlocksTask.ts) */
+  seriesBlocks(task: SeriesBlocksInput): Promise<SeriesBlocksOutput>;
   close(): Promise<void>;
 }
 
@@ -52,11 +59,11 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
   }
   // made on first use: a restart that serves saved files needs no pool, and starting its threads
   // (each loads the engine) took CPU from the read of those files
-  let piscina: Piscina<SeriesTask | PositionsInput, SeriesTaskResult | PositionsOutput> | null = null;
+  let piscina: Piscina<PoolTask, PoolResult> | null = null;
   const threadsOf = () => (piscina ??= new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 }));
   queueGauge(common).set({}, 0);
   let closed = false;
-  const submit = async (task: SeriesTask | PositionsInput) => {
+  const submit = async (task: PoolTask) => {
     if (closed) throw new VaultdError('INTERNAL', 'the compute pool is closed');
     const gauge = queueGauge(common);
     gauge.inc();
@@ -71,6 +78,8 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
     threads,
     run: (task) => submit(task) as Promise<SeriesTaskResult>,
     positions: (task) => submit(task) as Promise<PositionsOutput>,
+    positionWindow: (task) => submit(task) as Promise<PositionWindowOutput>,
+    seriesBlocks: (task) => submit(task) as Promise<SeriesBlocksOutput>,
     async close() {
       if (closed) return;
       closed = true;
@@ -88,6 +97,8 @@ export function createInThreadPool(): ComputePool {
     threads: 1,
     run: async (task) => runSeriesTask(task),
     positions: async (task) => computePositions(task),
+    positionWindow: async (task) => computePositionWindow(task),
+    seriesBlocks: async (task) => computeSeriesBlocks(task),
     close: async () => undefined,
   };
 }

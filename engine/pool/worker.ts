@@ -1,8 +1,17 @@
 // Piscina worker entry: runs a pool task on shared memory (engine/pool/computePool.ts): series
-// kernels, or position items (engine/positions/positionItems.ts).
+// kernels, position items (engine/positions/positionItems.ts) or a window of one position's
+// history (engine/positions/positionWindowTask.ts).
 import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
+import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
+import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from '../publish/seriesBlocksTask.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
 
-export default function worker(task: SeriesTask | PositionsInput): SeriesTaskResult | PositionsOutput {
-  return 'kind' in task && task.kind === 'positions' ? computePositions(task) : runSeriesTask(task as SeriesTask);
+export type PoolTask = SeriesTask | PositionsInput | PositionWindowInput | SeriesBlocksInput;
+export type PoolResult = SeriesTaskResult | PositionsOutput | PositionWindowOutput | SeriesBlocksOutput;
+
+export default function worker(task: PoolTask): PoolResult {
+  if ('kind' in task && task.kind === 'positions') return computePositions(task);
+  if ('kind' in task && task.kind === 'positionWindow') return computePositionWindow(task);
+  if ('kind' in task && task.kind === 'seriesBlocks') return computeSeriesBlocks(task);
+  return runSeriesTask(task as SeriesTask);
 }

@@ -59,7 +59,7 @@ export interface PositionsInput {
   vaults: (VaultInput | null)[];
 }
 
-interface VaultInput {
+export interface VaultInput {
   vault_id: string;
   visibility: Visibility;
   numeraire: { address: string; decimals: number; symbol: string };
@@ -107,41 +107,62 @@ export type PositionsShared = Omit<PositionsInput, 'kind' | 'list' | 'table' | '
  */
 export function positionsShared(world: World, json = true): PositionsShared {
   const t = world.events;
-  const vaults = t.dict.vaults.values.map((id): VaultInput | null => {
-    const v = world.vaults.get(id);
-    if (!v) return null;
-    const s = world.series.get(id);
-    const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address)) ?? null;
-    const shared = prices ? sharedPrices(prices) : null;
-    return {
-      vault_id: id,
-      visibility: v.visibility,
-      numeraire: { address: v.numeraire_address, decimals: v.numeraire_decimals, symbol: v.numeraire_symbol },
-      series: s ? toJob(s) : null,
-      hourly: s !== undefined && s.length > 0 && isHourlyContiguous(s),
-      prices: shared?.prices ?? null,
-      usd: shared?.usd ?? null,
-    };
-  });
-  const x = world.walletIndex;
   return {
-    events: {
-      chain_id: t.chain_id,
-      block_number: t.block_number,
-      log_index: t.log_index,
-      sub_index: t.sub_index,
-      ts: t.ts,
-      kind: t.kind,
-      token: t.token,
-      request: t.request,
-      assets: t.assets.words,
-      shares: t.shares.words,
-      tokens: t.dict.tokens.values,
-    },
-    index: { posWallet: x.posWallet, posVault: x.posVault, rowStart: x.rowStart, rows: x.rows },
+    events: eventColumns(world),
+    index: { posWallet: world.walletIndex.posWallet, posVault: world.walletIndex.posVault, rowStart: world.walletIndex.rowStart, rows: world.walletIndex.rows },
     wallets: json ? t.dict.wallets.values : [],
-    vaults,
+    vaults: t.dict.vaults.values.map((id) => vaultInputOf(world, id)),
   };
+}
+
+/** The event table's columns as they cross to a worker: views of shared memory, and the token dictionary. */
+export function eventColumns(world: World): PositionsInput['events'] {
+  const t = world.events;
+  return {
+    chain_id: t.chain_id,
+    block_number: t.block_number,
+    log_index: t.log_index,
+    sub_index: t.sub_index,
+    ts: t.ts,
+    kind: t.kind,
+    token: t.token,
+    request: t.request,
+    assets: t.assets.words,
+    shares: t.shares.words,
+    tokens: t.dict.tokens.values,
+  };
+}
+
+/** What a replay of positions in vault `id` reads, as it crosses to a worker; null for a vault the registry does not have. */
+export function vaultInputOf(world: World, id: string): VaultInput | null {
+  const v = world.vaults.get(id);
+  if (!v) return null;
+  const s = world.series.get(id);
+  const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address)) ?? null;
+  const shared = prices ? sharedPrices(prices) : null;
+  return {
+    vault_id: id,
+    visibility: v.visibility,
+    numeraire: { address: v.numeraire_address, decimals: v.numeraire_decimals, symbol: v.numeraire_symbol },
+    series: s ? toJob(s) : null,
+    hourly: s !== undefined && s.length > 0 && isHourlyContiguous(s),
+    prices: shared?.prices ?? null,
+    usd: shared?.usd ?? null,
+  };
+}
+
+/** The event table a replay reads, over columns that crossed to this thread (the columns and the token dictionary are all it touches). */
+export function eventTableOf(e: PositionsInput['events']): EventTable {
+  return { ...e, assets: I128Array.from(e.assets), shares: I128Array.from(e.shares), dict: { tokens: { values: e.tokens } } } as unknown as EventTable;
+}
+
+/** A vault's replay context on this side of a thread boundary (prices primed: not parsed again). */
+export function contextOf(v: VaultInput): PositionContext | null {
+  if (!v.series) return null;
+  if (v.prices && v.usd) primeUsdTable(v.prices, v.usd);
+  const series = fromJob(v.series);
+  primeHourlyContiguous(series, v.hourly);
+  return { series, prices: v.prices ?? undefined, numeraire: v.numeraire };
 }
 
 /** The inputs of the positions in `list` of `world` (views, no copies of the big columns). */
@@ -179,22 +200,8 @@ function sharedPrices(prices: PriceSeries): SharedPrices {
 
 /** Items of the positions in input.list (pure; in a worker or in-thread). */
 export function computePositions(input: PositionsInput): PositionsOutput {
-  const e = input.events;
-  // the replay reads an EventTable: these columns and the token dictionary are all it touches
-  const table = {
-    ...e,
-    assets: I128Array.from(e.assets),
-    shares: I128Array.from(e.shares),
-    dict: { tokens: { values: e.tokens } },
-  } as unknown as EventTable;
-  const contexts = input.vaults.map((v) => {
-    if (!v || !v.series) return null;
-    // a table crossing from the publishing thread: the prices are not parsed again
-    if (v.prices && v.usd) primeUsdTable(v.prices, v.usd);
-    const series = fromJob(v.series);
-    primeHourlyContiguous(series, v.hourly);
-    return { series, prices: v.prices ?? undefined, numeraire: v.numeraire } satisfies PositionContext;
-  });
+  const table = eventTableOf(input.events);
+  const contexts = input.vaults.map((v) => (v ? contextOf(v) : null));
   const n = input.list.length;
   const parts: string[] = new Array(n);
   const offsets = new Int32Array(n + 1);

@@ -8,13 +8,17 @@ import { vaultIdOf, type EventTable } from '../../model/events.js';
 import { priceKey, type PriceSeries } from '../../model/world.js';
 import { activityRowAt } from '../activity/activityRows.js';
 import type { PartialError } from '../aggregates/tvl.js';
-import { ENABLED, HIDDEN, itemBytes, OPEN, SKIPPED, VALUED } from '../positions/positionItems.js';
-import { defaultPositionStart, positionPoints, type Granularity } from '../positions/positionTimeseries.js';
+import { VaultdError } from '../../common/errors.js';
+import { ENABLED, eventColumns, HIDDEN, itemBytes, OPEN, SKIPPED, VALUED, vaultInputOf } from '../positions/positionItems.js';
+import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
+import { defaultPositionStart, type Granularity } from '../positions/positionTimeseries.js';
 import { asOfIndex } from '../series/asOf.js';
 import { gridWindow, windowPoints } from '../series/rollups.js';
 import { VAULT_LIST_LIMIT, priceBody, type Snapshot } from './buildSnapshot.js';
 import type { Page } from './page.js';
-import { seriesBuffer, sliceSeries, type DeflatedItems } from './seriesBuffers.js';
+import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from './seriesBlocksTask.js';
+import { type Block, coldBlocks, type DeflatedItems, putBlocks, type SeriesBuffer, seriesBuffer, sliceSeries, windowBlocks } from './seriesBuffers.js';
+import type { PositionContext } from '../positions/replayPosition.js';
 import { positionContext, walletOf } from './walletIndex.js';
 
 /** A page of serialized list items: the items joined by commas (no brackets), and what the envelope's meta needs. */
@@ -56,6 +60,8 @@ export interface PointsAnswer {
   parts: Buffer[];
   count: number;
   nextKey: number | null;
+  /** the same points as one prepared deflate run (gzip answers); absent when empty */
+  deflated?: () => DeflatedItems;
   start: string;
   end: string;
   startS: number;
@@ -97,20 +103,32 @@ export interface ReadModel {
   /** the TVL data object and its partial errors (the deprecated include_sources alias builds its own envelope) */
   tvlData(breakdown: boolean): { data: unknown; partialErrors: PartialError[] };
 
-  /** the vault's series at a granularity (no points when it has no snapshot yet) */
-  vaultWindow(id: string, q: WindowQuery): WindowAnswer;
+  /** the effective window of a vault timeseries (Unix seconds) */
+  vaultBounds(id: string, q: Pick<WindowQuery, 'start' | 'end'>): { startS: number; endS: number };
+  /**
+   * The vault's series at a granularity (no points when it has no snapshot yet): sliced from
+   * kept blocks at once, or after the compute pool built the blocks the window needs.
+   */
+  vaultWindow(id: string, q: WindowQuery): WindowAnswer | Promise<WindowAnswer>;
 
   positions(wallet: string, q: { includeHidden: boolean; after: number; limit: number }): ItemsAnswer<number>;
   /** the item JSON of the wallet's open position; a string saying why when there is none */
   position(wallet: string, vaultId: string): Buffer | { missing: string };
   /** why the wallet's position in the vault has no timeseries (no position, no history), or null */
   positionSeriesMissing(wallet: string, vaultId: string): string | null;
-  /** the position's points in the window (check positionSeriesMissing first) */
-  positionWindow(wallet: string, vaultId: string, q: WindowQuery): PointsAnswer;
+  /** the effective window of a position timeseries (Unix seconds; check positionSeriesMissing first) */
+  positionBounds(wallet: string, vaultId: string, granularity: Granularity, q: Pick<WindowQuery, 'start' | 'end'>): { startS: number; endS: number };
+  /**
+   * The position's points in the window (check positionSeriesMissing first), computed on the
+   * compute pool and kept for the snapshot's life within a byte budget; 503 NOT_READY while too
+   * many are being computed.
+   */
+  positionWindow(wallet: string, vaultId: string, q: WindowQuery): PointsAnswer | Promise<PointsAnswer>;
+  /** the wallet's activity page; a long one is formatted a slice per turn of the event loop (then a Promise) */
   activity(
     wallet: string,
     q: { vaultId: string | null; includeHidden: boolean; order: 'asc' | 'desc'; after: ActivityKey | null; limit: number },
-  ): ItemsAnswer<ActivityKey>;
+  ): ItemsAnswer<ActivityKey> | Promise<ItemsAnswer<ActivityKey>>;
 
   /** the latest USD price body, or the one at `at`; a string saying why when there is none */
   price(chainId: number, address: string, at?: number): Buffer | { missing: string };
@@ -126,7 +144,29 @@ export interface ReadModel {
 
 const COMMA = Buffer.from(',');
 
-export function createReadModel(snapshot: Snapshot): ReadModel {
+export interface ReadModelOptions {
+  /** runs a position window on the compute pool (absent: on this thread, for tests and tools) */
+  positionWindow?: (task: PositionWindowInput) => Promise<PositionWindowOutput>;
+  /** builds series blocks on the compute pool (absent: on this thread, when a window first needs them) */
+  seriesBlocks?: (task: SeriesBlocksInput) => Promise<SeriesBlocksOutput>;
+}
+
+/** Position windows kept per snapshot, in bytes (identity and deflated), least recently used out first. */
+export const POSITION_WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
+/** Position windows being computed at once, at most; more get 503 NOT_READY (a work cap on the pool). */
+export const POSITION_WINDOWS_IN_FLIGHT = 16;
+/**
+ * Work small enough for the serving thread (a few ms at most): answered at once, without a pool
+ * round trip — a window of at most this many points of a position of at most this many rows,
+ * and a window needing at most one cold series block (256 points).
+ */
+export const IN_THREAD_POINTS = 256;
+export const IN_THREAD_ROWS = 4096;
+export const IN_THREAD_BLOCKS = 1;
+/** Activity rows formatted in one turn of the event loop; a longer page yields between slices of this many. */
+export const IN_THREAD_ROWS_FORMATTED = 100;
+
+export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {}): ReadModel {
   const { world } = snapshot;
   const items = world.positionItems;
   const x = world.walletIndex;
@@ -163,6 +203,9 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
     const series = world.prices.get(key);
     return latest && series ? { latest, series, key } : null;
   }
+
+  const windows = createWindowCache();
+  const blocks = createBlockBuilder(world, opts.seriesBlocks);
 
   const model: ReadModel = {
     generation: snapshot.generation,
@@ -202,6 +245,13 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
       return { data: breakdown ? { ...rest, breakdown: rows } : rest, partialErrors: snapshot.tvl.partial_errors };
     },
 
+    vaultBounds(vaultId, q) {
+      const s = world.series.get(vaultId);
+      const first = s && s.length > 0 ? s.ts[0]! : 0;
+      const last = s && s.length > 0 ? s.ts[s.length - 1]! : 0;
+      return { startS: q.start ?? first, endS: q.end ?? last };
+    },
+
     vaultWindow(vaultId, q) {
       const s = world.series.get(vaultId);
       const first = s && s.length > 0 ? s.ts[0]! : null;
@@ -209,6 +259,10 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
       const start = q.start ?? first ?? 0;
       const end = q.end ?? last ?? 0;
       const sb = seriesBuffer(snapshot, vaultId, q.granularity);
+      if (sb && opts.seriesBlocks) {
+        const cold = coldBlocks(sb, windowBlocks(sb, start, end, q.order, q.limit, q.after), q.order);
+        if (cold.length > IN_THREAD_BLOCKS) return blocks.build(vaultId, sb, q.granularity, q.order, cold).then(() => model.vaultWindow(vaultId, q));
+      }
       const slice = sb ? sliceSeries(sb, start, end, q.order, q.limit, q.after) : null;
       return {
         parts: slice?.body ?? [],
@@ -274,6 +328,14 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
       return !pctx || pctx.series.length === 0 ? `vault "${vaultId}" has no history yet` : null;
     },
 
+    positionBounds(wallet, vaultId, granularity, q) {
+      const found = findPosition(wallet, vaultId);
+      const s = world.series.get(vaultId);
+      if (!found || !s || s.length === 0) throw new Error(`positionBounds: ${model.positionSeriesMissing(wallet, vaultId)}`);
+      const defaultStart = defaultPositionStart(found.rows, granularity) ?? s.ts[0]!;
+      return { startS: q.start ?? defaultStart, endS: q.end ?? s.ts[s.length - 1]! };
+    },
+
     positionWindow(wallet, vaultId, q) {
       const found = findPosition(wallet, vaultId);
       const pctx = positionContext(world, vaultId);
@@ -288,27 +350,39 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
         from <= end
           ? windowPoints(s, q.granularity, { start: from, end, order: q.order, limit: q.limit, after: q.after })
           : { instants: [], indices: [], hasMore: false };
-      const asc = q.order === 'asc' ? pts.instants : [...pts.instants].reverse();
-      const points = positionPoints(found.rows, pctx, asc);
-      if (q.order === 'desc') points.reverse();
       const lastInstant = pts.instants.at(-1);
-      return {
-        parts: joined(points),
-        count: points.length,
+      const frame = {
         nextKey: pts.hasMore && lastInstant !== undefined ? lastInstant : null,
         start: isoSeconds(start),
         end: isoSeconds(end),
         startS: start,
         endS: end,
       };
+      const key = `${found.p}|${q.granularity}|${start}|${end}|${q.order}|${q.limit}|${q.after}`;
+      const input = () =>
+        positionWindowInput(world, vaultId, found.p, Float64Array.from(q.order === 'asc' ? pts.instants : [...pts.instants].reverse()), q.order === 'desc');
+      const kept = windows.kept(key);
+      if (kept) return { ...frame, ...windowAnswer(kept) };
+      if (!opts.positionWindow || (pts.instants.length <= IN_THREAD_POINTS && found.rows.to - found.rows.from <= IN_THREAD_ROWS)) {
+        const task = input();
+        return { ...frame, ...windowAnswer(task ? computePositionWindow(task) : EMPTY_WINDOW) };
+      }
+      const run = opts.positionWindow;
+      return windows
+        .get(key, () => {
+          const task = input();
+          return task ? run(task) : Promise.resolve(EMPTY_WINDOW);
+        })
+        .then((out) => ({ ...frame, ...windowAnswer(out) }));
     },
 
     activity(wallet, q) {
       const w = walletOf(world, wallet);
       const lo = w < 0 ? 0 : x.activityStart[w]!;
       const n = w < 0 ? 0 : x.activityStart[w + 1]! - lo;
-      const out: unknown[] = [];
-      let last = -1;
+      // pick the page's rows (cheap), then format them (the cost: a few µs a row)
+      const rows: number[] = [];
+      const contexts: PositionContext[] = [];
       let more = false;
       for (let k = 0; k < n; k++) {
         const i = x.activity[lo + (q.order === 'asc' ? k : n - 1 - k)]!;
@@ -322,16 +396,33 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
           const c = cmpKey(keyOf(t, i), q.after);
           if (q.order === 'asc' ? c <= 0 : c >= 0) continue;
         }
-        if (out.length === q.limit) {
+        if (rows.length === q.limit) {
           more = true;
           break;
         }
         const pctx = positionContext(world, vaultId);
         if (!pctx) continue;
-        out.push(activityRowAt(t, i, pctx));
-        last = i;
+        rows.push(i);
+        contexts.push(pctx);
       }
-      return { parts: joined(out), count: out.length, nextKey: more && last >= 0 ? keyOf(t, last) : null, partialErrors: [] };
+      const last = rows.at(-1);
+      const nextKey = more && last !== undefined ? keyOf(t, last) : null;
+      const format = (from: number, to: number) => {
+        let text = '';
+        for (let k = from; k < to; k++) text += `${k === 0 ? '' : ','}${JSON.stringify(activityRowAt(t, rows[k]!, contexts[k]!))}`;
+        return text;
+      };
+      const answer = (parts: Buffer[]) => ({ parts, count: rows.length, nextKey, partialErrors: [] });
+      if (rows.length <= IN_THREAD_ROWS_FORMATTED) return answer(rows.length === 0 ? [] : [Buffer.from(format(0, rows.length))]);
+      // a long page is formatted a slice per turn of the event loop: other requests go between
+      return (async () => {
+        const parts: Buffer[] = [];
+        for (let from = 0; from < rows.length; from += IN_THREAD_ROWS_FORMATTED) {
+          if (from > 0) await new Promise((resume) => setImmediate(resume));
+          parts.push(Buffer.from(format(from, Math.min(rows.length, from + IN_THREAD_ROWS_FORMATTED))));
+        }
+        return answer(parts);
+      })();
     },
 
     price(chainId, address, at) {
@@ -363,6 +454,139 @@ export function createReadModel(snapshot: Snapshot): ReadModel {
     },
   };
   return Object.freeze(model);
+}
+
+const EMPTY_WINDOW: PositionWindowOutput = { json: new Uint8Array(0), count: 0, deflated: null };
+
+/** The task of a window of position `p` (in vault `vaultId`) at `instants`; null when the vault is not registered. */
+function positionWindowInput(world: Snapshot['world'], vaultId: string, p: number, instants: Float64Array, desc: boolean): PositionWindowInput | null {
+  const vault = vaultInputOf(world, vaultId);
+  const x = world.walletIndex;
+  if (!vault) return null;
+  // deflated on the worker when the answer may be compressed (DESIGN §5.6: over 1 KiB)
+  return {
+    kind: 'positionWindow',
+    events: eventColumns(world),
+    rows: x.rows,
+    from: x.rowStart[p]!,
+    to: x.rowStart[p + 1]!,
+    vault,
+    instants,
+    desc,
+    deflate: instants.length > 2,
+  };
+}
+
+/** A worker's window as the answer's parts and prepared deflate pieces. */
+function windowAnswer(out: PositionWindowOutput): Pick<PointsAnswer, 'parts' | 'count' | 'deflated'> {
+  const json = Buffer.from(out.json.buffer, out.json.byteOffset, out.json.byteLength);
+  const d = out.deflated;
+  const deflated: DeflatedItems | null = d && {
+    src: [Buffer.from(d.bytes.buffer, d.bytes.byteOffset, d.bytes.byteLength)],
+    at: [0, d.bytes.byteLength],
+    stored: [false],
+    crc: d.crc,
+    length: d.length,
+  };
+  return { parts: out.count > 0 ? [json] : [], count: out.count, ...(deflated ? { deflated: () => deflated } : {}) };
+}
+
+/**
+ * Windows of position histories being computed or kept, by key: a request for a window being
+ * computed shares its task; finished ones stay until POSITION_WINDOW_CACHE_BYTES is passed
+ * (oldest use out first). Past POSITION_WINDOWS_IN_FLIGHT tasks a new one is refused.
+ */
+function createWindowCache() {
+  const done = new Map<string, { out: PositionWindowOutput; bytes: number }>();
+  const running = new Map<string, Promise<PositionWindowOutput>>();
+  let bytes = 0;
+  return {
+    /** a finished window, now the most recently used */
+    kept(key: string): PositionWindowOutput | undefined {
+      const hit = done.get(key);
+      if (!hit) return undefined;
+      done.delete(key);
+      done.set(key, hit);
+      return hit.out;
+    },
+    get(key: string, compute: () => Promise<PositionWindowOutput>): Promise<PositionWindowOutput> {
+      const pending = running.get(key);
+      if (pending) return pending;
+      if (running.size >= POSITION_WINDOWS_IN_FLIGHT) {
+        throw new VaultdError('NOT_READY', `${running.size} position histories are being computed now; retry in a second`);
+      }
+      const task = compute().then(
+        (out) => {
+          running.delete(key);
+          const size = out.json.byteLength + (out.deflated?.bytes.byteLength ?? 0);
+          if (size <= POSITION_WINDOW_CACHE_BYTES / 4) {
+            done.set(key, { out, bytes: size });
+            bytes += size;
+            for (const [k, v] of done) {
+              if (bytes <= POSITION_WINDOW_CACHE_BYTES) break;
+              done.delete(k);
+              bytes -= v.bytes;
+            }
+          }
+          return out;
+        },
+        (err) => {
+          running.delete(key);
+          throw err;
+        },
+      );
+      running.set(key, task);
+      return task;
+    },
+  };
+}
+
+/**
+ * Cold series blocks built on the pool: a block asked for while its task runs waits for that
+ * task; past POSITION_WINDOWS_IN_FLIGHT tasks a new one is refused (503).
+ */
+function createBlockBuilder(world: Snapshot['world'], run: ((task: SeriesBlocksInput) => Promise<SeriesBlocksOutput>) | undefined) {
+  const running = new Map<string, Promise<void>>();
+  let tasks = 0;
+  return {
+    build(vaultId: string, sb: SeriesBuffer, granularity: Granularity, order: 'asc' | 'desc', cold: number[]): Promise<void> {
+      const key = (b: number) => `${vaultId}|${granularity}|${order}|${b}`;
+      const waits = cold.map((b) => running.get(key(b))).filter((p) => p !== undefined);
+      const fresh = cold.filter((b) => !running.has(key(b)));
+      if (fresh.length > 0) {
+        const vault = vaultInputOf(world, vaultId);
+        if (!vault) return Promise.resolve();
+        if (tasks >= POSITION_WINDOWS_IN_FLIGHT) throw new VaultdError('NOT_READY', `${tasks} series windows are being built now; retry in a second`);
+        tasks++;
+        const task = (run ?? (async (t: SeriesBlocksInput) => computeSeriesBlocks(t)))({ kind: 'seriesBlocks', vault, granularity, blocks: fresh, order })
+          .then((out) =>
+            putBlocks(
+              sb,
+              order,
+              out.blocks.map(({ b, block }) => ({ b, block: asBuffers(block) })),
+            ),
+          )
+          .finally(() => {
+            tasks--;
+            for (const b of fresh) running.delete(key(b));
+          });
+        for (const b of fresh) running.set(key(b), task);
+        waits.push(task);
+      }
+      return Promise.all(waits).then(() => undefined);
+    },
+  };
+}
+
+/** A block that crossed from a worker: its byte arrays as Buffers again (a clone keeps only the bytes). */
+function asBuffers(block: Block): Block {
+  const buf = (u: Uint8Array) => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+  return {
+    ...block,
+    buf: buf(block.buf),
+    ...(block.small ? { small: { bytes: buf(block.small.bytes), at: block.small.at } } : {}),
+    ...(block.large ? { large: { bytes: buf(block.large.bytes), at: block.large.at } } : {}),
+  };
 }
 
 /** Items serialized and joined by commas, as `JSON.stringify` of their array has them between its brackets. */

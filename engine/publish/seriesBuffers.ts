@@ -17,7 +17,7 @@
 import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { crc32Range, crc32Shift } from '../../common/crc32.js';
 import { lowerBound } from '../../common/search.js';
-import { priceKey, type World } from '../../model/world.js';
+import { type PriceSeries, priceKey, type VaultSeries, type World } from '../../model/world.js';
 import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
 import { gridWindow, type Granularity } from '../series/rollups.js';
 import type { Snapshot } from './buildSnapshot.js';
@@ -25,7 +25,7 @@ import type { Snapshot } from './buildSnapshot.js';
 /** Points per serialized block: a window serializes only the blocks it touches. */
 export const SERIES_BLOCK = 256;
 
-interface Block {
+export interface Block {
   /** the block's points joined by commas; point k spans [offsets[k], offsets[k + 1] - 1) */
   buf: Buffer;
   offsets: Uint32Array;
@@ -37,7 +37,7 @@ interface Block {
 }
 
 /** Chunks of one size laid end to end: chunk k is bytes[at[k], at[k + 1]). */
-interface ChunkRun {
+export interface ChunkRun {
   bytes: Buffer;
   at: Uint32Array;
 }
@@ -78,7 +78,11 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
   const s = world.series.get(vaultId);
   const v = world.vaults.get(vaultId);
   if (!s || !v || s.length === 0) return null;
-  const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
+  return seriesBufferOf(s, world.prices.get(priceKey(v.chain_id, v.numeraire_address)), granularity);
+}
+
+/** The serialized series of `s` (priced with `prices`) at `granularity`; on any thread that has the series. */
+export function seriesBufferOf(s: VaultSeries, prices: PriceSeries | undefined, granularity: Granularity): SeriesBuffer {
   // hourly, every point in place: a view of the snapshot's own hours (an append for a later
   // hour writes past `length`, outside it), not a copy per vault — a copy and its index array
   // were ~280 KB a vault, kept for the snapshot's life (~280 MB once traffic had touched every
@@ -93,6 +97,60 @@ export function buildSeriesBuffer(world: World, vaultId: string, granularity: Gr
     asc: new Array<Block | undefined>(blocks),
     desc: new Array<Block | undefined>(blocks),
   };
+}
+
+/**
+ * Block b of `sb` in `order`, built whole (serialized, its prefix CRCs and both chunk runs):
+ * how the compute pool builds the blocks a cold window needs, so the serving thread only slices.
+ */
+export function buildBlock(sb: Pick<SeriesBuffer, 'instants' | 'point'>, b: number, order: 'asc' | 'desc'): Block {
+  const from = b * SERIES_BLOCK;
+  const to = Math.min(sb.instants.length, from + SERIES_BLOCK);
+  const parts: string[] = [];
+  for (let k = from; k < to; k++) parts.push(sb.point(k));
+  if (order === 'desc') parts.reverse();
+  const block = serialize(parts);
+  block.crc = prefixCrcs(block);
+  block.small = chunkRunOf(block, CHUNK_SMALL);
+  block.large = chunkRunOf(block, CHUNK_LARGE);
+  return block;
+}
+
+/** Bytes a block holds (its cache weight). */
+export function blockBytes(block: Block): number {
+  return (
+    block.buf.length +
+    block.offsets.byteLength +
+    (block.crc?.byteLength ?? 0) +
+    (block.small ? block.small.bytes.length + block.small.at.byteLength : 0) +
+    (block.large ? block.large.bytes.length + block.large.at.byteLength : 0)
+  );
+}
+
+/** The blocks a window touches, in serving order (the same bounds as sliceSeries). */
+export function windowBlocks(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): number[] {
+  const range = windowRange(sb, start, end, order, limit, after);
+  if (range === null) return [];
+  const [x, y] = range;
+  const first = Math.floor(x / SERIES_BLOCK);
+  const last = Math.floor((y - 1) / SERIES_BLOCK);
+  return Array.from({ length: last - first + 1 }, (_, i) => (order === 'asc' ? first + i : last - i));
+}
+
+/** Which of `blocks` are not kept now. */
+export function coldBlocks(sb: SeriesBuffer, blocks: readonly number[], order: 'asc' | 'desc'): number[] {
+  const cache = order === 'asc' ? sb.asc : sb.desc;
+  return blocks.filter((b) => cache[b] === undefined);
+}
+
+/** Blocks built elsewhere (the pool) put in the buffer's cache, counted against its budget. */
+export function putBlocks(sb: SeriesBuffer, order: 'asc' | 'desc', built: readonly { b: number; block: Block }[]): void {
+  const cache = order === 'asc' ? sb.asc : sb.desc;
+  for (const { b, block } of built) {
+    if (cache[b] !== undefined) continue;
+    cache[b] = block;
+    keep(block, cache, b, blockBytes(block));
+  }
 }
 
 /**
@@ -216,8 +274,15 @@ interface Segment {
 
 const EMPTY_DEFLATE: DeflatedItems = { src: [], at: [], stored: [], crc: 0, length: 0 };
 
-/** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
-export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
+/** The ascending positions [x, y) a window serves and the bounds [lo, hi) it was cut from; null when empty. */
+function windowRange(
+  sb: SeriesBuffer,
+  start: number,
+  end: number,
+  order: 'asc' | 'desc',
+  limit: number,
+  after?: number,
+): [number, number, number, number] | null {
   const n = sb.instants.length;
   let lo = lowerBound(sb.instants, n, start);
   let hi = lowerBound(sb.instants, n, end + 0.5); // exclusive (instants are whole seconds)
@@ -225,10 +290,19 @@ export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order:
     if (order === 'asc') lo = Math.max(lo, lowerBound(sb.instants, n, after + 0.5));
     else hi = Math.min(hi, lowerBound(sb.instants, n, after));
   }
-  if (hi <= lo) return { body: [], count: 0, lastInstant: null, hasMore: false, deflate: () => EMPTY_DEFLATE };
+  if (hi <= lo) return null;
   const count = Math.min(limit, hi - lo);
+  return order === 'asc' ? [lo, lo + count, lo, hi] : [hi - count, hi, lo, hi];
+}
+
+/** The window [start, end] in `order`, after the cursor instant `after`, at most `limit` points. */
+export function sliceSeries(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): SeriesSlice {
+  const n = sb.instants.length;
+  const range = windowRange(sb, start, end, order, limit, after);
+  if (range === null) return { body: [], count: 0, lastInstant: null, hasMore: false, deflate: () => EMPTY_DEFLATE };
   // the ascending positions served: [x, y)
-  const [x, y] = order === 'asc' ? [lo, lo + count] : [hi - count, hi];
+  const [x, y, lo, hi] = range;
+  const count = y - x;
   const body: Buffer[] = [];
   const segments: Segment[] = [];
   const firstBlock = Math.floor(x / SERIES_BLOCK);
@@ -310,6 +384,14 @@ function prefixCrcs(block: Block): Uint32Array {
 
 /** Every whole chunk of `size` points of the block, each an independent raw deflate stream ended by a sync flush, end to end. */
 function chunkRun(block: Block, size: number): ChunkRun {
+  const r = chunkRunOf(block, size);
+  const e = lru.get(block);
+  if (e) keep(block, e.cache, e.b, r.bytes.length + r.at.byteLength);
+  return r;
+}
+
+/** Every whole chunk of `size` points of the block (pure). */
+function chunkRunOf(block: Block, size: number): ChunkRun {
   const count = Math.floor((block.offsets.length - 1) / size);
   const chunks: Buffer[] = [];
   const at = new Uint32Array(count + 1);
@@ -324,8 +406,5 @@ function chunkRun(block: Block, size: number): ChunkRun {
     at[k + 1] = at[k]! + c.length;
   }
   // a copy: the sync API returns views into larger chunks we must not retain
-  const r = { bytes: Buffer.concat(chunks, at[count]!), at };
-  const e = lru.get(block);
-  if (e) keep(block, e.cache, e.b, r.bytes.length + at.byteLength);
-  return r;
+  return { bytes: Buffer.concat(chunks, at[count]!), at };
 }

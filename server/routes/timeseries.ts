@@ -3,7 +3,8 @@
 // as prepared deflate chunks when the client takes gzip (a window of any length costs a copy).
 import { isoSeconds } from '../../model/format/numbers.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
-import type { Body } from '../reply.js';
+import type { PointsAnswer, WindowAnswer } from '../../engine/publish/index.js';
+import type { Body, JsonBody } from '../reply.js';
 import { notFound, ready, type RouteContext } from './context.js';
 import { enabledVault } from './vaults.js';
 
@@ -27,20 +28,30 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const route = `/v1/vaults/${id}/timeseries`;
   const w = window(ctx, route, q);
   const answer = model.vaultWindow(id, w.query);
-  return {
+  const { cursors } = ctx;
+  const body = (a: WindowAnswer): JsonBody => ({
     kind: 'json',
     data: null,
-    dataItems: answer.parts,
-    ...(answer.deflated ? { deflated: answer.deflated } : {}),
+    dataItems: a.parts,
+    ...(a.deflated ? { deflated: a.deflated } : {}),
     meta: {
-      count: answer.count,
+      count: a.count,
       limit: q.limit,
-      next_cursor: answer.nextKey !== null ? ctx.cursors.encode(route, w.filters, q.order, answer.nextKey) : null,
+      next_cursor: a.nextKey !== null ? cursors.encode(route, w.filters, q.order, a.nextKey) : null,
       partial_errors: null,
-      start: answer.start,
-      end: answer.end,
+      start: a.start,
+      end: a.end,
     },
-    etagKey: `${route}|${answer.startS}|${answer.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`,
+    etagKey: `${route}|${a.startS}|${a.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`,
+  });
+  if (!(answer instanceof Promise)) return body(answer);
+  // a cold window: its blocks are built on the pool first (a 304 does not wait for them)
+  answer.catch(() => undefined);
+  const bounds = model.vaultBounds(id, w.query);
+  return {
+    kind: 'pending',
+    etagKey: `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`,
+    load: () => answer.then(body),
   };
 }
 
@@ -53,19 +64,27 @@ export function positionTimeseries(ctx: RouteContext): Body {
   if (missing !== null) throw notFound(missing);
   const route = `/v1/users/${wallet}/positions/${id}/timeseries`;
   const w = window(ctx, route, q);
-  const answer = model.positionWindow(wallet, id, w.query);
-  return {
+  const bounds = model.positionBounds(wallet, id, q.granularity, w.query);
+  const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`;
+  const { cursors } = ctx;
+  const body = (a: PointsAnswer): JsonBody => ({
     kind: 'json',
     data: null,
-    dataItems: answer.parts,
+    dataItems: a.parts,
+    ...(a.deflated ? { deflated: a.deflated } : {}),
     meta: {
-      count: answer.count,
+      count: a.count,
       limit: q.limit,
-      next_cursor: answer.nextKey !== null ? ctx.cursors.encode(route, w.filters, q.order, answer.nextKey) : null,
+      next_cursor: a.nextKey !== null ? cursors.encode(route, w.filters, q.order, a.nextKey) : null,
       partial_errors: null,
-      start: answer.start,
-      end: answer.end,
+      start: a.start,
+      end: a.end,
     },
-    etagKey: `${route}|${answer.startS}|${answer.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`,
-  };
+    etagKey,
+  });
+  const answer = model.positionWindow(wallet, id, w.query);
+  if (!(answer instanceof Promise)) return body(answer);
+  // a long window is computed on the pool (a 304 does not wait for it)
+  answer.catch(() => undefined);
+  return { kind: 'pending', etagKey, load: () => answer.then(body) };
 }

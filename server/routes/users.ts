@@ -1,9 +1,9 @@
 // /v1/users/{wallet}/positions, /positions/{vault_id} and /activity (seed; DESIGN §4.4, §4.6,
 // §5.2): the read model answers with the position items computed at publish and the wallet's
 // activity rows; a request only parses, asks and pages.
-import type { ActivityKey } from '../../engine/publish/index.js';
+import type { ActivityKey, ItemsAnswer } from '../../engine/publish/index.js';
 import { parseQuery, parseVaultId, parseWallet } from '../params.js';
-import type { Body } from '../reply.js';
+import type { Body, JsonBody } from '../reply.js';
 import { found, ready, type RouteContext } from './context.js';
 
 export function positionsList(ctx: RouteContext): Body {
@@ -47,18 +47,23 @@ export function activity(ctx: RouteContext): Body {
   const filters = { vault_id: vaultFilter ?? '', include_hidden: q.include_hidden };
   const after = q.next === undefined ? null : (ctx.cursors.decode(q.next, route, filters, q.order) as ActivityKey);
   const answer = model.activity(wallet, { vaultId: vaultFilter, includeHidden: q.include_hidden, order: q.order, after, limit: q.limit });
-  return {
+  const etagKey = `${route}|${vaultFilter}|${q.include_hidden}|${q.order}|${after?.join(',')}|${q.limit}`;
+  const { cursors } = ctx;
+  const body = (a: ItemsAnswer<ActivityKey>): JsonBody => ({
     kind: 'json',
     data: null,
-    dataItems: answer.parts,
+    dataItems: a.parts,
     meta: {
-      count: answer.count,
+      count: a.count,
       limit: q.limit,
-      next_cursor: answer.nextKey !== null ? ctx.cursors.encode(route, filters, q.order, answer.nextKey) : null,
+      next_cursor: a.nextKey !== null ? cursors.encode(route, filters, q.order, a.nextKey) : null,
       partial_errors: null,
       start: null,
       end: null,
     },
-    etagKey: `${route}|${vaultFilter}|${q.include_hidden}|${q.order}|${after?.join(',')}|${q.limit}`,
-  };
+    etagKey,
+  });
+  if (!(answer instanceof Promise)) return body(answer);
+  answer.catch(() => undefined);
+  return { kind: 'pending', etagKey, load: () => answer.then(body) };
 }
