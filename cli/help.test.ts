@@ -6,6 +6,7 @@ import { parseFlags } from './args.js';
 import { formsOf, type AnyCommandSpec } from './commandSpec.js';
 import { COMMAND_SPECS, KEYS, SERVE, WALLETS } from './commandSpecs.js';
 import { commandHelp, overallHelp, usageLine } from './help.js';
+import { servingLine } from './servingLine.js';
 
 /** Every command, read through the type any of them has. */
 const commands = COMMAND_SPECS.map((c): [string, AnyCommandSpec] => [c.name, c]);
@@ -93,5 +94,12 @@ describe('command help', () => {
     expect(fail(() => parseFlags(SERVE, ['--bogus']))).toBe("serve: Unknown option '--bogus'; see `vaultd help`");
     expect(fail(() => parseFlags(WALLETS, ['--n', '3']))).toBe("wallets: Unknown option '--n'; see `vaultd help`");
     expect(fail(() => parseFlags(WALLETS, ['--limit', '0']).int('limit'))).toBe('invalid --limit "0": expected an integer from 1 to 9007199254740991');
+  });
+
+  it('the serving line names an address a browser can open', () => {
+    expect(servingLine('0.0.0.0', 8080)).toBe('vaultd serving http://localhost:8080 — explorer at /, docs at /docs');
+    expect(servingLine('::', 8080)).toBe('vaultd serving http://localhost:8080 — explorer at /, docs at /docs');
+    expect(servingLine('127.0.0.1', 9090)).toBe('vaultd serving http://127.0.0.1:9090 — explorer at /, docs at /docs');
+    expect(servingLine('::1', 9090)).toBe('vaultd serving http://[::1]:9090 — explorer at /, docs at /docs');
   });
 });

@@ -10,6 +10,7 @@ import { createProgress } from '../../common/progress.js';
 import { devnetConfig, genesisEndingAt, simulateDevnet, startDevnet } from '../../jobs/devnet/index.js';
 import { parseFlags } from '../args.js';
 import { DEVNET, DEVNET_DB } from '../commandSpecs.js';
+import { assertListenable } from '../../server/httpServer.js';
 import { runServer } from './serve.js';
 
 const DAYS = 30;
@@ -18,6 +19,10 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const { values, int } = parseFlags(DEVNET, argv);
   const port = int('port');
   const db = values.db ?? (process.env.VAULTD_DB || DEVNET_DB);
+  // A taken port is said now, not after minutes of simulation (and before the database is
+  // deleted). The run's config file sets no address: it is the flag's, the environment's or the default.
+  const { server } = loadConfig({ port }, { ...process.env, VAULTD_CONFIG: '' });
+  await assertListenable(server.host, server.port);
   const logger = createLogger(process.env.VAULTD_LOG_LEVEL || 'info');
   // A devnet is a new chain each run: its database starts empty too.
   for (const f of [db, `${db}.wal`]) rmSync(f, { force: true });

@@ -22,11 +22,12 @@ import { storeHasData } from '../../jobs/demo/createDemoWorld.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler, type Served } from '../../server/handle.js';
-import { startHttpServer } from '../../server/httpServer.js';
+import { assertListenable, startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { parseFlags } from '../args.js';
 import { SERVE } from '../commandSpecs.js';
+import { printServingLine } from '../servingLine.js';
 import { createSnapshotWriter, defaultSnapshotDir, restoreSnapshot } from './snapshotDir.js';
 import { serveSnapshotDir } from './serveSnapshot.js';
 
@@ -38,6 +39,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
     }
     const config = loadConfig({ config: values.config, host: values.host, port: int('port') });
+    await assertListenable(config.server.host, config.server.port);
     return serveSnapshotDir(config, values.snapshot);
   }
   const config = loadConfig({
@@ -46,6 +48,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: values.host,
     port: int('port'),
   });
+  // a taken port is said before the world is created or loaded (minutes on a large one), not after
+  await assertListenable(config.server.host, config.server.port);
   return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'] });
 }
 
@@ -166,6 +170,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  printServingLine(config.server.host, server.port);
   await release?.();
   writer.start();
   schedule?.start();

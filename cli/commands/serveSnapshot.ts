@@ -18,6 +18,7 @@ import { createHandler, type Served } from '../../server/handle.js';
 import { startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
+import { printServingLine } from '../servingLine.js';
 import { createGenerations } from '../../server/generations.js';
 
 /** How often a reader looks for a new manifest. */
@@ -122,6 +123,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  printServingLine(config.server.host, server.port);
   await new Promise<void>((done) => {
     const stop = (signal: string) => void common.shutdown.close(signal).then(done);
     process.once('SIGTERM', () => stop('SIGTERM'));
