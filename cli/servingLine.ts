@@ -7,6 +7,11 @@ export function servingLine(host: string, port: number): string {
   return `vaultd serving http://${shown}:${port} — explorer at /, docs at /docs`;
 }
 
+/** Best effort: a stdout nobody reads (closed by a supervisor, `| head -0`) must not stop the server. */
 export function printServingLine(host: string, port: number): void {
-  process.stdout.write(`${servingLine(host, port)}\n`);
+  const out = process.stdout;
+  if (out.destroyed) return;
+  // EPIPE arrives as an 'error' event after the write; unheard, it would end the process
+  out.on('error', () => undefined);
+  out.write(`${servingLine(host, port)}\n`);
 }

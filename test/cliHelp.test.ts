@@ -129,6 +129,22 @@ describe('the serving line', () => {
     }
   });
 
+  it('a stdout nobody reads (closed before the line) does not stop the server', async () => {
+    const db = join(dir, 'closed-stdout.duckdb');
+    smallDemoDb(db);
+    const child = vaultdSpawn(['serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--no-jobs']);
+    child.stdout!.destroy();
+    try {
+      const port = await waitForListening(child);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      await stopChildren([child]);
+    }
+  });
+
   it('a snapshot reader prints it too', async () => {
     const snap = join(dir, 'reader');
     mkdirSync(snap);
