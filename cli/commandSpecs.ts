@@ -45,8 +45,9 @@ export const DEMO = defineCommand({
   summary: 'create (or with --force replace) the deterministic demo world in the database',
   description:
     'Builds the demo world: 4 chains, real deployment names and addresses, every vault type, generated wallets with ' +
-    'hourly history, then recomputes it. The same seed and --now give byte-identical tables. The world is built in a ' +
-    'temporary file beside the database and renamed into place, so an interrupted build leaves nothing behind. ' +
+    'hourly history (the raw tables; serving or `vaultd recompute` derives the rest). The same seed and --now give ' +
+    'byte-identical tables. The world is built in a temporary file beside the database and renamed into place, so an ' +
+    'interrupted build leaves nothing behind. ' +
     'Prints a progress bar on a terminal (JSON progress lines otherwise) and a one-line summary.',
   flags: {
     db,
