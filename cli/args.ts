@@ -1,29 +1,72 @@
-// Flag parsing for every command (node:util parseArgs, strict): an unknown flag or a bad
-// value becomes a USAGE error (exit 2) that names the flag.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// Flag parsing for every command (node:util parseArgs, strict), from the command's description
+// (commandSpecs.ts): an unknown flag or a bad value becomes a USAGE error (exit 2) that names
+// the flag, and a mistyped flag gets the nearest one suggested.
+import { parseArgs } from 'node:util';
+import { closest } from '../common/config.js';
 import { VaultdError } from '../common/errors.js';
+import type { CommandSpec, FlagSpecs, FlagValues } from './commandSpec.js';
 
-export type Options = NonNullable<ParseArgsConfig['options']>;
+type ParseOptions = Record<string, { type: 'string' | 'boolean' }>;
 
-export function parseFlags<O extends Options>(command: string, argv: string[], options: O, positionals = 0) {
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>>;
+export interface ParsedFlags<F extends FlagSpecs> {
+  values: FlagValues<F>;
+  positionals: string[];
+  /** An integer flag's value, checked against the range its description gives (undefined when absent). */
+  int(name: keyof F & string): number | undefined;
+}
+
+/**
+ * Parse `argv` against the command's flags. `positionals` is how many words it takes; `as`
+ * names it in messages when that is not its name (`keys create`).
+ */
+export function parseFlags<F extends FlagSpecs>(
+  spec: Pick<CommandSpec<F>, 'name' | 'flags'>,
+  argv: string[],
+  opts: { positionals?: number; as?: string } = {},
+): ParsedFlags<F> {
+  const command = opts.as ?? spec.name;
+  const positionals = opts.positionals ?? 0;
+  const options: ParseOptions = {};
+  for (const [name, flag] of Object.entries(spec.flags)) options[name] = { type: flag.type };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({ args: withNegativeValues(argv, options), options, strict: true, allowPositionals: positionals > 0 });
   } catch (err) {
     const message = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+    const near = (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? nearestFlag(message, Object.keys(spec.flags)) : undefined;
+    if (near) {
+      throw new VaultdError('USAGE', `${command}: unknown option "${near.typed}"; did you mean "${near.flag}"? see \`vaultd ${spec.name} --help\``);
+    }
     throw new VaultdError('USAGE', `${command}: ${message}; see \`vaultd help\``);
   }
   if (parsed.positionals.length > positionals) {
     throw new VaultdError('USAGE', `${command}: unexpected argument "${parsed.positionals[positionals]}"; see \`vaultd help\``);
   }
-  return parsed;
+  return {
+    values: parsed.values as FlagValues<F>,
+    positionals: parsed.positionals,
+    int(name) {
+      const range = spec.flags[name]?.int;
+      if (!range) throw new Error(`--${name} of "${spec.name}" is not an integer flag`);
+      return intFlag(name, parsed.values[name] as string | undefined, range[0], range[1]);
+    },
+  };
+}
+
+/** The flag nearest to the unknown long option parseArgs named (`--prot` → `--port`); none for short ones. */
+function nearestFlag(message: string, flags: string[]): { typed: string; flag: string } | undefined {
+  const typed = /^Unknown option '(--[^'=]+)'/.exec(message)?.[1];
+  // one letter is too little to guess from (`--n` is not `--db`)
+  if (typed === undefined || typed.length < 4) return undefined;
+  const near = closest(typed.slice(2), [...flags, 'help']);
+  return near === undefined ? undefined : { typed, flag: `--${near}` };
 }
 
 /**
  * `--days -5` reads as a value, so the flag's own check can reject it by name (parseArgs
  * would call it "ambiguous" and suggest `--days=-XYZ`).
  */
-function withNegativeValues(argv: string[], options: Options): string[] {
+function withNegativeValues(argv: string[], options: ParseOptions): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const flag = /^--([\w-]+)$/.exec(argv[i]!)?.[1];

@@ -2,31 +2,16 @@
 // every error into one clear line on stderr with a stable exit code (2 = bad input).
 import { VaultdError, describeError } from '../common/errors.js';
 import { installStopSignals, stopRequested } from '../common/signals.js';
+import { closest } from '../common/config.js';
 import { buildCommit, VERSION } from '../common/version.js';
-
-const USAGE = `vaultd ${VERSION} — curated yield vault engine and read-only HTTP API
-
-Usage:
-  vaultd demo [--db PATH] [--seed N] [--now ISO] [--vaults N] [--wallets N] [--days N] [--force]
-  vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs] [--publish-dir DIR] | serve --snapshot DIR [--port N] [--host H] [--config FILE]
-  vaultd publish --out DIR [--db PATH] [--config FILE]
-  vaultd recompute [--db PATH] [--full]
-  vaultd ingest [--config FILE] [--once] [--db PATH]
-  vaultd devnet [--db PATH] [--port N]
-  vaultd keys create NAME [--db PATH] | keys list [--db PATH] | keys revoke ID [--db PATH]
-  vaultd wallets [--db PATH] [--limit N]
-
-Environment: VAULTD_DB, VAULTD_PORT, VAULTD_HOST, VAULTD_CONFIG, VAULTD_LOG_LEVEL.`;
-
-/** One command's usage: its lines of the summary above. */
-function usageOf(name: string): string {
-  const lines = USAGE.split('\n').filter((l) => l.startsWith(`  vaultd ${name} `) || l === `  vaultd ${name}`);
-  return `Usage:\n${lines.join('\n')}\n\n${USAGE.split('\n').at(-1)}`;
-}
+import type { AnyCommandSpec } from './commandSpec.js';
+import { COMMAND_SPECS, type CommandName } from './commandSpecs.js';
+import { commandHelp, overallHelp } from './help.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
+/** Each command's module, loaded only when it runs (the help needs none of them). */
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   keys: async () => (await import('./commands/keys.js')).keysCommand,
@@ -36,6 +21,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ingest: async () => (await import('./commands/ingest.js')).ingestCommand,
   devnet: async () => (await import('./commands/devnet.js')).devnetCommand,
 };
+
+const specOf = (name: string | undefined): AnyCommandSpec | undefined => COMMAND_SPECS.find((c) => c.name === name);
+
+/** `vaultd: unknown command "serv"; did you mean "serve"? …` */
+function unknownCommand(name: string): string {
+  const near = closest(name, [...COMMAND_SPECS.map((c) => c.name), 'help', '--help', 'version', '--version']);
+  return `vaultd: unknown command "${name}"${near ? `; did you mean "${near}"? see` : '; see'} \`vaultd help\`\n`;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const code = await run(argv);
@@ -50,27 +43,34 @@ const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => (
 
 async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === 'help' && rest[0] !== undefined && rest[0] in COMMANDS) {
-    process.stdout.write(`${usageOf(rest[0])}\n`);
-    return 0;
-  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(`${USAGE}\n`);
+    const about = name === 'help' ? rest[0] : undefined;
+    if (about !== undefined) {
+      const spec = specOf(about);
+      if (!spec) {
+        process.stderr.write(unknownCommand(about));
+        return 2;
+      }
+      process.stdout.write(`${commandHelp(spec)}\n`);
+      return 0;
+    }
+    process.stdout.write(`${overallHelp()}\n`);
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === 'version') {
     process.stdout.write(`${VERSION} (commit ${buildCommit()})\n`);
     return 0;
   }
-  const load = COMMANDS[name];
-  if (!load) {
-    process.stderr.write(`vaultd: unknown command "${name}"; see \`vaultd help\`\n`);
+  const spec = specOf(name);
+  if (!spec) {
+    process.stderr.write(unknownCommand(name));
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`${usageOf(name)}\n`);
+    process.stdout.write(`${commandHelp(spec)}\n`);
     return 0;
   }
+  const load = COMMANDS[spec.name as CommandName];
   installStopSignals((code) => process.exit(code));
   try {
     return await (await load())(rest);

@@ -48,6 +48,15 @@ export function listenError(host: string, port: number, code: string | undefined
 }
 
 /**
+ * Throws the listener's own error when `host:port` cannot be listened on now (port 0: when the
+ * host is not an address of this machine). For commands that do long work before they listen.
+ */
+export async function assertListenable(host: string, port: number): Promise<void> {
+  const code = await probePort(host, port);
+  if (code !== undefined) throw listenError(host, port, code);
+}
+
+/**
  * uWebSockets.js, loaded when the default transport starts (not when the module is imported):
  * a system its addon cannot load on gets one line that says what to do, and every other
  * command works there.

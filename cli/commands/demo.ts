@@ -4,27 +4,19 @@ import { loadConfig } from '../../common/config.js';
 import { createProgress } from '../../common/progress.js';
 import { createDemoWorld } from '../../jobs/demo/createDemoWorld.js';
 import { DEMO_DEFAULTS, lastFullHour, type DemoParams } from '../../jobs/demo/index.js';
-import { intFlag, parseFlags, timeFlag } from '../args.js';
+import { parseFlags, timeFlag } from '../args.js';
+import { DEMO } from '../commandSpecs.js';
 
 export async function demoCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('demo', argv, {
-    db: { type: 'string' },
-    config: { type: 'string' },
-    seed: { type: 'string' },
-    now: { type: 'string' },
-    vaults: { type: 'string' },
-    wallets: { type: 'string' },
-    days: { type: 'string' },
-    force: { type: 'boolean' },
-  });
+  const { values, int } = parseFlags(DEMO, argv);
   const config = loadConfig({ config: values.config, db: values.db });
   const now = timeFlag('now', values.now);
   const params: DemoParams = demoParams({
-    seed: intFlag('seed', values.seed, 0, 2 ** 32 - 1),
+    seed: int('seed'),
     now: now === undefined ? undefined : lastFullHour(now * 1000),
-    vaults: intFlag('vaults', values.vaults, 1, 100_000),
-    wallets: intFlag('wallets', values.wallets, 1, 10_000_000),
-    days: intFlag('days', values.days, 1, 3650),
+    vaults: int('vaults'),
+    wallets: int('wallets'),
+    days: int('days'),
   });
   const common = createCommon(config);
   const summary = await createDemoWorld(common, {

@@ -8,16 +8,21 @@ import { loadConfig } from '../../common/config.js';
 import { createLogger } from '../../common/logger.js';
 import { createProgress } from '../../common/progress.js';
 import { devnetConfig, genesisEndingAt, simulateDevnet, startDevnet } from '../../jobs/devnet/index.js';
-import { intFlag, parseFlags } from '../args.js';
+import { parseFlags } from '../args.js';
+import { DEVNET, DEVNET_DB } from '../commandSpecs.js';
+import { assertListenable } from '../../server/httpServer.js';
 import { runServer } from './serve.js';
 
-const DEFAULT_DB = 'data/devnet.duckdb';
 const DAYS = 30;
 
 export async function devnetCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('devnet', argv, { db: { type: 'string' }, port: { type: 'string' } });
-  const port = intFlag('port', values.port, 0, 65535);
-  const db = values.db ?? (process.env.VAULTD_DB || DEFAULT_DB);
+  const { values, int } = parseFlags(DEVNET, argv);
+  const port = int('port');
+  const db = values.db ?? (process.env.VAULTD_DB || DEVNET_DB);
+  // A taken port is said now, not after minutes of simulation (and before the database is
+  // deleted). The run's config file sets no address: it is the flag's, the environment's or the default.
+  const { server } = loadConfig({ port }, { ...process.env, VAULTD_CONFIG: '' });
+  await assertListenable(server.host, server.port);
   const logger = createLogger(process.env.VAULTD_LOG_LEVEL || 'info');
   // A devnet is a new chain each run: its database starts empty too.
   for (const f of [db, `${db}.wal`]) rmSync(f, { force: true });

@@ -12,9 +12,10 @@ import { formatRoundSummary, type ChainRoundResult } from '../../jobs/chain/inge
 import type { Store } from '../../store/store.js';
 import { createPriceJob, formatPriceSummary, hasPriceWork, type PriceRoundResult } from '../../jobs/prices/priceJob.js';
 import { parseFlags } from '../args.js';
+import { INGEST } from '../commandSpecs.js';
 
 export async function ingestCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('ingest', argv, { config: { type: 'string' }, db: { type: 'string' }, once: { type: 'boolean' } });
+  const { values } = parseFlags(INGEST, argv);
   const config = loadConfig({ config: values.config, db: values.db });
   const chains = config.registry.vaults.length > 0 && config.chains.length > 0;
   if (!chains && !hasPriceWork(config)) {

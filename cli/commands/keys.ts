@@ -1,18 +1,23 @@
 // `vaultd keys create NAME | list | revoke ID`: API credentials, stored only as SHA-256.
 import { createCommon } from '../../common/common.js';
-import { loadConfig } from '../../common/config.js';
+import { closest, loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../store/apiKeys.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
+import { KEYS } from '../commandSpecs.js';
 
 export async function keysCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   const arity = action === 'create' || action === 'revoke' ? 1 : 0;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
-    throw new VaultdError('USAGE', `keys: expected "create NAME", "list" or "revoke ID", got ${action ? `"${action}"` : 'nothing'}`);
+    const near = action === undefined ? undefined : closest(action, ['create', 'list', 'revoke']);
+    throw new VaultdError(
+      'USAGE',
+      `keys: expected "create NAME", "list" or "revoke ID", got ${action ? `"${action}"` : 'nothing'}${near ? `; did you mean "${near}"?` : ''}`,
+    );
   }
-  const { values, positionals } = parseFlags(`keys ${action}`, rest, { db: { type: 'string' }, config: { type: 'string' } }, arity);
+  const { values, positionals } = parseFlags(KEYS, rest, { positionals: arity, as: `keys ${action}` });
   if (positionals.length < arity) {
     throw new VaultdError('USAGE', `keys ${action}: missing ${action === 'create' ? 'NAME' : 'ID'}`);
   }

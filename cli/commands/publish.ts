@@ -15,9 +15,10 @@ import { readPublishIdentity } from '../../store/publishIdentity.js';
 import { getSetting, setSetting } from '../../store/settings.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
+import { PUBLISH } from '../commandSpecs.js';
 
 export async function publishCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('publish', argv, { db: { type: 'string' }, config: { type: 'string' }, out: { type: 'string' } });
+  const { values } = parseFlags(PUBLISH, argv);
   if (values.out === undefined || values.out === '') throw new VaultdError('USAGE', 'missing --out DIR: the directory to write the snapshot into');
   const config = loadConfig({ config: values.config, db: values.db });
   const common = createCommon(config);

@@ -12,6 +12,7 @@ import { writePositions } from '../../engine/persist/positionsWriter.js';
 import { lastMetricHour } from '../../store/queries.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
+import { RECOMPUTE } from '../commandSpecs.js';
 
 /**
  * DuckDB's buffer pool while a batch recompute writes the derived tables (only appends). They
@@ -24,7 +25,7 @@ import { parseFlags } from '../args.js';
 export const RECOMPUTE_WRITE_MEMORY = '256MB';
 
 export async function recomputeCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('recompute', argv, { db: { type: 'string' }, config: { type: 'string' }, full: { type: 'boolean' } });
+  const { values } = parseFlags(RECOMPUTE, argv);
   const config = loadConfig({ config: values.config, db: values.db });
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });

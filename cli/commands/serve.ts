@@ -24,37 +24,34 @@ import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
 import type { ReadModel } from '../../engine/publish/index.js';
-import { startHttpServer } from '../../server/httpServer.js';
+import { assertListenable, startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
-import { intFlag, parseFlags } from '../args.js';
+import { parseFlags } from '../args.js';
+import { SERVE } from '../commandSpecs.js';
+import { printServingLine } from '../servingLine.js';
 import { createSnapshotWriter, defaultSnapshotDir, restoreSnapshot } from './snapshotDir.js';
 import { serveSnapshotDir } from './serveSnapshot.js';
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('serve', argv, {
-    db: { type: 'string' },
-    port: { type: 'string' },
-    host: { type: 'string' },
-    config: { type: 'string' },
-    'no-jobs': { type: 'boolean' },
-    'publish-dir': { type: 'string' },
-    snapshot: { type: 'string' },
-  });
+  const { values, int } = parseFlags(SERVE, argv);
   if (values.snapshot !== undefined) {
     // a stateless reader: no database, no jobs, no engine (issue #11)
     for (const flag of ['db', 'publish-dir', 'no-jobs'] as const) {
       if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
     }
-    const config = loadConfig({ config: values.config, host: values.host, port: intFlag('port', values.port, 0, 65535) });
+    const config = loadConfig({ config: values.config, host: values.host, port: int('port') });
+    await assertListenable(config.server.host, config.server.port);
     return serveSnapshotDir(config, values.snapshot);
   }
   const config = loadConfig({
     config: values.config,
     db: values.db,
     host: values.host,
-    port: intFlag('port', values.port, 0, 65535),
+    port: int('port'),
   });
+  // a taken port is said before the world is created or loaded (minutes on a large one), not after
+  await assertListenable(config.server.host, config.server.port);
   return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'] });
 }
 
@@ -177,6 +174,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  printServingLine(config.server.host, server.port);
   await release?.();
   writer.start();
   schedule?.start();

@@ -20,6 +20,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { startHttpServer } from '../../server/httpServer.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
+import { printServingLine } from '../servingLine.js';
 import { createGenerations } from '../../server/generations.js';
 
 /** How often a reader looks for a new manifest. */
@@ -128,6 +129,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   });
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  printServingLine(config.server.host, server.port);
   await new Promise<void>((done) => {
     const stop = (signal: string) => void common.shutdown.close(signal).then(done);
     process.once('SIGTERM', () => stop('SIGTERM'));

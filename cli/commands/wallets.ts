@@ -3,15 +3,12 @@ import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { walletsByActivity } from '../../store/queries.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
-import { intFlag, parseFlags } from '../args.js';
+import { parseFlags } from '../args.js';
+import { WALLETS } from '../commandSpecs.js';
 
 export async function walletsCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('wallets', argv, {
-    db: { type: 'string' },
-    config: { type: 'string' },
-    limit: { type: 'string' },
-  });
-  const limit = intFlag('limit', values.limit, 1);
+  const { values, int } = parseFlags(WALLETS, argv);
+  const limit = int('limit');
   const config = loadConfig({ config: values.config, db: values.db });
   const store = await openStoreWithRetry(createCommon(config), { path: config.db, mustExist: true });
   try {

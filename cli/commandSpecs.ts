@@ -1,0 +1,240 @@
+// Every `vaultd` command, described once (DESIGN §2): its flags with their types, defaults and
+// formats, its usage forms and examples. The parser reads its flags from here and the help is
+// written from here. A new command is one entry in COMMAND_SPECS (and its loader in main.ts,
+// which the type of COMMAND_SPECS' names makes the compiler ask for).
+import { parseConfig } from '../common/config.js';
+import { DEMO_DEFAULTS } from '../jobs/demo/params.js';
+import { defineCommand, type FlagSpec } from './commandSpec.js';
+
+/** The configuration's built-in defaults, shown as the flags' defaults. */
+const DEFAULTS = parseConfig({}, 'defaults');
+
+const db = {
+  type: 'string',
+  value: 'PATH',
+  does: 'the DuckDB database file',
+  default: `${DEFAULTS.db} (config "db")`,
+  env: 'VAULTD_DB',
+} as const satisfies FlagSpec;
+const config = {
+  type: 'string',
+  value: 'FILE',
+  does: 'the JSON configuration file (README "Configuration"); every key is optional',
+  default: 'none (the built-in defaults)',
+  env: 'VAULTD_CONFIG',
+} as const satisfies FlagSpec;
+const port = {
+  type: 'string',
+  value: 'N',
+  does: 'the TCP port to listen on; 0 takes any free port (the "listening" log line names it)',
+  int: [0, 65535],
+  default: `${DEFAULTS.server.port} (config "server.port")`,
+  env: 'VAULTD_PORT',
+} as const satisfies FlagSpec;
+const host = {
+  type: 'string',
+  value: 'H',
+  does: 'the address to listen on',
+  format: 'an IP address of this machine: 127.0.0.1 for this machine only, 0.0.0.0 for every interface',
+  default: `${DEFAULTS.server.host} (config "server.host")`,
+  env: 'VAULTD_HOST',
+} as const satisfies FlagSpec;
+
+export const DEMO = defineCommand({
+  name: 'demo',
+  summary: 'create (or with --force replace) the deterministic demo world in the database',
+  description:
+    'Builds the demo world: 4 chains, real deployment names and addresses, every vault type, generated wallets with ' +
+    'hourly history (the raw tables; serving or `vaultd recompute` derives the rest). The same seed and --now give ' +
+    'byte-identical tables. The world is built in a temporary file beside the database and renamed into place, so an ' +
+    'interrupted build leaves nothing behind. ' +
+    'Prints a progress bar on a terminal (JSON progress lines otherwise) and a one-line summary.',
+  flags: {
+    db,
+    config,
+    seed: {
+      type: 'string',
+      value: 'N',
+      does: 'the random seed: the same seed and flags make the same world',
+      int: [0, 2 ** 32 - 1],
+      default: String(DEMO_DEFAULTS.seed),
+    },
+    now: {
+      type: 'string',
+      value: 'ISO',
+      does: 'the instant the history ends, rounded down to the hour',
+      format: 'an ISO 8601 date or date-time, UTC unless it names a zone, e.g. 2026-01-31 or 2026-01-31T12:00:00Z',
+      default: 'the last full hour',
+    },
+    vaults: {
+      type: 'string',
+      value: 'N',
+      does: 'generate this many vaults instead of the curated set (scale worlds)',
+      int: [1, 100_000],
+      default: 'the curated set',
+    },
+    wallets: { type: 'string', value: 'N', does: 'how many wallets to generate', int: [1, 10_000_000], default: String(DEMO_DEFAULTS.wallets) },
+    days: { type: 'string', value: 'N', does: 'days of hourly history before --now', int: [1, 3650], default: String(DEMO_DEFAULTS.days) },
+    force: { type: 'boolean', does: 'replace the world the database already holds (without it: refuse, exit 2)' },
+  },
+  forms: [{ flags: ['db', 'seed', 'now', 'vaults', 'wallets', 'days', 'force', 'config'] }],
+  examples: [
+    { run: 'demo', does: `the default world into ${DEFAULTS.db}` },
+    { run: 'demo --db data/small.duckdb --seed 7 --now 2026-06-01 --days 30 --wallets 40', does: 'a small world, the same on every machine' },
+    { run: 'demo --db data/bench.duckdb --vaults 1000 --wallets 100000 --days 730', does: 'the benchmark world' },
+  ],
+});
+
+export const SERVE = defineCommand({
+  name: 'serve',
+  summary: 'serve the API, the explorer and the docs; runs the scheduled jobs',
+  description:
+    'Serves the read-only HTTP API, the explorer pages (/) and the API reference (/docs) from the database. An empty ' +
+    'database with no chains configured first gets the demo world. Unless --no-jobs, the ingest, prices and ' +
+    'TVL-source jobs run on their schedules (config "schedules") and each round publishes a new snapshot. Every ' +
+    'publish is also written as snapshot files, so a restart on unchanged inputs serves them without recomputing. ' +
+    'With --snapshot DIR it is a stateless reader of what a writer published into DIR. Prints one line for people ' +
+    'on stdout once it listens; logs are JSON lines on stderr. SIGTERM or SIGINT stop it cleanly (exit 0).',
+  flags: {
+    db,
+    port,
+    host,
+    config,
+    'no-jobs': { type: 'boolean', does: 'run no scheduled jobs: serve the database as it is' },
+    'publish-dir': {
+      type: 'string',
+      value: 'DIR',
+      does: 'also write every published snapshot into DIR, for restarts and `serve --snapshot` readers',
+      default: '<db>.snapshot beside the database',
+    },
+    snapshot: {
+      type: 'string',
+      value: 'DIR',
+      does: 'serve, as a stateless reader, the snapshot a writer publishes into DIR (no database, no jobs; takes no --db, --no-jobs or --publish-dir)',
+      default: 'none (serve the database)',
+    },
+  },
+  forms: [{ flags: ['db', 'port', 'host', 'config', 'no-jobs', 'publish-dir'] }, { required: ['snapshot'], flags: ['port', 'host', 'config'] }],
+  examples: [
+    { run: 'serve', does: `what \`npm start\` runs: ${DEFAULTS.db} (the demo world when empty) on port ${DEFAULTS.server.port}` },
+    { run: 'serve --db data/vaults.duckdb --config vaultd.json --host 127.0.0.1 --port 9090', does: 'a configured world, on loopback only' },
+    { run: 'serve --publish-dir /srv/vaultd/snapshot', does: 'a writer whose snapshots readers serve' },
+    { run: 'serve --snapshot /srv/vaultd/snapshot --port 8081', does: 'a reader of that directory' },
+  ],
+});
+
+export const PUBLISH = defineCommand({
+  name: 'publish',
+  summary: "write the database's snapshot into a directory for `serve --snapshot` readers",
+  description:
+    'Recomputes the snapshot from the database and writes it into DIR as content-addressed files plus a manifest, ' +
+    'with the same identity (generation, refreshed_at, ETags) `vaultd serve` publishes on that database, its API ' +
+    'keys and its cursor secret. Readers (`vaultd serve --snapshot DIR`) pick it up atomically.',
+  flags: {
+    out: { type: 'string', value: 'DIR', does: 'the directory to write the snapshot into (created when missing)', default: 'none (required)' },
+    db,
+    config,
+  },
+  forms: [{ required: ['out'], flags: ['db', 'config'] }],
+  examples: [{ run: 'publish --db data/vaultd.duckdb --out /srv/vaultd/snapshot', does: 'publish for the readers of /srv/vaultd/snapshot' }],
+});
+
+export const RECOMPUTE = defineCommand({
+  name: 'recompute',
+  summary: 'recompute every derived table and a new snapshot; prints the time of each stage',
+  description:
+    'Batch recompute of the derived tables (vault_metrics_hourly, positions, activity), written in one transaction, ' +
+    'and of a new snapshot. Prints the time of each stage and a summary line. Never creates a database.',
+  flags: {
+    db,
+    config,
+    full: { type: 'boolean', does: 'rewrite every hourly metric row (without it: only the hours past the last one written)' },
+  },
+  forms: [{ flags: ['db', 'full', 'config'] }],
+  examples: [
+    { run: 'recompute', does: 'append the new hours, rewrite positions and activity' },
+    { run: 'recompute --db data/bench.duckdb --full', does: 'rewrite everything' },
+  ],
+});
+
+export const INGEST = defineCommand({
+  name: 'ingest',
+  summary: 'ingest the configured chains, then USD prices and external TVL sources',
+  description:
+    'Ingests the configured chains ("chains" and "registry.vaults" in the config file), then USD prices ' +
+    '("prices.providers") and external TVL sources ("tvl_sources"). Without --once, chains run on ' +
+    '"schedules.ingest" and prices on "schedules.prices" until SIGTERM. One summary line per chain, provider and ' +
+    'source on stdout; progress as JSON log lines on stderr.',
+  flags: {
+    config,
+    once: {
+      type: 'boolean',
+      does: 'run one round of each job and exit (exit 1 if a chain stalled or a price provider failed)',
+    },
+    db,
+  },
+  examples: [
+    { run: 'ingest --config vaultd.json --once', does: 'one round of every job, then exit' },
+    { run: 'ingest --config vaultd.json --db data/vaults.duckdb', does: 'keep ingesting on the schedules' },
+  ],
+});
+
+/** `vaultd devnet`'s database: its own, as it is replaced each run. */
+export const DEVNET_DB = 'data/devnet.duckdb';
+
+export const DEVNET = defineCommand({
+  name: 'devnet',
+  summary: 'a local EVM chain with our vault contracts, ingested over JSON-RPC and served',
+  description:
+    'Starts a local EVM chain in-process (Hardhat), deploys the vault contracts, simulates 30 days of hourly ' +
+    'activity, ingests it through the same indexer a public RPC would feed, and serves the API. Prints the chain, its ' +
+    'RPC URL and the config file written for this run (usable with `vaultd ingest --config`). Needs the ' +
+    'development install (`npm ci` in a source checkout).',
+  flags: {
+    db: { ...db, does: 'the database to ingest into: deleted and created anew each run', default: DEVNET_DB },
+    port: { ...port, default: String(DEFAULTS.server.port) },
+  },
+  examples: [{ run: 'devnet --port 8090', does: 'a fresh devnet served on port 8090' }],
+});
+
+export const KEYS = defineCommand({
+  name: 'keys',
+  summary: 'create, list or revoke API credentials',
+  description:
+    'Manages API credentials, stored only as SHA-256. `create` prints the secret once, alone on the last line of ' +
+    'its output. `list` prints one tab-separated line per key: id, name, tier, created_at, active or revoked. A ' +
+    'running server sees a change within its next request. Never creates a database.',
+  flags: { db, config },
+  forms: [
+    { args: 'create NAME', flags: ['db', 'config'] },
+    { args: 'list', flags: ['db', 'config'] },
+    { args: 'revoke ID', flags: ['db', 'config'] },
+  ],
+  positionals: [
+    { name: 'NAME', does: 'a label for the new key, e.g. "ci bot"' },
+    { name: 'ID', does: 'the id `create` printed (key_…)' },
+  ],
+  examples: [
+    { run: 'keys create "ci bot"', does: 'a new key; its secret is the last line' },
+    { run: 'keys list --db data/vaults.duckdb', does: 'every key, active or revoked' },
+    { run: 'keys revoke key_0123abcd', does: 'revoke that key' },
+  ],
+});
+
+export const WALLETS = defineCommand({
+  name: 'wallets',
+  summary: 'wallet addresses known to the store, most active first',
+  description: 'Prints the wallet addresses the database knows, one per line, the most active (most events) first. Never creates a database.',
+  flags: {
+    db,
+    config,
+    limit: { type: 'string', value: 'N', does: 'print at most N addresses', int: [1, Number.MAX_SAFE_INTEGER], default: 'all' },
+  },
+  forms: [{ flags: ['db', 'limit', 'config'] }],
+  examples: [{ run: 'wallets --limit 5', does: 'the five most active wallets' }],
+});
+
+/** Every command, in the order `vaultd help` lists them. */
+export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS] as const;
+
+export type CommandName = (typeof COMMAND_SPECS)[number]['name'];
