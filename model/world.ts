@@ -88,6 +88,14 @@ export interface World {
   end: number;
   /** per chain: the newest indexed block and time (null before the first), and whether its ingest has stalled */
   chainHeads: Map<number, { block: number | null; ts: number | null; stalled: boolean }>;
+  /**
+   * What views of the past read (DESIGN §11.6): every allocation snapshot per vault and every
+   * external TVL reading per source, oldest first; absent where the world was not loaded with it.
+   */
+  history?: {
+    allocations: Map<string, { as_of: number; items: AllocationItem[] }[]>;
+    tvlValues: Map<string, { ts: number; usd: string | null; error: string | null }[]>;
+  };
 }
 
 export interface AllocationItem {

@@ -93,7 +93,14 @@ const cursor = leaf(v.pipe(v.string(), v.minLength(1, 'must be a cursor from met
 const granularity = oneOf(['hour', 'day', 'week', 'month'], 'must be one of hour, day, week, month');
 
 export const QUERY_SCHEMAS = {
-  'vaults.list': v.object({ next: v.optional(cursor), limit: v.optional(intIn(1, 1000), '1000'), include_hidden: v.optional(bool, 'false') }),
+  'vaults.list': v.object({
+    next: v.optional(cursor),
+    limit: v.optional(intIn(1, 1000), '1000'),
+    include_hidden: v.optional(bool, 'false'),
+    as_of: v.optional(instant),
+  }),
+  /** routes whose only parameter is as_of (DESIGN §11.6) */
+  as_of: v.object({ as_of: v.optional(instant) }),
   'vaults.timeseries': v.object({
     start: v.optional(instant),
     end: v.optional(instant),
@@ -101,16 +108,23 @@ export const QUERY_SCHEMAS = {
     limit: v.optional(intIn(1, 10000), '1000'),
     order: v.optional(order, 'asc'),
     granularity: v.optional(granularity, 'day'),
+    as_of: v.optional(instant),
   }),
-  'users.positions': v.object({ next: v.optional(cursor), limit: v.optional(intIn(1, 500), '100'), include_hidden: v.optional(bool, 'false') }),
+  'users.positions': v.object({
+    next: v.optional(cursor),
+    limit: v.optional(intIn(1, 500), '100'),
+    include_hidden: v.optional(bool, 'false'),
+    as_of: v.optional(instant),
+  }),
   'users.activity': v.object({
     next: v.optional(cursor),
     limit: v.optional(intIn(1, 1000), '100'),
     order: v.optional(order, 'desc'),
     vault_id: v.optional(string()),
     include_hidden: v.optional(bool, 'false'),
+    as_of: v.optional(instant),
   }),
-  tvl: v.object({ include_breakdown: v.optional(bool), include_sources: v.optional(bool) }),
+  tvl: v.object({ include_breakdown: v.optional(bool), include_sources: v.optional(bool), as_of: v.optional(instant) }),
   prices: v.object({
     address,
     chain_id: intIn(1, 9_999_999),

@@ -49,7 +49,8 @@ export interface DeferredBody {
  */
 export interface PendingJsonBody {
   kind: 'pending';
-  etagKey: string;
+  /** known before the work (then a matching If-None-Match is answered at once), or not */
+  etagKey?: string;
   load: () => Promise<JsonBody>;
 }
 
@@ -143,9 +144,14 @@ export function jsonEtag(etagKey: string, snapshotId: string): string {
  * A per-request envelope as a page (request-id slot at the end) with the parts before it:
  * `dataItems` bodies stay uncopied. `prefixLength` is the identity body's length before the id.
  */
-export function jsonPage(body: JsonBody, refreshedAt: string, snapshotId: string): { page: Page; head: Buffer[]; prefixLength: number } {
+export function jsonPage(
+  body: JsonBody,
+  refreshedAt: string,
+  snapshotId: string,
+  asOf: string | null = null,
+): { page: Page; head: Buffer[]; prefixLength: number } {
   const etag = jsonEtag(body.etagKey, snapshotId);
-  const metaJson = metaText(body.meta, refreshedAt);
+  const metaJson = metaText(body.meta, refreshedAt, asOf);
   if (body.dataItems) {
     const tail = Buffer.from(`],"meta":${metaJson},"request_id":"`);
     let n = OPEN_ARRAY.length + tail.length;

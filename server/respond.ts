@@ -170,7 +170,7 @@ export function createResponder(deps: ResponderDeps): Responder {
 
   /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
   function json(x: Exchange, body: JsonBody, model: ReadModel): Reply {
-    const built = jsonPage(body, model.refreshedAt, model.id);
+    const built = jsonPage(body, model.refreshedAt, model.id, model.asOf);
     // the lines of headerLines([...CORS, ...body.headers, ETag, Vary, Content-Type, Content-Encoding?]),
     // written as one string of prebuilt pieces: only the ETag (and rare extra headers) vary
     const before = body.headers ? CORS_TEXT + headerText(body.headers) : CORS_TEXT;
@@ -207,7 +207,7 @@ export function createResponder(deps: ResponderDeps): Responder {
     }
     if (body.kind === 'page') return page(x, body.page);
     if (body.kind === 'pending') {
-      if (x.req.ifNoneMatch && model && matchesEtag(x.req.ifNoneMatch, jsonEtag(body.etagKey, model.id))) {
+      if (body.etagKey !== undefined && x.req.ifNoneMatch && model && matchesEtag(x.req.ifNoneMatch, jsonEtag(body.etagKey, model.id))) {
         return reply(x, 304, Buffer.from(`${CORS_TEXT}\r\nETag: ${jsonEtag(body.etagKey, model.id)}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`, 'latin1'), maxAge(x));
       }
       return body.load().then(

@@ -44,6 +44,11 @@ export interface PositionsInput {
   kind: 'positions';
   /** the positions to compute, ascending */
   list: Int32Array;
+  /**
+   * Where each listed position's rows end in the index (its rows with block_timestamp ≤ an
+   * as_of instant: a position's rows are in chain order, so those are a prefix); absent: all.
+   */
+  ends?: Int32Array;
   /** also return the positions table's columns */
   table: boolean;
   /** serialize the items (false: only the table's columns, for a batch recompute that serves nothing) */
@@ -224,7 +229,7 @@ export function computePositions(input: PositionsInput): PositionsOutput {
       const now = ctx ? positionNow(ctx) : null;
       if (ctx && now !== null) {
         f |= VALUED;
-        const st = replayPosition({ table, idx, from: rowStart[p]!, to: rowStart[p + 1]! }, ctx);
+        const st = replayPosition({ table, idx, from: rowStart[p]!, to: input.ends ? input.ends[k]! : rowStart[p + 1]! }, ctx);
         if (isPositionOpen(st)) f |= OPEN;
         if (st.skipped > 0) {
           f |= SKIPPED;

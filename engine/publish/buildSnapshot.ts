@@ -26,6 +26,8 @@ export interface Snapshot {
   /** publish time, RFC 3339 */
   refreshed_at: string;
   refreshed_at_s: number;
+  /** a view of the past (DESIGN §11.6): its instant, RFC 3339, echoed as meta.as_of; null for the latest data */
+  as_of: string | null;
   world: World;
   metrics: Map<string, VaultMetrics>;
   /** enabled (visible and hidden) deployments */
@@ -48,7 +50,7 @@ export interface Snapshot {
   pages: PageMap;
 }
 
-export function buildSnapshot(world: World, opts: { generation: number; now: number }): Snapshot {
+export function buildSnapshot(world: World, opts: { generation: number; now: number; asOf?: string }): Snapshot {
   const refreshedAt = isoSeconds(opts.now);
   const idx = indexRegistry(world.registry);
   const metrics = new Map<string, VaultMetrics>();
@@ -95,6 +97,7 @@ export function buildSnapshot(world: World, opts: { generation: number; now: num
   const snapshot: Snapshot = {
     generation: opts.generation,
     refreshed_at: refreshedAt,
+    as_of: opts.asOf ?? null,
     refreshed_at_s: opts.now,
     world,
     metrics,
@@ -124,7 +127,7 @@ const list = (items: unknown[], limit: number | null, partial: PartialError[] = 
 
 /** Pages of every route whose body depends only on the snapshot (serialized when first asked for). */
 function buildFixedPages(s: Snapshot): void {
-  const put = (key: string, data: unknown, meta: Parameters<typeof buildPage>[1]) => s.pages.define(key, () => buildPage(data, meta, s.refreshed_at));
+  const put = (key: string, data: unknown, meta: Parameters<typeof buildPage>[1]) => s.pages.define(key, () => buildPage(data, meta, s.refreshed_at, s.as_of));
   // Lists that fit one default page; longer ones are paged on demand with signed cursors.
   for (const [key, items] of [
     ['/v1/vaults', s.vaultList.visible],

@@ -63,9 +63,9 @@ export class PageMap {
   }
 }
 
-/** Serialize `{data, meta}` with meta's own keys, then refreshed_at and the request-id slot. */
-export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string): Page {
-  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaText(meta, refreshedAt)},"request_id":"`);
+/** Serialize `{data, meta}` with meta's own keys, then as_of (a view of the past), refreshed_at and the request-id slot. */
+export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): Page {
+  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaText(meta, refreshedAt, asOf)},"request_id":"`);
   return { prefix, etag: etagOf(prefix) };
 }
 
@@ -73,8 +73,9 @@ export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refresh
  * JSON of `{...meta, refreshed_at}` without its closing brace (the request id follows): meta's
  * text with refreshed_at appended, no copy of the meta object (per request for JSON bodies).
  */
-export function metaText(meta: Partial<ListMeta> | null, refreshedAt: string): string {
-  const at = `"refreshed_at":${JSON.stringify(refreshedAt)}`;
+export function metaText(meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): string {
+  // as_of only in a view of the past: every other answer stays byte for byte what it was
+  const at = `${asOf === null ? '' : `"as_of":${JSON.stringify(asOf)},`}"refreshed_at":${JSON.stringify(refreshedAt)}`;
   const text = meta === null ? '{}' : JSON.stringify(meta);
   return text.length === 2 ? `{${at}` : `${text.slice(0, -1)},${at}`;
 }

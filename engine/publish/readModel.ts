@@ -9,7 +9,9 @@ import { priceKey, type PriceSeries } from '../../model/world.js';
 import { activityRowAt } from '../activity/activityRows.js';
 import type { PartialError } from '../aggregates/tvl.js';
 import { VaultdError } from '../../common/errors.js';
-import { ENABLED, eventColumns, HIDDEN, itemBytes, OPEN, SKIPPED, VALUED, vaultInputOf } from '../positions/positionItems.js';
+import { ENABLED, eventColumns, HIDDEN, OPEN, type PositionsInput, type PositionsOutput, SKIPPED, VALUED, vaultInputOf } from '../positions/positionItems.js';
+import { type PositionSource, positionsAt, publishedPositions } from './positionSource.js';
+import { dataEnd, snapshotAt } from './asOfView.js';
 import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
 import { defaultPositionStart, type Granularity } from '../positions/positionTimeseries.js';
 import { asOfIndex } from '../series/asOf.js';
@@ -85,6 +87,12 @@ export interface ReadModel {
   readonly refreshedAtS: number;
   /** content identity (ETag seed of per-request bodies) */
   readonly id: string;
+  /** a view of the past (DESIGN §11.6): its instant, RFC 3339 (meta.as_of); null for the latest data */
+  readonly asOf: string | null;
+  /** the newest instant with data (a snapshot, an event or a price): views of the past end here */
+  readonly dataEnd: number;
+  /** the view of the data known at `t` (Unix seconds, at most dataEnd); kept for a few recent instants */
+  at(t: number): ReadModel;
 
   /** the vault list (limit ≤ VAULT_LIST_LIMIT): the prebuilt page for a first page of the default size, else items */
   vaultList(q: {
@@ -112,6 +120,11 @@ export interface ReadModel {
   vaultWindow(id: string, q: WindowQuery): WindowAnswer | Promise<WindowAnswer>;
 
   positions(wallet: string, q: { includeHidden: boolean; after: number; limit: number }): ItemsAnswer<number>;
+  /**
+   * The wallet's positions ready to be read (check before the position routes): at once, or a
+   * Promise while they are replayed on the pool (a view of the past computes them on first use).
+   */
+  walletReady(wallet: string): undefined | Promise<void>;
   /** the item JSON of the wallet's open position; a string saying why when there is none */
   position(wallet: string, vaultId: string): Buffer | { missing: string };
   /** why the wallet's position in the vault has no timeseries (no position, no history), or null */
@@ -145,11 +158,20 @@ export interface ReadModel {
 const COMMA = Buffer.from(',');
 
 export interface ReadModelOptions {
+  /** where the positions come from (absent: the items computed at publish) */
+  positions?: PositionSource;
+  /** the snapshot whose serialized vault series this model slices (a view of the past: the latest publish's) */
+  seriesBase?: Snapshot;
+  /** runs position items on the compute pool (views of the past replay a wallet's positions; absent: in-thread) */
+  positionItems?: (task: PositionsInput) => Promise<PositionsOutput>;
   /** runs a position window on the compute pool (absent: on this thread, for tests and tools) */
   positionWindow?: (task: PositionWindowInput) => Promise<PositionWindowOutput>;
   /** builds series blocks on the compute pool (absent: on this thread, when a window first needs them) */
   seriesBlocks?: (task: SeriesBlocksInput) => Promise<SeriesBlocksOutput>;
 }
+
+/** Views of the past kept per snapshot (each holds its vault pages and the wallets it replayed). */
+export const VIEWS_KEPT = 16;
 
 /** Position windows kept per snapshot, in bytes (identity and deflated), least recently used out first. */
 export const POSITION_WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
@@ -168,27 +190,20 @@ export const IN_THREAD_ROWS_FORMATTED = 100;
 
 export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {}): ReadModel {
   const { world } = snapshot;
-  const items = world.positionItems;
+  const src = opts.positions ?? publishedPositions(world);
   const x = world.walletIndex;
   const t = world.events;
   const vaultIds = t.dict.vaults.values;
-  const id = `${snapshot.generation}:${snapshot.refreshed_at}`;
+  const id = `${snapshot.generation}:${snapshot.refreshed_at}${snapshot.as_of === null ? '' : `@${snapshot.as_of}`}`;
   const listedAt = (vaultId: string) => world.vaults.get(vaultId)!.listed_at;
-  const positionItems = () => {
-    if (!items) throw new Error('a snapshot was published without its position items');
-    return items;
-  };
-
   /** The wallet's position in an enabled vault (its index and rows), or null. */
   function findPosition(wallet: string, vaultId: string) {
     const w = walletOf(world, wallet);
     const v = world.events.dict.vaults.find(vaultId);
-    const its = positionItems();
     if (w >= 0 && v >= 0) {
       for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
         const p = x.walletPos[k]!;
-        if (x.posVault[p] === v && its.flags[p]! & ENABLED)
-          return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: x.rowStart[p + 1]! } };
+        if (x.posVault[p] === v && src.flags(p) & ENABLED) return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: src.rowsEnd(p) } };
       }
     }
     return null;
@@ -205,13 +220,36 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   }
 
   const windows = createWindowCache();
-  const blocks = createBlockBuilder(world, opts.seriesBlocks);
+  // views of the past asked for recently, by instant (the oldest use out first)
+  const views = new Map<number, ReadModel>();
+  let end: number | null = null;
+  // serialized vault series are the latest publish's: a view of the past slices them
+  const seriesBase = opts.seriesBase ?? snapshot;
+  const blocks = createBlockBuilder(seriesBase.world, opts.seriesBlocks);
 
   const model: ReadModel = {
     generation: snapshot.generation,
     refreshedAt: snapshot.refreshed_at,
     refreshedAtS: snapshot.refreshed_at_s,
     id,
+    asOf: snapshot.as_of,
+    get dataEnd() {
+      end ??= dataEnd(world);
+      return end;
+    },
+    at(t) {
+      let view = views.get(t);
+      if (view) {
+        views.delete(t);
+        views.set(t, view);
+        return view;
+      }
+      const past = snapshotAt(snapshot, t);
+      view = createReadModel(past, { ...opts, seriesBase, positions: positionsAt(past.world, t, opts.positionItems) });
+      views.set(t, view);
+      if (views.size > VIEWS_KEPT) views.delete(views.keys().next().value!);
+      return view;
+    },
 
     vaultList({ includeHidden, after, limit }) {
       const list = includeHidden ? snapshot.vaultList.withHidden : snapshot.vaultList.visible;
@@ -258,12 +296,15 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       const last = s && s.length > 0 ? s.ts[s.length - 1]! : null;
       const start = q.start ?? first ?? 0;
       const end = q.end ?? last ?? 0;
-      const sb = seriesBuffer(snapshot, vaultId, q.granularity);
+      // points exist up to the latest snapshot (a view of the past reads the latest publish's
+      // serialized series, which go on past its instant, so the window stops at its own latest)
+      const to = last === null ? Number.NEGATIVE_INFINITY : Math.min(end, last);
+      const sb = seriesBuffer(seriesBase, vaultId, q.granularity);
       if (sb && opts.seriesBlocks) {
-        const cold = coldBlocks(sb, windowBlocks(sb, start, end, q.order, q.limit, q.after), q.order);
+        const cold = coldBlocks(sb, windowBlocks(sb, start, to, q.order, q.limit, q.after), q.order);
         if (cold.length > IN_THREAD_BLOCKS) return blocks.build(vaultId, sb, q.granularity, q.order, cold).then(() => model.vaultWindow(vaultId, q));
       }
-      const slice = sb ? sliceSeries(sb, start, end, q.order, q.limit, q.after) : null;
+      const slice = sb ? sliceSeries(sb, start, to, q.order, q.limit, q.after) : null;
       return {
         parts: slice?.body ?? [],
         count: slice?.count ?? 0,
@@ -276,8 +317,12 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       };
     },
 
+    walletReady(wallet) {
+      const w = walletOf(world, wallet);
+      return w < 0 ? undefined : src.ready(w);
+    },
+
     positions(wallet, { includeHidden, after, limit }) {
-      const its = positionItems();
       const w = walletOf(world, wallet);
       const partialErrors: PartialError[] = [];
       const parts: Buffer[] = [];
@@ -287,7 +332,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       const end = w < 0 ? 0 : x.walletPosStart[w + 1]!;
       for (let k = w < 0 ? 0 : x.walletPosStart[w]!; k < end; k++) {
         const p = x.walletPos[k]!;
-        const f = its.flags[p]!;
+        const f = src.flags(p);
         if (p + 1 <= after || !(f & ENABLED)) continue;
         if (!includeHidden && f & HIDDEN) continue;
         if (!(f & VALUED)) {
@@ -303,9 +348,9 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
           more = true;
           break;
         }
-        if (f & SKIPPED) partialErrors.push({ code: 'CORRUPT_ROWS_SKIPPED', message: its.skipped.get(p)!.message, resource_id: vaultIds[x.posVault[p]!]! });
+        if (f & SKIPPED) partialErrors.push({ code: 'CORRUPT_ROWS_SKIPPED', message: src.skipped(p)!, resource_id: vaultIds[x.posVault[p]!]! });
         if (count > 0) parts.push(COMMA);
-        parts.push(itemBytes(its, p));
+        parts.push(src.bytes(p));
         count++;
         lastId = p + 1;
       }
@@ -315,11 +360,10 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     position(wallet, vaultId) {
       const found = findPosition(wallet, vaultId);
       if (!found) return { missing: `wallet ${wallet} has no position in vault "${vaultId}"` };
-      const its = positionItems();
-      const f = its.flags[found.p]!;
+      const f = src.flags(found.p);
       if (!(f & VALUED) || !(f & OPEN))
         return { missing: `wallet ${wallet} has no open position in vault "${vaultId}" (fully exited positions are not served)` };
-      return itemBytes(its, found.p);
+      return src.bytes(found.p);
     },
 
     positionSeriesMissing(wallet, vaultId) {
@@ -360,7 +404,14 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       };
       const key = `${found.p}|${q.granularity}|${start}|${end}|${q.order}|${q.limit}|${q.after}`;
       const input = () =>
-        positionWindowInput(world, vaultId, found.p, Float64Array.from(q.order === 'asc' ? pts.instants : [...pts.instants].reverse()), q.order === 'desc');
+        positionWindowInput(
+          world,
+          vaultId,
+          found.p,
+          found.rows.to,
+          Float64Array.from(q.order === 'asc' ? pts.instants : [...pts.instants].reverse()),
+          q.order === 'desc',
+        );
       const kept = windows.kept(key);
       if (kept) return { ...frame, ...windowAnswer(kept) };
       if (!opts.positionWindow || (pts.instants.length <= IN_THREAD_POINTS && found.rows.to - found.rows.from <= IN_THREAD_ROWS)) {
@@ -379,7 +430,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     activity(wallet, q) {
       const w = walletOf(world, wallet);
       const lo = w < 0 ? 0 : x.activityStart[w]!;
-      const n = w < 0 ? 0 : x.activityStart[w + 1]! - lo;
+      const n = w < 0 ? 0 : src.activityEnd(w) - lo;
       // pick the page's rows (cheap), then format them (the cost: a few µs a row)
       const rows: number[] = [];
       const contexts: PositionContext[] = [];
@@ -459,7 +510,14 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
 const EMPTY_WINDOW: PositionWindowOutput = { json: new Uint8Array(0), count: 0, deflated: null };
 
 /** The task of a window of position `p` (in vault `vaultId`) at `instants`; null when the vault is not registered. */
-function positionWindowInput(world: Snapshot['world'], vaultId: string, p: number, instants: Float64Array, desc: boolean): PositionWindowInput | null {
+function positionWindowInput(
+  world: Snapshot['world'],
+  vaultId: string,
+  p: number,
+  to: number,
+  instants: Float64Array,
+  desc: boolean,
+): PositionWindowInput | null {
   const vault = vaultInputOf(world, vaultId);
   const x = world.walletIndex;
   if (!vault) return null;
@@ -469,7 +527,7 @@ function positionWindowInput(world: Snapshot['world'], vaultId: string, p: numbe
     events: eventColumns(world),
     rows: x.rows,
     from: x.rowStart[p]!,
-    to: x.rowStart[p + 1]!,
+    to,
     vault,
     instants,
     desc,

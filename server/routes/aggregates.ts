@@ -1,11 +1,12 @@
 // /v1/tvl (with the deprecated include_sources alias) and /v1/strategies (DESIGN §5.2).
 import { parseQuery } from '../params.js';
 import type { Body } from '../reply.js';
-import { pageOr404, ready, type RouteContext } from './context.js';
+import { asOfOnly, pageOr404, ready, type RouteContext, viewAt } from './context.js';
 
 export function tvl(ctx: RouteContext): Body {
-  const model = ready(ctx);
+  const base = ready(ctx);
   const q = parseQuery('tvl', ctx.query);
+  const model = viewAt(base, q.as_of);
   const breakdown = q.include_breakdown ?? q.include_sources ?? false;
   const body = pageOr404(model.tvl(breakdown), 'TVL is not published');
   if (q.include_sources === undefined || q.include_breakdown !== undefined) return body;
@@ -24,5 +25,5 @@ export function tvl(ctx: RouteContext): Body {
 }
 
 export function strategies(ctx: RouteContext): Body {
-  return pageOr404(ready(ctx).strategies(), 'strategies are not published');
+  return pageOr404(viewAt(ready(ctx), asOfOnly(ctx)).strategies(), 'strategies are not published');
 }

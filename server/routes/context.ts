@@ -3,7 +3,9 @@ import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import type { Page, ReadModel } from '../../engine/publish/index.js';
 import type { CursorCodec } from '../cursor.js';
-import type { Body } from '../reply.js';
+import { isoSeconds } from '../../model/format/numbers.js';
+import { invalid, parseQuery } from '../params.js';
+import type { Body, JsonBody } from '../reply.js';
 
 export interface RouteContext {
   /** the read model that answers (the newest, or the generation a cursor names) */
@@ -26,6 +28,20 @@ export function ready(ctx: RouteContext): ReadModel {
   return ctx.model;
 }
 
+/** The view of the data known at `asOf` (DESIGN §11.6), or the model itself without one; 422 past the newest data. */
+export function viewAt(model: ReadModel, asOf: number | undefined): ReadModel {
+  if (asOf === undefined) return model;
+  if (asOf > model.dataEnd) {
+    throw invalid('as_of', `${isoSeconds(asOf)} is after the newest data (${isoSeconds(model.dataEnd)}); ask for an instant at or before it`);
+  }
+  return model.at(asOf);
+}
+
+/** The as_of of a route that takes no other parameter. */
+export function asOfOnly(ctx: RouteContext): number | undefined {
+  return parseQuery('as_of', ctx.query).as_of;
+}
+
 export function notFound(what: string): VaultdError {
   return new VaultdError('NOT_FOUND', what);
 }
@@ -34,6 +50,22 @@ export function notFound(what: string): VaultdError {
 export function pageOr404(page: Page | undefined, missing: string): Body {
   if (!page) throw notFound(missing);
   return { kind: 'page', page };
+}
+
+/**
+ * `answer` once the wallet's positions are ready: at once, or as a pending body while a view of
+ * the past replays them on the pool.
+ */
+export function whenWalletReady(model: ReadModel, wallet: string, answer: () => Body): Body {
+  const ready = model.walletReady(wallet);
+  if (!ready) return answer();
+  return { kind: 'pending', load: () => ready.then(() => settled(answer())) };
+}
+
+async function settled(body: Body): Promise<JsonBody> {
+  if (body.kind === 'json') return body;
+  if (body.kind === 'pending') return body.load();
+  throw new VaultdError('INTERNAL', `a wallet route answered with a ${body.kind} body`);
 }
 
 /** An answer of the read model, or 404 with the reason it gave. */

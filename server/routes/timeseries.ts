@@ -5,7 +5,7 @@ import { isoSeconds } from '../../model/format/numbers.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
 import type { PointsAnswer, WindowAnswer } from '../../engine/publish/index.js';
 import type { Body, JsonBody } from '../reply.js';
-import { notFound, ready, type RouteContext } from './context.js';
+import { notFound, ready, type RouteContext, viewAt, whenWalletReady } from './context.js';
 import { enabledVault } from './vaults.js';
 
 type SeriesQuery = QueryOf<'vaults.timeseries'>;
@@ -16,15 +16,17 @@ function window(ctx: RouteContext, route: string, q: SeriesQuery) {
     throw invalid('start', `must not be after end (${isoSeconds(q.start)} > ${isoSeconds(q.end)})`);
   }
   // the cursor context: the row-selecting parameters as given
-  const filters = { start: q.start ?? '', end: q.end ?? '', granularity: q.granularity };
+  const filters = { start: q.start ?? '', end: q.end ?? '', granularity: q.granularity, as_of: q.as_of };
   const after = q.next === undefined ? undefined : (ctx.cursors.decode(q.next, route, filters, q.order) as number);
   return { filters, query: { granularity: q.granularity, start: q.start, end: q.end, order: q.order, limit: q.limit, after } };
 }
 
 export function vaultTimeseries(ctx: RouteContext): Body {
-  const model = ready(ctx);
-  const id = enabledVault(ctx);
+  const base = ready(ctx);
+  const id = enabledVault(ctx, base);
   const q = parseQuery('vaults.timeseries', ctx.query);
+  const model = viewAt(base, q.as_of);
+  if (!model.hasVault(id)) throw notFound(`no vault "${id}" at ${model.asOf}`);
   const route = `/v1/vaults/${id}/timeseries`;
   const w = window(ctx, route, q);
   const answer = model.vaultWindow(id, w.query);
@@ -56,35 +58,38 @@ export function vaultTimeseries(ctx: RouteContext): Body {
 }
 
 export function positionTimeseries(ctx: RouteContext): Body {
-  const model = ready(ctx);
+  const base = ready(ctx);
   const wallet = parseWallet(ctx.params.wallet_address!);
   const id = parseVaultId(ctx.params.vault_id!);
   const q = parseQuery('vaults.timeseries', ctx.query);
-  const missing = model.positionSeriesMissing(wallet, id);
-  if (missing !== null) throw notFound(missing);
-  const route = `/v1/users/${wallet}/positions/${id}/timeseries`;
-  const w = window(ctx, route, q);
-  const bounds = model.positionBounds(wallet, id, q.granularity, w.query);
-  const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`;
-  const { cursors } = ctx;
-  const body = (a: PointsAnswer): JsonBody => ({
-    kind: 'json',
-    data: null,
-    dataItems: a.parts,
-    ...(a.deflated ? { deflated: a.deflated } : {}),
-    meta: {
-      count: a.count,
-      limit: q.limit,
-      next_cursor: a.nextKey !== null ? cursors.encode(route, w.filters, q.order, a.nextKey) : null,
-      partial_errors: null,
-      start: a.start,
-      end: a.end,
-    },
-    etagKey,
+  const model = viewAt(base, q.as_of);
+  return whenWalletReady(model, wallet, () => {
+    const missing = model.positionSeriesMissing(wallet, id);
+    if (missing !== null) throw notFound(missing);
+    const route = `/v1/users/${wallet}/positions/${id}/timeseries`;
+    const w = window(ctx, route, q);
+    const bounds = model.positionBounds(wallet, id, q.granularity, w.query);
+    const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`;
+    const { cursors } = ctx;
+    const body = (a: PointsAnswer): JsonBody => ({
+      kind: 'json',
+      data: null,
+      dataItems: a.parts,
+      ...(a.deflated ? { deflated: a.deflated } : {}),
+      meta: {
+        count: a.count,
+        limit: q.limit,
+        next_cursor: a.nextKey !== null ? cursors.encode(route, w.filters, q.order, a.nextKey) : null,
+        partial_errors: null,
+        start: a.start,
+        end: a.end,
+      },
+      etagKey,
+    });
+    const answer = model.positionWindow(wallet, id, w.query);
+    if (!(answer instanceof Promise)) return body(answer);
+    // a long window is computed on the pool (a 304 does not wait for it)
+    answer.catch(() => undefined);
+    return { kind: 'pending', etagKey, load: () => answer.then(body) };
   });
-  const answer = model.positionWindow(wallet, id, w.query);
-  if (!(answer instanceof Promise)) return body(answer);
-  // a long window is computed on the pool (a 304 does not wait for it)
-  answer.catch(() => undefined);
-  return { kind: 'pending', etagKey, load: () => answer.then(body) };
 }

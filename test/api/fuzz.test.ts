@@ -21,31 +21,52 @@ function send(port: number, request: Buffer): Promise<Answer | null> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
+    let settled = false;
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer within 10 s to ${JSON.stringify(request.toString('latin1').slice(0, 300))}`));
     }, 10_000);
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', () => undefined); // a reset is a close
-    socket.on('close', () => {
+    /** The answer once it is whole: its head, and a body of its Content-Length (none for HEAD, 304, 204). */
+    const finish = (closed: boolean) => {
+      if (settled) return;
+      const raw = Buffer.concat(chunks);
+      const end = raw.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (!closed) return;
+        settled = true;
+        clearTimeout(timer);
+        return resolve(null);
+      }
+      const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
+      const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const status = Number(statusLine!.split(' ')[1]);
+      const bodiless = request.toString('latin1').startsWith('HEAD ') || status === 304 || status === 204;
+      const length = bodiless ? 0 : Number(headers.get('content-length') ?? Number.NaN);
+      let body = raw.subarray(end + 4);
+      // a body without a length (uWS's own error pages) ends when the server closes
+      if (!closed && !(body.length >= length)) return;
+      settled = true;
       clearTimeout(timer);
+      socket.destroy();
       try {
-        const raw = Buffer.concat(chunks);
-        const end = raw.indexOf('\r\n\r\n');
-        if (end < 0) return resolve(null);
-        const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
-        const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-        let body = raw.subarray(end + 4);
         // a HEAD answer names its encoding but has no body to decode
         const encoding = body.length > 0 ? headers.get('content-encoding') : undefined;
         if (encoding === 'gzip') body = gunzipSync(body);
         if (encoding === 'br') body = brotliDecompressSync(body);
-        resolve({ status: Number(statusLine!.split(' ')[1]), headers, text: body.toString('utf8') });
+        resolve({ status, headers, text: body.toString('utf8') });
       } catch (err) {
         reject(new Error(`cannot read the answer to ${JSON.stringify(request.toString('latin1').slice(0, 300))}: ${(err as Error).message}`));
       }
+    };
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      finish(false);
     });
-    socket.end(request);
+    socket.on('error', () => undefined); // a reset is a close
+    socket.on('close', () => finish(true));
+    // the request, then wait for the answer: uWS closes a connection whose client half-closes
+    // (FIN) before an answer that takes a turn of the event loop (work on the pool) is written
+    socket.write(request);
   });
 }
 
