@@ -26,6 +26,7 @@ import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
 import { inputStamp, readPublishIdentity, writePublishIdentity } from '../store/publishIdentity.js';
 import type { Store } from '../store/store.js';
+import { snapshotsAfter } from '../store/vaultSnapshots.js';
 import type { ComputePool } from './pool/computePool.js';
 import { poolSeriesCompute } from './pool/recomputeSeries.js';
 import { basisOf, computePositionItems, type ItemsBasis, type PositionItems, type PositionsInput, type PositionsOutput } from './positions/positionItems.js';
@@ -272,12 +273,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   let oldest = Infinity;
   for (const s of w.series.values()) oldest = Math.min(oldest, s.length > 0 ? s.ts[s.length - 1]! : -Infinity);
   if (!Number.isFinite(oldest)) oldest = -1e15;
-  const rows = await store.rows<{ vault_id: string; ts: number; block_number: number; total_assets: bigint; total_supply: bigint; unit_price: bigint | null }>(
-    'refresh.snapshots',
-    `SELECT vault_id, epoch(ts)::DOUBLE AS ts, block_number::DOUBLE AS block_number, total_assets, total_supply, unit_price
-       FROM vault_snapshots WHERE epoch(ts) > $1 ORDER BY vault_id, ts`,
-    [oldest],
-  );
+  const rows = await snapshotsAfter(store, oldest);
   const from = new Map<VaultSeries, number>();
   for (const r of rows) {
     const s = w.series.get(r.vault_id);
@@ -289,7 +285,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   const before = w.events.length;
   const lastEvent = before > 0 ? w.events.ts[before - 1]! : -1e15;
   // appended past the published length (or into a grown copy): published views never see them
-  w.events = await loadEventTable(store, w.events, `WHERE epoch(ts) > ${Number(lastEvent)}`, { spare: EVENT_SPARE_ROWS, hashes: w.events.hasHashes });
+  w.events = await loadEventTable(store, w.events, { after: lastEvent }, { spare: EVENT_SPARE_ROWS, hashes: w.events.hasHashes });
   const newEvents = w.events.length - before;
   if (newEvents > 0) w.walletIndex = buildWalletIndex(w.events);
 

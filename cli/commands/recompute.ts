@@ -9,7 +9,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
 import { writeVaultMetrics } from '../../engine/persist/metricsWriter.js';
 import { writePositions } from '../../engine/persist/positionsWriter.js';
-import { lastMetricHour } from '../../store/queries.js';
+import { lastMetricHour } from '../../store/derived.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 
