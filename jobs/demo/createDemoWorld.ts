@@ -10,7 +10,7 @@ import { hasVaults, writeRegistry } from '../../store/registryStore.js';
 import { checkpointFile } from '../../store/queries.js';
 import { setSetting } from '../../store/settings.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
-import { createStore, type Store } from '../../store/store.js';
+import { createStore } from '../../store/store.js';
 import { buildDemoRaw, type BuildDemoRawOptions } from './buildDemoRaw.js';
 import { buildDemoRegistry, type DemoParams } from './index.js';
 
@@ -34,15 +34,10 @@ export async function databaseHasData(common: Common, path: string): Promise<boo
   // another process (a second `serve`, a `keys create`) may hold the file a moment: wait for it
   const store = await openStoreWithRetry(common, { path });
   try {
-    return await storeHasData(store);
+    return await hasVaults(store);
   } finally {
     await store.close();
   }
-}
-
-/** Whether the open store has a registry (databaseHasData on a store already open). */
-export function storeHasData(store: Store): Promise<boolean> {
-  return hasVaults(store);
 }
 
 export async function createDemoWorld(
