@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   DB_UNAVAILABLE: 2,
   STORE_QUERY_FAILED: 1,
   SOURCE_FAILED: 1,
+  // work ended by a stop (the shutdown's AbortSignal): a clean stop, exit 0
+  STOPPED: 0,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -48,7 +50,7 @@ export class VaultdError extends Error {
     return n >= 400 ? n : 500;
   }
 
-  /** Process exit code for program codes (2 = bad input, 1 = failure). */
+  /** Process exit code for program codes (2 = bad input, 1 = failure, 0 = stopped). */
   get exitCode(): number {
     const n = ERROR_CODES[this.code];
     return n < 100 ? n : 1;
@@ -64,4 +66,9 @@ export function describeError(e: unknown): string {
   if (e instanceof VaultdError) return e.message;
   if (e instanceof Error) return e.message.replace(/(\/[\w.@-]+)+/g, '<path>');
   return String(e);
+}
+
+/** Whether `e` is the end of work cut short by a stop (the shutdown's AbortSignal). */
+export function isStopped(e: unknown): boolean {
+  return e instanceof VaultdError && e.code === 'STOPPED';
 }

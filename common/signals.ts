@@ -1,9 +1,11 @@
-// SIGTERM and SIGINT at any moment of any command: the first one closes every resource the
-// process registered (each Common's shutdown, last registered first) and exits 0 within a
-// bounded time; a second one exits at once. Work in flight is not half-written: every store
-// write is a transaction (or a temp file renamed at the end), so what a stop cuts short is
-// rolled back by DuckDB or removed by its closer. Work that registered a progress counter
-// (serve's snapshot files) is waited for past the grace while the counter still moves.
+// SIGTERM and SIGINT at any moment of any command, handled here only (a long-running command
+// waits on its shutdown's `closed`): the first one closes every resource the process
+// registered (each Common's shutdown: its AbortSignal first, so work in flight ends at its next
+// check, then its closers, last registered first) and exits 0 within a bounded time; a second
+// one exits at once. Work in flight is not half-written: every store write is a transaction
+// (or a temp file renamed at the end), so what a stop cuts short is rolled back by DuckDB or
+// removed by its closer. Work that registered a progress counter (serve's snapshot files) is
+// waited for past the grace while the counter still moves.
 import type { Shutdown } from './shutdown.js';
 
 const shutdowns = new Set<Shutdown>();

@@ -26,6 +26,7 @@ import { computeUnitPrices } from './series/unitPrices.js';
 import { appendSnapshot } from './series/vaultSeries.js';
 import { inputStamp, readPublishIdentity, writePublishIdentity } from '../store/publishIdentity.js';
 import type { Store } from '../store/store.js';
+import { snapshotsAfter } from '../store/vaultSnapshots.js';
 import type { ComputePool } from './pool/computePool.js';
 import { poolSeriesCompute } from './pool/recomputeSeries.js';
 import { basisOf, computePositionItems, type ItemsBasis, type PositionItems, type PositionsInput, type PositionsOutput } from './positions/positionItems.js';
@@ -80,11 +81,12 @@ export interface Engine {
    * computed on the pool and published: it gets the world and the publish, and the recompute
    * ends when both have (either failing fails it). `afterLoad` runs once the inputs are read
    * and nothing more is read from the store (a server holding the file through its start lets
-   * it go there, not before the read: a reopen costs a cold start ~60 ms).
+   * it go there, not before the read: a reopen costs a cold start ~60 ms). `signal` (the stop)
+   * ends it between chunks of the read and between stages, before anything is published.
    */
-  recomputeFull(alongside?: (w: World, published: Promise<Snapshot>) => Promise<unknown>, afterLoad?: () => Promise<void>): Promise<StageTimings>;
-  /** Read rows newer than the world, compute what they touch, publish; null when nothing is new. */
-  refresh(): Promise<StageTimings | null>;
+  recomputeFull(opts?: RecomputeOptions): Promise<StageTimings>;
+  /** Read rows newer than the world, compute what they touch, publish; null when nothing is new. A stop (`signal`) is seen before it starts. */
+  refresh(signal?: AbortSignal): Promise<StageTimings | null>;
   /**
    * Publish a world read back from its published files (engine/publish/snapshotFiles.ts) under
    * the identity it was published with, without recomputing; refreshes then extend it.
@@ -94,6 +96,12 @@ export interface Engine {
   adopt(w: World, at: { generation: number; refreshed_at_s: number }, digests?: Promise<Map<string, PriceDigest>>): Promise<StageTimings>;
   /** Run `work` while no recompute or refresh runs (the world is exactly the current snapshot's). */
   locked<T>(work: () => T | Promise<T>): Promise<T>;
+}
+
+export interface RecomputeOptions {
+  alongside?: (w: World, published: Promise<Snapshot>) => Promise<unknown>;
+  afterLoad?: () => Promise<void>;
+  signal?: AbortSignal;
 }
 
 /** Runs work with the database open (a long-running server opens it per job). */
@@ -202,27 +210,39 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     current: () => snapshot,
     world: () => world,
     subscribe: (l) => void listeners.push(l),
-    recomputeFull: (alongside, afterLoad) =>
+    recomputeFull: ({ alongside, afterLoad, signal } = {}) =>
       exclusive(async () => {
         const timings: StageTimings = {};
         let at: PublishPlan | null = null;
-        itemsBasis = null;
-        const w = await timed(timings, 'load', () =>
-          access(async (store) => {
-            const loaded = await loadWorld(common, store, { eventHashes: opts.eventHashes ?? true, apy: opts.apyColumns ?? true });
-            digests = await loadPriceDigests(store);
-            at = await plan(store);
-            return loaded;
-          }),
-        );
-        await afterLoad?.();
-        await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
-        const published = publish(w, timings, at!).then(() => snapshot!);
-        if (alongside) {
-          // the publish's rejection is seen by whichever awaits it first; never left unhandled
-          published.catch(() => undefined);
-          await Promise.all([alongside(w, published), published]);
-        } else await published;
+        let stage = 'load';
+        try {
+          signal?.throwIfAborted();
+          itemsBasis = null;
+          const w = await timed(timings, 'load', () =>
+            access(async (store) => {
+              const loaded = await loadWorld(common, store, { eventHashes: opts.eventHashes ?? true, apy: opts.apyColumns ?? true, signal });
+              digests = await loadPriceDigests(store);
+              at = await plan(store);
+              return loaded;
+            }),
+          );
+          await afterLoad?.();
+          signal?.throwIfAborted();
+          stage = 'series';
+          await timed(timings, 'series', () => compute.run([...w.series.values()].map((series) => ({ series, from: 0 }))));
+          signal?.throwIfAborted();
+          stage = 'publish';
+          const published = publish(w, timings, at!).then(() => snapshot!);
+          if (alongside) {
+            // the publish's rejection is seen by whichever awaits it first; never left unhandled
+            published.catch(() => undefined);
+            await Promise.all([alongside(w, published), published]);
+          } else await published;
+        } catch (err) {
+          // the previous snapshot keeps serving; a stop says where it cut the work
+          if (signal?.aborted) common.logger.info({ stage, timings }, 'recompute stopped');
+          throw err;
+        }
         common.logger.info({ timings, generation }, 'recomputed');
         return timings;
       }),
@@ -239,8 +259,11 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
         common.logger.info({ timings, generation }, 'published snapshot restored from its files');
         return timings;
       }),
-    refresh: () =>
+    refresh: (signal) =>
       exclusive(async () => {
+        // once its rows are read into the live world, a refresh runs to its publish: stopping
+        // between would leave rows in the world that no publish computed
+        signal?.throwIfAborted();
         if (!world) return null;
         const timings: StageTimings = {};
         const w = world;
@@ -272,12 +295,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   let oldest = Infinity;
   for (const s of w.series.values()) oldest = Math.min(oldest, s.length > 0 ? s.ts[s.length - 1]! : -Infinity);
   if (!Number.isFinite(oldest)) oldest = -1e15;
-  const rows = await store.rows<{ vault_id: string; ts: number; block_number: number; total_assets: bigint; total_supply: bigint; unit_price: bigint | null }>(
-    'refresh.snapshots',
-    `SELECT vault_id, epoch(ts)::DOUBLE AS ts, block_number::DOUBLE AS block_number, total_assets, total_supply, unit_price
-       FROM vault_snapshots WHERE epoch(ts) > $1 ORDER BY vault_id, ts`,
-    [oldest],
-  );
+  const rows = await snapshotsAfter(store, oldest);
   const from = new Map<VaultSeries, number>();
   for (const r of rows) {
     const s = w.series.get(r.vault_id);
@@ -289,7 +307,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   const before = w.events.length;
   const lastEvent = before > 0 ? w.events.ts[before - 1]! : -1e15;
   // appended past the published length (or into a grown copy): published views never see them
-  w.events = await loadEventTable(store, w.events, `WHERE epoch(ts) > ${Number(lastEvent)}`, { spare: EVENT_SPARE_ROWS, hashes: w.events.hasHashes });
+  w.events = await loadEventTable(store, w.events, { after: lastEvent }, { spare: EVENT_SPARE_ROWS, hashes: w.events.hasHashes });
   const newEvents = w.events.length - before;
   if (newEvents > 0) w.walletIndex = buildWalletIndex(w.events);
 

@@ -156,3 +156,21 @@ export interface TvlSourceValueRow {
   usd: string | null;
   error: string | null;
 }
+
+/** An Aera Provisioner request, kept until it settles or is refunded (table chain_requests). */
+export interface RequestRecord {
+  chain_id: number;
+  provisioner: string;
+  request_hash: string;
+  kind: 'deposit' | 'redeem';
+  vault_id: string;
+  user: string;
+  receiver: string;
+  token: string;
+  /** deposit: tokens in; redeem: minimum tokens out */
+  tokens: bigint;
+  /** deposit: minimum units out; redeem: units in (escrowed) */
+  units: bigint;
+  block_number: number;
+  log_index: number;
+}

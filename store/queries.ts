@@ -11,14 +11,13 @@ export async function walletsByActivity(store: Store, limit?: number): Promise<s
   return rows.map((r) => r.wallet);
 }
 
-/** The newest hour written to vault_metrics_hourly (Unix seconds), or null when empty. */
-export async function lastMetricHour(store: Store): Promise<number | null> {
-  const row = await store.one<{ t: number | null }>('recompute.last', 'SELECT epoch(max(ts))::DOUBLE AS t FROM vault_metrics_hourly');
-  return row?.t ?? null;
-}
-
 /** Whether any hourly snapshot is stored (a warm start serves it before catching up). */
 export async function hasSnapshots(store: Store): Promise<boolean> {
   const row = await store.one<{ n: bigint }>('serve.has_snapshots', 'SELECT count(*) AS n FROM (SELECT 1 FROM vault_snapshots LIMIT 1)');
   return (row?.n ?? 0n) > 0n;
+}
+
+/** Write everything the write-ahead log holds into the file itself (a finished build leaves no log beside it). */
+export async function checkpointFile(store: Store): Promise<void> {
+  await store.run('demo.checkpoint', 'CHECKPOINT');
 }

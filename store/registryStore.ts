@@ -142,3 +142,23 @@ export function tvlSourceRows(config: Pick<Config, 'tvl_sources'>): TvlSourceRow
     return { id, label, kind, config: rest, display_rank: i + 1 };
   });
 }
+
+/**
+ * Makes the registry's external TVL sources the config's (when it lists any): with vaults
+ * configured the chain ingest's registry sync writes them too; without, this is the only
+ * writer (e.g. a demo world served with a config of its own sources). Returns whether it wrote.
+ */
+export async function syncTvlSources(store: Store, config: Pick<Config, 'tvl_sources'>): Promise<boolean> {
+  if (config.tvl_sources.length === 0) return false;
+  const wanted = tvlSourceRows(config);
+  const { tvl_sources: current } = await readRegistry(store);
+  if (JSON.stringify(current) === JSON.stringify(wanted)) return false;
+  await writeTvlSources(store, wanted);
+  return true;
+}
+
+/** Whether the store holds a registry (any vault). */
+export async function hasVaults(store: Store): Promise<boolean> {
+  const row = await store.one<{ n: bigint }>('demo.has_data', 'SELECT count(*) AS n FROM vaults');
+  return (row?.n ?? 0n) > 0n;
+}

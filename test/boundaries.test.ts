@@ -1,8 +1,8 @@
-// Imports run one way, down the pipeline: common → model → families → store → jobs / engine → (engine/publish) → server → cli;
+// Imports run one way, down the pipeline: common → model → families → store → jobs / engine → runtime, (engine/publish) → server → cli;
 // client and explorer stand alone. See test/helpers/importGraph.ts for the table.
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/version.js';
-import { importCycles, importEdges, readProductFiles, vaultTypeSwitches, wrongWay } from './helpers/importGraph.js';
+import { importCycles, importEdges, readProductFiles, sqlOutsideStore, stringLiterals, vaultTypeSwitches, wrongWay } from './helpers/importGraph.js';
 
 const files = readProductFiles(PROJECT_ROOT);
 const edges = importEdges(files);
@@ -10,7 +10,7 @@ const edges = importEdges(files);
 describe('import boundaries', () => {
   it('reads the whole program', () => {
     expect(files.length).toBeGreaterThan(150);
-    for (const top of ['common', 'model', 'families', 'store', 'jobs', 'engine', 'server', 'cli', 'client', 'explorer']) {
+    for (const top of ['common', 'model', 'families', 'store', 'jobs', 'engine', 'runtime', 'server', 'cli', 'client', 'explorer']) {
       expect(
         files.some((f) => f.path.startsWith(`${top}/`)),
         top,
@@ -39,13 +39,16 @@ describe('import boundaries', () => {
       { path: 'common/planted.ts', text: "import { parseFlags } from '../cli/args.js';" },
       { path: 'jobs/prices/planted2.ts', text: "import { ingestOnce } from '../chain/ingestOnce.js';" },
       { path: 'jobs/evm/planted.ts', text: "import type { BadDataReason } from '../chain/ingestMetrics.js';" },
+      { path: 'engine/planted2.ts', text: "import { createRuntime } from '../runtime/createRuntime.js';" },
+      { path: 'runtime/planted.ts', text: "import { createHandler } from '../server/handle.js';" },
       { path: 'server/routes/planted3.ts', text: "import { seriesBuffer } from '../../engine/publish/seriesBuffers.js';" },
     ];
     const bad = wrongWay(importEdges(planted));
     expect(bad).toHaveLength(planted.length);
     expect(bad[0]).toBe('jobs/chain/planted.ts → engine/persist/metricsWriter.ts: jobs/ may import only common, model, families, store');
-    expect(bad.at(-3)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
-    expect(bad.at(-2)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
+    expect(bad.at(-5)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
+    expect(bad.at(-4)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
+    expect(bad.at(-2)).toBe('runtime/planted.ts → server/handle.ts: runtime/ may import only common, model, families, store, jobs, engine');
     expect(bad.at(-1)).toBe('server/routes/planted3.ts → engine/publish/seriesBuffers.ts: server/ may import only common, model, engine/publish/index.ts');
     // and a planted cycle is found
     expect(
@@ -74,5 +77,37 @@ describe('import boundaries', () => {
       "engine/series/planted.ts:1: const sql = `SELECT vault_type IN ('morpho_v1') FROM vaults`;",
       "engine/metrics/planted2.ts:2: const G = { 'morpho_v2': ['curator'] };",
     ]);
+  });
+
+  it('SQL lives only in store/ (and would fail on planted SQL)', () => {
+    expect(sqlOutsideStore(files)).toEqual([]);
+    // biome-ignore-start lint/suspicious/noTemplateCurlyInString: planted source text holds templates
+    const planted = [
+      { path: 'cli/commands/planted.ts', text: "const n = await store.one('x', 'SELECT count(*) AS n FROM vaults');" },
+      { path: 'engine/load/planted.ts', text: 'const sql = `WITH r AS (SELECT ts\n  FROM ${rows})`;' },
+      { path: 'jobs/chain/planted.ts', text: "await store.run('x', `INSERT OR REPLACE INTO ${table} VALUES ($1)`);" },
+      { path: 'runtime/planted.ts', text: 'await store.run("x", "DELETE FROM positions");' },
+      { path: 'jobs/demo/planted.ts', text: "await store.run('demo.checkpoint', 'CHECKPOINT');" },
+      { path: 'engine/planted2.ts', text: "await s.run('x', `CREATE OR REPLACE TEMP TABLE t AS ${q}`); await s.run('y', `UPDATE t SET a = 1`);" },
+      // not SQL: a comment, a message, a regex, an HTTP method, a store module
+      {
+        path: 'server/ok.ts',
+        text: "// SELECT x FROM y\nconst m = 'select a vault from the list'; const re = /'SELECT' FROM/; const v = { delete: 'DELETE' };",
+      },
+      { path: 'store/ok.ts', text: "await store.run('x', 'DELETE FROM positions');" },
+    ];
+    // biome-ignore-end lint/suspicious/noTemplateCurlyInString: planted source text holds templates
+    expect(sqlOutsideStore(planted)).toEqual([
+      'cli/commands/planted.ts:1: SELECT count(*) AS n FROM vaults',
+      'engine/load/planted.ts:1: WITH r AS (SELECT ts FROM ?)',
+      'jobs/chain/planted.ts:1: INSERT OR REPLACE INTO ? VALUES ($1)',
+      'runtime/planted.ts:1: DELETE FROM positions',
+      'jobs/demo/planted.ts:1: CHECKPOINT',
+      'engine/planted2.ts:1: CREATE OR REPLACE TEMP TABLE t AS ?',
+      'engine/planted2.ts:1: UPDATE t SET a = 1',
+    ]);
+    // the scanner reads a template's parts as code, so a literal inside `${…}` is seen too
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a planted source text
+    expect(stringLiterals("const q = `a ${f('SELECT 1 FROM t')} b`; // 'x'").map((l) => l.text)).toEqual(['SELECT 1 FROM t', 'a ? b']);
   });
 });

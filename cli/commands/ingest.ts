@@ -6,19 +6,21 @@
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
-import { withStore } from '../../store/storeHandle.js';
-import { createIngestJob } from '../../jobs/chain/ingestJob.js';
+import type { StoreAccess } from '../../engine/engine.js';
 import { formatRoundSummary, type ChainRoundResult } from '../../jobs/chain/ingestOnce.js';
-import type { Store } from '../../store/store.js';
-import { createPriceJob, formatPriceSummary, hasPriceWork, type PriceRoundResult } from '../../jobs/prices/priceJob.js';
+import { formatPriceSummary, type PriceRoundResult } from '../../jobs/prices/priceJob.js';
+import { hasPriceWork } from '../../jobs/prices/priceProvider.js';
+import { pricesChanged } from '../../jobs/prices/priceSource.js';
+import { configuredSources, indexesChains } from '../../runtime/configuredSources.js';
+import { createRuntime } from '../../runtime/createRuntime.js';
+import { withStore } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 import { INGEST } from '../commandSpecs.js';
 
 export async function ingestCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(INGEST, argv);
   const config = loadConfig({ config: values.config, db: values.db });
-  const chains = config.registry.vaults.length > 0 && config.chains.length > 0;
-  if (!chains && !hasPriceWork(config)) {
+  if (!indexesChains(config) && !hasPriceWork(config)) {
     throw new VaultdError(
       'USAGE',
       'the configuration lists nothing to ingest; pass --config FILE with "chains" and "registry.vaults" (and/or "prices.providers", "tvl_sources")',
@@ -30,37 +32,29 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   }
   const common = createCommon(config);
   const slugs = new Map(config.chains.map((c) => [c.chain_id, c.slug]));
-  const print = (results: ChainRoundResult[]) => {
+  const chainRounds: ChainRoundResult[][] = [];
+  const priceRounds: PriceRoundResult[] = [];
+  const printChains = (results: ChainRoundResult[]) => {
+    chainRounds.push(results);
     for (const r of results) process.stdout.write(`${formatRoundSummary(r, slugs.get(r.chain_id))}\n`);
   };
-  const access = <T>(work: (store: Store) => Promise<T>) => withStore(common, { path: config.db }, work);
-  const job = chains ? createIngestJob({ common, config, access, onRound: print }) : null;
-  const prices = hasPriceWork(config) ? createPriceJob({ common, config, access }) : null;
+  // the first prices round is always summed up; later ones only when they stored something
   const printPrices = (r: PriceRoundResult) => {
+    priceRounds.push(r);
+    if (priceRounds.length > 1 && !pricesChanged(r)) return;
     for (const line of formatPriceSummary(r)) process.stdout.write(`${line}\n`);
   };
+  const store: StoreAccess = (work) => withStore(common, { path: config.db }, work);
   try {
+    const { sources } = await configuredSources(common, { demo: false, onChainRound: printChains, onPriceRound: printPrices });
+    const runtime = createRuntime({ common, store, engine: null, sources });
     if (values.once) {
-      const results = job ? await job.runOnce() : [];
-      const priced = prices ? await prices.runOnce() : null;
-      if (priced) printPrices(priced);
-      const failed = results.some((r) => r.status === 'stalled') || (priced?.providers.some((p) => p.status === 'failed') ?? false);
+      await runtime.runOnce();
+      const failed = chainRounds.flat().some((r) => r.status === 'stalled') || priceRounds.some((p) => p.providers.some((x) => x.status === 'failed'));
       return failed ? 1 : 0;
     }
-    common.shutdown.add('ingest', async () => {
-      await job?.stop();
-      await prices?.stop();
-    });
-    job?.start();
-    if (prices) {
-      printPrices(await prices.runOnce());
-      prices.start(async (r) => printPrices(r));
-    }
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => void common.shutdown.close(signal).then(resolve);
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
-    });
+    runtime.start({ catchUp: true });
+    await common.shutdown.closed;
     return 0;
   } finally {
     await common.shutdown.close('done');

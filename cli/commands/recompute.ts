@@ -9,7 +9,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
 import { writeVaultMetrics } from '../../engine/persist/metricsWriter.js';
 import { writePositions } from '../../engine/persist/positionsWriter.js';
-import { lastMetricHour } from '../../store/queries.js';
+import { lastMetricHour } from '../../store/derived.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 import { RECOMPUTE } from '../commandSpecs.js';
@@ -24,11 +24,15 @@ import { RECOMPUTE } from '../commandSpecs.js';
  */
 export const RECOMPUTE_WRITE_MEMORY = '256MB';
 
+const settled = () => undefined;
+
 export async function recomputeCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(RECOMPUTE, argv);
   const config = loadConfig({ config: values.config, db: values.db });
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
+  // closed last, by the command's end or by a stop (once the work below has let go of it)
+  common.shutdown.add('store', () => store.close());
   const progress = createProgress(common.logger, 'recompute');
   // progress in shares of a full recompute's time (measured on the benchmark world: read and
   // compute ~30 %, hourly metrics ~45 %, activity ~10 %, positions ~15 %), so the percent means time
@@ -50,27 +54,37 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     // metrics and the activity need only the series and the events, the positions table then
     // waits for the items. One transaction for the three tables: a kill or a failure leaves the
     // previous, mutually consistent set, never new metrics beside old positions.
-    const timings = await engine.recomputeFull((world, published) =>
-      store.transaction('recompute.derived', () =>
-        store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
-          progress.update(AFTER.compute, stages);
-          let s0 = performance.now();
-          const metricRows = await writeVaultMetrics(store, world, lastWritten);
-          t('write_metrics', s0);
-          progress.update(AFTER.metrics, stages);
-          s0 = performance.now();
-          const activityRows = await writeActivity(store, world);
-          t('write_activity', s0);
-          progress.update(AFTER.activity, stages);
-          const snapshot = await published;
-          s0 = performance.now();
-          const positions = await writePositions(store, snapshot.world);
-          t('write_positions', s0);
-          written = { metricRows, positions, activityRows };
-          t0 = performance.now();
-        }),
-      ),
-    );
+    // A stop (the shutdown's signal) ends the work at its next check: between chunks of the
+    // read, between stages, between the writes (their transaction then rolls back), and the stop
+    // waits for that before it closes the store.
+    const signal = common.shutdown.signal;
+    const work = engine.recomputeFull({
+      signal,
+      alongside: (world, published) =>
+        store.transaction('recompute.derived', () =>
+          store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
+            progress.update(AFTER.compute, stages);
+            let s0 = performance.now();
+            const metricRows = await writeVaultMetrics(store, world, lastWritten, signal);
+            t('write_metrics', s0);
+            progress.update(AFTER.metrics, stages);
+            s0 = performance.now();
+            const activityRows = await writeActivity(store, world, signal);
+            t('write_activity', s0);
+            progress.update(AFTER.activity, stages);
+            const snapshot = await published;
+            signal.throwIfAborted();
+            s0 = performance.now();
+            const positions = await writePositions(store, snapshot.world);
+            t('write_positions', s0);
+            signal.throwIfAborted();
+            written = { metricRows, positions, activityRows };
+            t0 = performance.now();
+          }),
+        ),
+    });
+    common.shutdown.add('recompute', () => work.then(settled, settled));
+    const timings = await work;
     const world = engine.world()!;
     const snapshot = engine.current()!;
     const { metricRows, positions, activityRows } = written!;
@@ -84,7 +98,6 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
         `(${positions.skippedRows} corrupt rows skipped), ${activityRows} activity rows; snapshot generation ${snapshot.generation}\n`,
     );
   } finally {
-    await store.close();
     await common.shutdown.close('done');
   }
   return 0;

@@ -1,25 +1,25 @@
 // `vaultd serve`: serve the API from the database; on an empty database with no configured
 // registry, first create the demo world (the embedded default of `npm start`). The database
-// is opened per job and closed after, so `vaultd keys create` works while the server runs.
-import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+// is opened per round and closed after, so `vaultd keys create` works while the server runs.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createScheduledJob } from '../../common/scheduler.js';
-import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig, type Config } from '../../common/config.js';
-import { describeError, VaultdError } from '../../common/errors.js';
+import { VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
 import { holdStopWhileProgressing } from '../../common/signals.js';
 import { bytesWritten } from '../../engine/publish/fileIo.js';
 import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
+import { configuredSources, indexesChains } from '../../runtime/configuredSources.js';
+import { createKeyReloader } from '../../runtime/keyReloader.js';
+import { createRuntime } from '../../runtime/createRuntime.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
-import { getSetting, setSetting } from '../../store/settings.js';
+import { cursorSecret } from '../../store/settings.js';
 import { hasSnapshots } from '../../store/queries.js';
+import { hasVaults, syncTvlSources } from '../../store/registryStore.js';
 import { holdStore, withStore } from '../../store/storeHandle.js';
-import { storeHasData } from '../../jobs/demo/createDemoWorld.js';
-import { createAuthTable, type AuthTable } from '../../server/auth.js';
+import { createAuthTable } from '../../server/auth.js';
 import { createCursorCodec } from '../../server/cursor.js';
 import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
@@ -59,13 +59,24 @@ export async function serveCommand(argv: string[]): Promise<number> {
  * Serve `config` until SIGTERM/SIGINT. Configured chains are ingested (once before the first
  * publish, then on `schedules.ingest`); without them an empty database gets the demo world,
  * which then grows as real hours pass. Configured price providers and external TVL sources run
- * once before the first publish, then on `schedules.prices`, each round followed by a refresh.
+ * once before the first publish, then on `schedules.prices`. The runtime (runtime/) runs those
+ * rounds and the refresh after them; this wires it to the engine and the server.
  */
 export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string }): Promise<number> {
   const common = createCommon(config, { defaultMetrics: true });
+  try {
+    return await serveUntilStopped(common, opts);
+  } catch (err) {
+    // a stop cut the start short: let its closers finish (the demo build's file, the pool) first
+    if (common.shutdown.closing) await common.shutdown.close('stopped');
+    throw err;
+  }
+}
+
+async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string }): Promise<number> {
+  const { config } = common;
   const jobs = opts.jobs;
   const started = Date.now();
-  const chains = config.chains.length > 0 && config.registry.vaults.length > 0;
   if (opts.onStop) common.shutdown.add('devnet', opts.onStop);
 
   // The file stays open from here until the server listens: the start's short reads (the data
@@ -73,8 +84,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // An empty database is released first: the demo world is written by its own opener.
   let release = existsSync(config.db) ? await holdStore(common, { path: config.db }) : null;
   common.shutdown.add('startup store', () => release?.() ?? Promise.resolve());
-  const hasData = release !== null && (await withStore(common, { path: config.db }, storeHasData));
-  if (!chains && !hasData) {
+  const hasData = release !== null && (await withStore(common, { path: config.db }, hasVaults));
+  if (!indexesChains(config) && !hasData) {
     await release?.();
     release = null;
     common.logger.info({ db: config.db }, 'empty database: creating the demo world');
@@ -85,46 +96,37 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
 
   release ??= await holdStore(common, { path: config.db }); // (nothing to hold for ':memory:')
   const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
-  // the chain toolkit (viem) costs ~0.35 s to load: only when chains are configured
-  const ingest = chains ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
-  // The price job's module loads the chain toolkit too (~0.4 s of a cold start): imported only
-  // when there is price work or a TVL source to sync — hasPriceWork's condition, asked before.
-  const priceJobs =
-    config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0 ? await import('../../jobs/prices/priceJob.js') : null;
-  const prices = priceJobs?.hasPriceWork(config) ? priceJobs.createPriceJob({ common, config, access }) : null;
+  const pool = createComputePool(common, { threads: 2 });
+  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: true, apyColumns: false });
+  const { sources, filling } = await configuredSources(common, { demo: true });
+  const runtime = createRuntime({ common, store: access, engine, sources, file: config.db });
   // With history already stored, serve it at once and catch up in the background (an RPC that
   // is down must not keep a restart from serving); an empty database is filled first.
-  const warm = (ingest || prices) !== null && (await access(hasSnapshots));
-  if (!warm && (ingest || prices)) {
+  const warm = filling && (await access(hasSnapshots));
+  if (filling && !warm) {
     // long work: let other processes (a `vaultd keys create`) at the file meanwhile
     await release?.();
     release = null;
-  }
-  if (!warm) {
-    if (ingest) await ingest.runOnce();
-    if (prices) await prices.runOnce().catch((err) => common.logger.error({ error: describeError(err) }, 'first prices round failed'));
+    await runtime.prime();
   }
   // the config's external TVL sources are part of the registry the first publish is built from
   // (with no TVL sources configured there is nothing to sync: no store opened for it)
-  if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config))))
+  if (config.tvl_sources.length > 0 && (await access((store) => syncTvlSources(store, config))))
     common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
-  const secret = await access(cursorSecret);
-  const pool = createComputePool(common, { threads: 2 });
-  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: true, apyColumns: false });
+  const secret = Buffer.from(await access(cursorSecret), 'base64url');
   let served: ReadModel | null = null;
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) });
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.
-  let nextRun: () => Date | null = () => null;
   const snapDir = opts.publishDir !== undefined ? resolve(opts.publishDir) : defaultSnapshotDir(config.db);
   const writer = createSnapshotWriter(common, snapDir, {
     access,
     engine,
     auth: async () => ({ cursor_secret: secret.toString('base64url'), keys: await access(activeKeyDigests) }),
     nextPublishAt: () => {
-      const next = nextRun();
+      const next = runtime.nextRun();
       return next ? Math.floor(next.getTime() / 1000) : null;
     },
   });
@@ -136,28 +138,17 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const restored = await restoreSnapshot(common, access, engine, snapDir, (m) => writer.seed(m));
   if (!restored) {
     // a recompute takes seconds to minutes: the file is held through the read of its inputs only
-    await engine.recomputeFull(undefined, async () => {
-      await release?.();
-      release = null;
+    await engine.recomputeFull({
+      afterLoad: async () => {
+        await release?.();
+        release = null;
+      },
+      signal: common.shutdown.signal,
     });
   }
-  // The file's identity: `vaultd demo --force` (or a restore) renames another world onto the
-  // path; refreshing would splice the two, so a replaced file is reloaded from scratch.
-  let identity = fileIdentity(config.db);
-  const refresh = async (): Promise<void> => {
-    const now = fileIdentity(config.db);
-    if (now !== identity) {
-      common.logger.warn({ db: config.db }, 'the database file was replaced; reloading its world from scratch');
-      identity = now;
-      await engine.recomputeFull();
-    } else await engine.refresh();
-  };
 
-  const keys = createKeyReloader(common, access, config.db, () => writer.authChanged());
+  const keys = createKeyReloader({ common, store: access, path: config.db, build: createAuthTable, onChange: () => writer.authChanged() });
   await keys.reload();
-  // one round at a time: the warm start's catch-up round and a scheduled one never overlap
-  const schedule = jobs ? createScheduledJob({ name: 'ingest', schedule: config.schedules.ingest, logger: common.logger, round: tick }) : null;
-  nextRun = () => schedule?.nextRun() ?? null;
   const handle = createHandler({
     common,
     current: () => served,
@@ -166,7 +157,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     keysReloading: () => keys.reloadIfStale(),
     cursors: createCursorCodec(secret),
     secondsToNextPublish: () => {
-      const next = schedule?.nextRun();
+      const next = runtime.nextRun();
       return next ? (next.getTime() - Date.now()) / 1000 : null;
     },
     started,
@@ -177,141 +168,10 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   printServingLine(config.server.host, server.port);
   await release?.();
   writer.start();
-  schedule?.start();
-  common.shutdown.add('jobs', async () => {
-    void schedule?.stop(); // a round in flight is the engine's to finish or abandon (its own shutdown step)
-    await prices?.stop();
-  });
-  if (jobs && prices) {
-    prices.start(async () => {
-      await refresh();
-    });
-  }
-  const keyTimer = setInterval(() => void keys.reload().catch((err) => common.logger.warn({ err }, 'key reload failed')), 2000);
-  common.shutdown.add('keys', () => clearInterval(keyTimer));
+  // the catch-up round of a warm start, then rounds on their schedules
+  if (jobs) runtime.start({ catchUp: warm });
+  keys.poll(2000);
 
-  const jobRuns = new Counter({
-    name: 'vaultd_job_runs_total',
-    help: 'Scheduled job runs by job and outcome',
-    labelNames: ['job', 'outcome'],
-    registers: [common.metrics],
-  });
-  const jobSeconds = new Histogram({ name: 'vaultd_job_duration_seconds', help: 'Scheduled job duration', labelNames: ['job'], registers: [common.metrics] });
-
-  if (jobs && warm) {
-    // the catch-up round of a warm start
-    void schedule?.runOnce();
-    if (prices)
-      void prices.runOnce().then(
-        () => refresh(),
-        (err) => common.logger.error({ error: describeError(err) }, 'prices round failed'),
-      );
-  }
-
-  /** One ingest round: the demo source produces any hours that have passed; then refresh. */
-  async function tick(): Promise<void> {
-    const end = jobSeconds.startTimer({ job: 'ingest' });
-    try {
-      // a replaced file is reloaded before anything extends it
-      if (fileIdentity(config.db) !== identity) await refresh();
-      if (ingest) await ingest.runOnce();
-      else {
-        const { extendDemoWorld } = await import('../../jobs/demo/extendDemoWorld.js');
-        const ext = await access((store) => extendDemoWorld(store, Date.now()));
-        if (ext) common.logger.info(ext, 'demo world extended');
-      }
-      await refresh();
-      jobRuns.inc({ job: 'ingest', outcome: 'ok' });
-    } catch (err) {
-      // The previous snapshot keeps serving (DESIGN §9).
-      jobRuns.inc({ job: 'ingest', outcome: 'error' });
-      common.logger.error({ err }, 'ingest round failed');
-    } finally {
-      end();
-    }
-  }
-
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => void common.shutdown.close(signal).then(resolve);
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  await common.shutdown.closed;
   return 0;
-}
-
-/** Device and inode of the database file ('' when missing): changes when another file is renamed onto it. */
-function fileIdentity(path: string): string {
-  try {
-    const s = statSync(path);
-    return `${s.dev}:${s.ino}`;
-  } catch {
-    return '';
-  }
-}
-
-/** The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). */
-async function cursorSecret(store: Parameters<Parameters<StoreAccess>[0]>[0]): Promise<Buffer> {
-  const stored = await getSetting(store, 'cursor.secret');
-  if (stored) return Buffer.from(stored, 'base64url');
-  const fresh = randomBytes(32);
-  await setSetting(store, 'cursor.secret', fresh.toString('base64url'));
-  return fresh;
-}
-
-/** Active API keys, re-read whenever the database file changes (keys made while serving work). */
-function createKeyReloader(common: Common, access: StoreAccess, path: string, onChange?: () => void) {
-  let table: AuthTable = createAuthTable([]);
-  let stamp = '';
-  // asked on every request with a credential: a missing file (the WAL, most of the time) is
-  // `undefined`, not an exception (building an Error with its stack cost a keyed request ~20 µs)
-  const statOf = (p: string) => {
-    try {
-      const s = statSync(p, { throwIfNoEntry: false });
-      return s === undefined ? '-' : `${s.size}:${s.mtimeMs}`;
-    } catch {
-      return '-';
-    }
-  };
-  const wal = `${path}.wal`;
-  const fileStamp = () => `${statOf(path)}|${statOf(wal)}`;
-  let inflight: Promise<void> | null = null;
-  let checkedThisTurn = false;
-  const endTurn = () => {
-    checkedThisTurn = false;
-  };
-  const reload = (): Promise<void> => {
-    if (inflight) return inflight;
-    if (fileStamp() === stamp) return Promise.resolve();
-    inflight = access(activeKeyDigests)
-      .then((rows) => {
-        table = createAuthTable(rows);
-        // after the read: opening the file may itself touch it
-        stamp = fileStamp();
-        onChange?.();
-        common.logger.debug({ keys: table.size }, 'API keys loaded');
-      })
-      .finally(() => (inflight = null));
-    return inflight;
-  };
-  return {
-    get table() {
-      return table;
-    },
-    reload,
-    /**
-     * Two stat calls, at most once per turn of the event loop; a reload only when the database
-     * file changed since the last one. A `keys create` or `revoke` that returned before a turn
-     * began is seen by that turn's first check, so an idle server sees it on the next request;
-     * under load, a request that arrives on a socket the turn has not read yet may be answered
-     * with the check made earlier in the turn (a window of one turn, ~1 ms at saturation). Under
-     * load a turn serves tens of keyed requests, and the stat calls were most of their cost.
-     */
-    reloadIfStale(): Promise<void> | null {
-      if (inflight) return inflight;
-      if (checkedThisTurn) return null;
-      checkedThisTurn = true;
-      setImmediate(endTurn).unref();
-      return fileStamp() === stamp ? null : reload();
-    },
-  };
 }

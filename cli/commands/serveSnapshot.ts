@@ -130,10 +130,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
   printServingLine(config.server.host, server.port);
-  await new Promise<void>((done) => {
-    const stop = (signal: string) => void common.shutdown.close(signal).then(done);
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  // until a stop signal (common/signals.ts) has closed everything
+  await common.shutdown.closed;
   return 0;
 }

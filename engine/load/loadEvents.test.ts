@@ -43,9 +43,9 @@ describe('loadEventTable', () => {
       fc.asyncProperty(eventRowsArb(), fc.integer({ min: 0, max: 20 }), fc.nat({ max: 4 }), async (rows, cutHour, spare) => {
         await writeEvents(rows);
         const cut = 1_700_000_000 + cutHour * 3600;
-        const first = await loadEventTable(store, null, `WHERE epoch(ts) <= ${cut}`, { spare });
+        const first = await loadEventTable(store, null, { until: cut }, { spare });
         const before = eventRows(first);
-        const both = await loadEventTable(store, first, `WHERE epoch(ts) > ${cut}`, { spare });
+        const both = await loadEventTable(store, first, { after: cut }, { spare });
         expect(eventRows(both)).toEqual([...rows].sort(worldOrder));
         // the first table's rows did not change (a view of it stays valid)
         expect(eventRows({ ...first, length: before.length })).toEqual(before);

@@ -10,7 +10,9 @@ import type { VaultSeries } from '../../model/world.js';
 import { keepsApy } from '../series/apyWindows.js';
 import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type VaultSeriesMeta } from '../series/vaultSeries.js';
 import type { Store } from '../../store/store.js';
-import { float64Items, hugeintBytes, int64Items, streamChunks } from './vectorMemory.js';
+import { withStreamingBuffer } from '../../store/chunkStream.js';
+import { snapshotBlockLayout, snapshotLayout, streamSnapshotsByRowid, streamSnapshotsOfRanges } from '../../store/vaultSnapshots.js';
+import { float64Items, hugeintBytes, int64Items } from './vectorMemory.js';
 
 export { appendSnapshot } from '../series/vaultSeries.js';
 
@@ -30,6 +32,8 @@ export interface LoadSeriesOptions {
   apy?: boolean;
   /** called once with what the load did (logging, tests) */
   onStats?: (stats: LoadSeriesStats) => void;
+  /** a stop: the read ends between chunks (throwing the signal's reason) */
+  signal?: AbortSignal;
 }
 
 export interface LoadSeriesStats {
@@ -118,13 +122,10 @@ export async function loadVaultSeries(store: Store, vaults: readonly VaultSeries
     };
   });
 
-  await store.run('series.load.buffer', `SET streaming_buffer_size = '${STREAM_BUFFER}'`);
-  try {
-    if (layout.segments.length > 0) await readPositional(store, layout.segments, layout.tableRows, targets);
-    if (layout.mixedRanges.length > 0) await readMixed(store, vaults, layout.mixedRanges, targets);
-  } finally {
-    await store.run('series.load.buffer', 'RESET streaming_buffer_size');
-  }
+  await withStreamingBuffer(store, STREAM_BUFFER, async () => {
+    if (layout.segments.length > 0) await readPositional(store, layout.segments, layout.tableRows, targets, opts.signal);
+    if (layout.mixedRanges.length > 0) await readMixed(store, vaults, layout.mixedRanges, targets, opts.signal);
+  });
 
   const out = new Map<string, VaultSeries>();
   let dropped = 0;
@@ -159,10 +160,7 @@ function bytesOf(a: Float64Array | BigUint64Array): Uint8Array {
 // ---- layout ----
 
 async function readLayout(store: Store, index: Map<string, number>): Promise<Layout> {
-  const perVault = await store.rows<{ vault_id: string; lo: number; hi: number; n: number }>(
-    'series.layout',
-    'SELECT vault_id, min(rowid)::DOUBLE AS lo, max(rowid)::DOUBLE AS hi, count(*)::DOUBLE AS n FROM vault_snapshots GROUP BY vault_id',
-  );
+  const perVault = await snapshotLayout(store);
   const mixedRows = new Array<number>(index.size).fill(0);
   const tableRows = perVault.reduce((sum, r) => sum + r.n, 0);
   const wanted = perVault.filter((r) => index.has(r.vault_id));
@@ -172,20 +170,7 @@ async function readLayout(store: Store, index: Map<string, number>): Promise<Lay
   }
   // Some vault's rows interleave with others': split the table into 2,048-row blocks; a block
   // where every vault's rows are contiguous is read by position, the others through the join.
-  const rows = await store.rows<{ kind: string; vault_id: string | null; lo: number; hi: number; n: number }>(
-    'series.layout.blocks',
-    `WITH g AS (
-       SELECT vault_id, rowid >> ${BLOCK_BITS} AS blk, min(rowid) AS lo, max(rowid) AS hi, count(*) AS n
-       FROM vault_snapshots GROUP BY ALL),
-     b AS (SELECT blk, bool_and(n = hi - lo + 1) AS clean FROM g GROUP BY blk)
-     SELECT 'segment' AS kind, g.vault_id, g.lo::DOUBLE AS lo, g.hi::DOUBLE AS hi, g.n::DOUBLE AS n
-       FROM g JOIN b USING (blk) WHERE b.clean
-     UNION ALL
-     SELECT 'mixed_rows', g.vault_id, 0, 0, sum(g.n)::DOUBLE FROM g JOIN b USING (blk) WHERE NOT b.clean GROUP BY g.vault_id
-     UNION ALL
-     SELECT 'mixed_block', NULL, (blk << ${BLOCK_BITS})::DOUBLE, ((blk << ${BLOCK_BITS}) + ${(1 << BLOCK_BITS) - 1})::DOUBLE, 0
-       FROM b WHERE NOT b.clean`,
-  );
+  const rows = await snapshotBlockLayout(store, BLOCK_BITS);
   const segments: Segment[] = [];
   const blocks: [number, number][] = [];
   for (const r of rows) {
@@ -221,30 +206,33 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
 
 // ---- positional read ----
 
-const COLUMNS = 'epoch(ts) AS ts, total_assets, total_supply, coalesce(unit_price, 0::HUGEINT) AS unit_price';
-
-async function readPositional(store: Store, segments: Segment[], tableRows: number, targets: Target[]): Promise<void> {
+async function readPositional(store: Store, segments: Segment[], tableRows: number, targets: Target[], signal?: AbortSignal): Promise<void> {
   const lo = segments[0]!.lo;
   const hi = segments[segments.length - 1]!.hi;
   // A rowid filter keeps DuckDB from decoding ahead on both threads (measured: ~1.5× slower),
   // so scan the whole table unless the wanted span is a small part of it; copyRun skips the rest.
-  const where = hi - lo + 1 < tableRows / 2 ? ` WHERE rowid BETWEEN ${lo} AND ${hi}` : '';
-  await streamChunks(store, 'series.load', `SELECT rowid, ${COLUMNS} FROM vault_snapshots${where}`, (chunk) => {
-    const n = chunk.rowCount;
-    const rowids = int64Items(chunk.getColumnVector(0));
-    const tsItems = float64Items(chunk.getColumnVector(1));
-    const ts = new Uint8Array(tsItems.buffer, tsItems.byteOffset, n * 8);
-    const assets = hugeintBytes(chunk.getColumnVector(2));
-    const supply = hugeintBytes(chunk.getColumnVector(3));
-    const price = hugeintBytes(chunk.getColumnVector(4));
-    const r0 = Number(rowids[0]!);
-    if (Number(rowids[n - 1]!) - r0 !== n - 1) {
-      // not one run of rowids (never seen for a plain scan): place row by row
-      for (let k = 0; k < n; k++) copyRun(segments, targets, Number(rowids[k]!), k, 1, ts, assets, supply, price);
-      return;
-    }
-    copyRun(segments, targets, r0, 0, n, ts, assets, supply, price);
-  });
+  const span = hi - lo + 1 < tableRows / 2 ? ([lo, hi] as const) : null;
+  await streamSnapshotsByRowid(
+    store,
+    span,
+    (chunk) => {
+      const n = chunk.rowCount;
+      const rowids = int64Items(chunk.getColumnVector(0));
+      const tsItems = float64Items(chunk.getColumnVector(1));
+      const ts = new Uint8Array(tsItems.buffer, tsItems.byteOffset, n * 8);
+      const assets = hugeintBytes(chunk.getColumnVector(2));
+      const supply = hugeintBytes(chunk.getColumnVector(3));
+      const price = hugeintBytes(chunk.getColumnVector(4));
+      const r0 = Number(rowids[0]!);
+      if (Number(rowids[n - 1]!) - r0 !== n - 1) {
+        // not one run of rowids (never seen for a plain scan): place row by row
+        for (let k = 0; k < n; k++) copyRun(segments, targets, Number(rowids[k]!), k, 1, ts, assets, supply, price);
+        return;
+      }
+      copyRun(segments, targets, r0, 0, n, ts, assets, supply, price);
+    },
+    signal,
+  );
 }
 
 /** Copy chunk rows [k, k+count) with rowids r..r+count−1 into their segments' slots. */
@@ -296,30 +284,31 @@ function firstSegmentEndingAtOrAfter(segments: Segment[], r: number): number {
 
 // ---- interleaved blocks: through an integer vault index ----
 
-async function readMixed(store: Store, vaults: readonly VaultSeriesMeta[], ranges: [number, number][], targets: Target[]): Promise<void> {
-  const values = vaults.map((v, k) => `('${v.vault_id.replaceAll("'", "''")}', ${k})`).join(', ');
-  const where = ranges.map(([a, b]) => `s.rowid BETWEEN ${a} AND ${b}`).join(' OR ');
-  const sql = `WITH idx(vault_id, k) AS (VALUES ${values})
-    SELECT idx.k::DOUBLE AS k, s.rowid, epoch(s.ts) AS ts, s.total_assets, s.total_supply, coalesce(s.unit_price, 0::HUGEINT) AS unit_price
-    FROM vault_snapshots s JOIN idx ON s.vault_id = idx.vault_id WHERE ${where}`;
-  await streamChunks(store, 'series.load.mixed', sql, (chunk) => {
-    const n = chunk.rowCount;
-    const ks = float64Items(chunk.getColumnVector(0));
-    const rowids = int64Items(chunk.getColumnVector(1));
-    const tsItems = float64Items(chunk.getColumnVector(2));
-    const assets = hugeintBytes(chunk.getColumnVector(3));
-    const supply = hugeintBytes(chunk.getColumnVector(4));
-    const price = hugeintBytes(chunk.getColumnVector(5));
-    for (let j = 0; j < n; j++) {
-      const t = targets[ks[j]!]!;
-      const d = t.cursor++;
-      t.series.ts[d] = tsItems[j]!;
-      t.assets.set(assets.subarray(16 * j, 16 * j + 16), 16 * d);
-      t.supply.set(supply.subarray(16 * j, 16 * j + 16), 16 * d);
-      t.published?.set(price.subarray(16 * j, 16 * j + 16), 16 * d);
-      t.mixedRowids.push(Number(rowids[j]!));
-    }
-  });
+async function readMixed(store: Store, vaults: readonly VaultSeriesMeta[], ranges: [number, number][], targets: Target[], signal?: AbortSignal): Promise<void> {
+  await streamSnapshotsOfRanges(
+    store,
+    vaults,
+    ranges,
+    (chunk) => {
+      const n = chunk.rowCount;
+      const ks = float64Items(chunk.getColumnVector(0));
+      const rowids = int64Items(chunk.getColumnVector(1));
+      const tsItems = float64Items(chunk.getColumnVector(2));
+      const assets = hugeintBytes(chunk.getColumnVector(3));
+      const supply = hugeintBytes(chunk.getColumnVector(4));
+      const price = hugeintBytes(chunk.getColumnVector(5));
+      for (let j = 0; j < n; j++) {
+        const t = targets[ks[j]!]!;
+        const d = t.cursor++;
+        t.series.ts[d] = tsItems[j]!;
+        t.assets.set(assets.subarray(16 * j, 16 * j + 16), 16 * d);
+        t.supply.set(supply.subarray(16 * j, 16 * j + 16), 16 * d);
+        t.published?.set(price.subarray(16 * j, 16 * j + 16), 16 * d);
+        t.mixedRowids.push(Number(rowids[j]!));
+      }
+    },
+    signal,
+  );
 }
 
 // ---- order, duplicates, corrupt rows ----

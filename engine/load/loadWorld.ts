@@ -4,13 +4,18 @@
 import type { Common } from '../../common/common.js';
 import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../../model/world.js';
 import { priceKey } from '../../model/world.js';
+import { latestAllocations } from '../../store/allocations.js';
+import { ingestHeads } from '../../store/ingestStatus.js';
+import { priceDigestRows, streamPrices, type PriceSlice } from '../../store/prices.js';
 import { readRegistry } from '../../store/registryStore.js';
 import type { Store } from '../../store/store.js';
 import { getSetting, PRICE_PROVIDER_ERRORS } from '../../store/settings.js';
+import { lastGoodTvlValues, newestTvlReadings } from '../../store/tvlSourceValues.js';
+import { snapshotChainHeads } from '../../store/vaultSnapshots.js';
 import { formatUnitsWords, trimZeros } from '../../model/format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
-import { decimal128Words, float64Items, int32Items, streamChunks } from './vectorMemory.js';
+import { decimal128Words, float64Items, int32Items } from './vectorMemory.js';
 import { primeUsdTableWords, USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
 import { loadEventTable } from './loadEvents.js';
 
@@ -22,6 +27,8 @@ export interface LoadWorldOptions {
   eventHashes?: boolean;
   /** allocate the series' APY columns (default true; a serving world computes APY on read) */
   apy?: boolean;
+  /** a stop: the reads end between chunks (throwing the signal's reason) */
+  signal?: AbortSignal;
 }
 
 export async function loadWorld(common: Common, store: Store, opts: LoadWorldOptions = {}): Promise<World> {
@@ -30,12 +37,12 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
   const vaults = new Map(registry.vaults.map((v) => [v.vault_id, v]));
   // events and prices each on a connection of their own, the rest on this one: one table's
   // query runs while another's chunks are copied (~0.2 s of a demo world's cold start)
-  const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads]] = await Promise.all([
-    onSibling(store, (s) => loadEventTable(s, null, '', { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true })),
-    onSibling(store, (s) => loadPrices(s)),
+  const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads]] = await allSettled([
+    onSibling(store, (s) => loadEventTable(s, null, {}, { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true, signal: opts.signal })),
+    onSibling(store, (s) => loadPrices(s, undefined, opts.signal)),
     (async () =>
       [
-        await loadVaultSeries(store, registry.vaults, { apy: opts.apy ?? true }),
+        await loadVaultSeries(store, registry.vaults, { apy: opts.apy ?? true, signal: opts.signal }),
         await loadAllocations(store),
         await loadTvlSources(store, registry.tvl_sources),
         await loadPriceProviderErrors(store),
@@ -64,6 +71,18 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
   };
 }
 
+/**
+ * Promise.all that settles only once every part has: when one read fails (or a stop ends it),
+ * the others still run on their connections, and the store must not be closed under them (a
+ * connection closed mid-query blocks the thread). Rejects with the first failure.
+ */
+async function allSettled<T extends readonly unknown[]>(parts: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(parts);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /** Run `work` on a second connection to `store`'s database, closed after. */
 async function onSibling<T>(store: Store, work: (s: Store) => Promise<T>): Promise<T> {
   const s = await store.sibling();
@@ -74,12 +93,7 @@ async function onSibling<T>(store: Store, work: (s: Store) => Promise<T>): Promi
   }
 }
 
-/** Which rows of a token to (re)load: those after `after` (unix s), or all when it is null. */
-export interface PriceSlice {
-  chain_id: number;
-  address: string;
-  after: number | null;
-}
+export type { PriceSlice } from '../../store/prices.js';
 
 /**
  * Price series by token: every row, or only the given slices. Rows stream as typed columns — a
@@ -89,23 +103,13 @@ export interface PriceSlice {
  * (formatUnitsWords: no bigint for a price of few digits), which also prime the replay's price
  * table (engine/positions/usdPriceCache.ts: no string is parsed).
  */
-export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): Promise<Map<string, PriceSeries>> {
+export async function loadPrices(store: Store, slices?: readonly PriceSlice[], signal?: AbortSignal): Promise<Map<string, PriceSeries>> {
   if (slices?.length === 0) return new Map();
-  const rows = slices
-    ? `(SELECT p.* FROM prices p JOIN (SELECT unnest(from_json($1, '[{"chain_id":"DOUBLE","address":"VARCHAR","after":"DOUBLE"}]'), recursive := true)) k
-          ON p.chain_id = k.chain_id AND p.address = k.address
-       WHERE epoch(p.ts) > coalesce(k.after, -1e15))`
-    : 'prices';
   const tokens: { chain_id: number; address: string }[] = [];
   const chunks: { id: Int32Array; ts: Float64Array; words: Uint32Array }[] = [];
-  await streamChunks(
+  await streamPrices(
     store,
-    slices ? 'load.prices.slices' : 'load.prices',
-    `WITH r AS (SELECT chain_id, address, ts, usd FROM ${rows}),
-          k AS (SELECT chain_id, address, (row_number() OVER (ORDER BY chain_id, address) - 1)::INTEGER AS id
-                  FROM (SELECT DISTINCT chain_id, address FROM r))
-     SELECT k.id, k.chain_id::DOUBLE AS chain_id, k.address, epoch(r.ts)::DOUBLE AS ts, r.usd
-       FROM r JOIN k USING (chain_id, address) ORDER BY k.id, r.ts`,
+    slices,
     (chunk) => {
       const n = chunk.rowCount;
       const id = int32Items(chunk.getColumnVector(0));
@@ -122,7 +126,7 @@ export async function loadPrices(store: Store, slices?: readonly PriceSlice[]): 
         words: new Uint32Array(words.buffer, words.byteOffset, 4 * n).slice(),
       });
     },
-    slices ? [JSON.stringify(slices)] : [],
+    signal,
   );
   // each token's rows (runs of one token copied whole), then in hour order: DuckDB sorted them
   // (on its threads, beside the events' read: ~45 ms less of a cold start than sorting here),
@@ -207,35 +211,12 @@ export async function loadPriceDigests(
     const [chain, address] = key.split(':');
     return { chain_id: Number(chain), address: address!, last: d.last };
   });
-  const rows = await store.rows<{ chain_id: number; address: string; n: number; last: number; digest: string; prefix: string | null }>(
-    'load.prices.digest',
-    `WITH k AS (SELECT unnest(from_json($1, '[{"chain_id":"DOUBLE","address":"VARCHAR","last":"DOUBLE"}]'), recursive := true))
-     SELECT p.chain_id::DOUBLE AS chain_id, p.address, count(*)::DOUBLE AS n, epoch(max(p.ts))::DOUBLE AS last,
-            bit_xor(hash(p.ts, p.usd))::VARCHAR AS digest,
-            (bit_xor(hash(p.ts, p.usd)) FILTER (WHERE epoch(p.ts) <= k.last))::VARCHAR AS prefix
-       FROM prices p LEFT JOIN k ON p.chain_id = k.chain_id AND p.address = k.address
-      GROUP BY ALL`,
-    [JSON.stringify(keys)],
-  );
+  const rows = await priceDigestRows(store, keys);
   return new Map(rows.map((r) => [priceKey(r.chain_id, r.address), { n: r.n, last: r.last, digest: r.digest, prefix: r.prefix }]));
 }
 
 export async function loadAllocations(store: Store): Promise<World['allocations']> {
-  const rows = await store.rows<{
-    vault_id: string;
-    as_of: number;
-    category: string;
-    target: string;
-    allocation: number;
-    amount: number;
-    amount_usd: number | null;
-  }>(
-    'load.allocations',
-    `SELECT vault_id, epoch(as_of)::DOUBLE AS as_of, category, target::VARCHAR AS target, allocation, amount, amount_usd
-       FROM allocations a
-      WHERE as_of = (SELECT max(as_of) FROM allocations b WHERE b.vault_id = a.vault_id)
-      ORDER BY vault_id, position`,
-  );
+  const rows = await latestAllocations(store);
   const out: World['allocations'] = new Map();
   for (const r of rows) {
     let entry = out.get(r.vault_id);
@@ -251,16 +232,8 @@ export async function loadPriceProviderErrors(store: Store): Promise<World['pric
 }
 
 export async function loadTvlSources(store: Store, sources: World['registry']['tvl_sources']): Promise<TvlSourceState[]> {
-  const good = await store.rows<{ source_id: string; ts: number; usd: string }>(
-    'load.tvl_sources.good',
-    `SELECT source_id, epoch(ts)::DOUBLE AS ts, usd::VARCHAR AS usd FROM tvl_source_values
-      WHERE usd IS NOT NULL QUALIFY row_number() OVER (PARTITION BY source_id ORDER BY ts DESC) = 1`,
-  );
-  const newest = await store.rows<{ source_id: string; ts: number; error: string | null }>(
-    'load.tvl_sources.newest',
-    `SELECT source_id, epoch(ts)::DOUBLE AS ts, error FROM tvl_source_values
-      QUALIFY row_number() OVER (PARTITION BY source_id ORDER BY ts DESC) = 1`,
-  );
+  const good = await lastGoodTvlValues(store);
+  const newest = await newestTvlReadings(store);
   return sources.map((s) => {
     const g = good.find((r) => r.source_id === s.id);
     const n = newest.find((r) => r.source_id === s.id);
@@ -280,17 +253,9 @@ export async function loadTvlSources(store: Store, sources: World['registry']['t
  * hash) would differ between two publishes of the same inputs.
  */
 export async function loadChainHeads(store: Store): Promise<World['chainHeads']> {
-  const rows = await store.rows<{ chain_id: number; block: number; ts: number }>(
-    'load.chain_heads',
-    `SELECT v.chain_id::DOUBLE AS chain_id, max(s.block_number)::DOUBLE AS block, epoch(max(s.ts))::DOUBLE AS ts
-       FROM vault_snapshots s JOIN vaults v USING (vault_id) GROUP BY v.chain_id ORDER BY v.chain_id`,
-  );
+  const rows = await snapshotChainHeads(store);
   const heads: World['chainHeads'] = new Map(rows.map((r) => [r.chain_id, { block: r.block, ts: r.ts, stalled: false }]));
-  const status = await store.rows<{ chain_id: number; block: number | null; ts: number | null; stalled: boolean }>(
-    'load.ingest_status',
-    `SELECT chain_id::DOUBLE AS chain_id, checkpoint_block::DOUBLE AS block, epoch(checkpoint_ts)::DOUBLE AS ts, status = 'stalled' AS stalled
-       FROM ingest_status ORDER BY chain_id`,
-  );
+  const status = await ingestHeads(store);
   for (const r of status) {
     const prev = heads.get(r.chain_id);
     heads.set(r.chain_id, { block: r.block ?? prev?.block ?? null, ts: r.ts ?? prev?.ts ?? null, stalled: r.stalled });

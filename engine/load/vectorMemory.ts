@@ -11,11 +11,8 @@ import {
   DuckDBIntegerVector,
   DuckDBUBigIntVector,
   DuckDBUTinyIntVector,
-  type DuckDBDataChunk,
-  type DuckDBResult,
   type DuckDBVector,
 } from '../../store/duckdbApi.js';
-import type { Params, Store } from '../../store/store.js';
 import { VaultdError } from '../../common/errors.js';
 
 // I128Array and DuckDB's hugeint_t {uint64 lower; int64 upper} agree only on little-endian hosts.
@@ -83,20 +80,4 @@ export function decimal128Words(vector: DuckDBVector, scale: number): BigUint64A
   const view = (vector as unknown as { dataView: unknown }).dataView;
   if (!(view instanceof DataView)) return internal(vector, 'dataView', 'DataView');
   return new BigUint64Array(view.buffer, view.byteOffset, vector.itemCount * 2);
-}
-
-/** Run a streaming read, handing each result chunk to `onChunk` (its vectors are valid during the call). */
-export async function streamChunks(store: Store, label: string, sql: string, onChunk: (chunk: DuckDBDataChunk) => void, params?: Params): Promise<void> {
-  let result: DuckDBResult;
-  try {
-    result = await store.stream(label, sql, params);
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      onChunk(chunk);
-    }
-  } catch (cause) {
-    if (cause instanceof VaultdError) throw cause;
-    throw new VaultdError('STORE_QUERY_FAILED', `query "${label}" failed: ${(cause as Error).message.split('\n')[0]}`, { cause, details: { label } });
-  }
 }

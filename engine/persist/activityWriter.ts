@@ -8,6 +8,7 @@ import { foreignTokens } from '../positions/replayPosition.js';
 import { positionContext } from '../publish/walletIndex.js';
 import { vaultIdOf } from '../../model/events.js';
 import { COLUMN_CHUNK_ROWS, createColumnAppender, setInt64 } from '../../store/columnAppender.js';
+import { clearActivityDeltas } from '../../store/derived.js';
 import type { Store } from '../../store/store.js';
 
 const MASK64 = (1n << 64n) - 1n;
@@ -18,8 +19,8 @@ const fits = (x: bigint) => x >= -(1n << 127n) && x < 1n << 127n;
  * have no numeraire to value them in, and no activity row), straight from the event table's
  * columns into appender chunks: the keys as numbers, the deltas as 128-bit words.
  */
-export async function writeActivity(store: Store, world: World): Promise<number> {
-  await store.run('derived.activity.clear', 'DELETE FROM activity_deltas');
+export async function writeActivity(store: Store, world: World, signal?: AbortSignal): Promise<number> {
+  await clearActivityDeltas(store);
   const out = await createColumnAppender(store, 'activity_deltas', ['bigint', 'bigint', 'integer', 'integer', 'integer', 'hugeint', 'hugeint']);
   const t = world.events;
   const contexts: (ReturnType<typeof positionContext> | undefined)[] = [];
@@ -27,6 +28,8 @@ export async function writeActivity(store: Store, world: World): Promise<number>
   let next = 0;
   try {
     while (next < t.length) {
+      // a stop ends the write between batches; the caller's transaction then rolls it back
+      signal?.throwIfAborted();
       out.batch(Math.min(COLUMN_CHUNK_ROWS, t.length - next), (b) => {
         const [chain, block, log, sub, dec] = [b.int64Halves(0), b.int64Halves(1), b.int32(2), b.int32(3), b.int32(4)];
         const shares = b.hugeint(5);

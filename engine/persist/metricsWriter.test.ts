@@ -2,7 +2,7 @@
 // writes equals the one DuckDB computes by SQL alone (engine/series/sqlTwin.ts) both ways; USD
 // ties round half-even in both; an incremental write (hours past the last one written)
 // completes the table exactly as a full write does. And the activity writer's formatting SQL
-// (unitsSelect, kept here) still equals formatUnits.
+// (store/unitsSelect.ts) still equals formatUnits.
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,8 @@ import { loadWorld } from '../load/loadWorld.js';
 import { computeApy } from '../series/apyWindows.js';
 import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../series/sqlTwin.js';
 import { computeUnitPrices } from '../series/unitPrices.js';
-import { unitsSelect, writeVaultMetrics } from './metricsWriter.js';
+import { unitsSelect } from '../../store/unitsSelect.js';
+import { writeVaultMetrics } from './metricsWriter.js';
 
 const common = testCommon();
 const dir = tempDir('vaultd-metrics-writer-');

@@ -5,6 +5,7 @@
 // and nothing is formatted or parsed.
 import { upperBound } from '../../common/search.js';
 import { priceKey, type PriceSeries, type World } from '../../model/world.js';
+import { clearVaultMetrics } from '../../store/derived.js';
 import type { Store } from '../../store/store.js';
 import { insertVectorChunks, type VectorColumn } from '../../store/vectorScan.js';
 import {
@@ -44,23 +45,23 @@ interface ChunkJob {
  * (~0.1 µs a row). Making them ahead on the compute pool was measured no faster on the
  * benchmark world: both cores are already DuckDB's (DESIGN §8: never run the pool beside a
  * query on both threads). Rows land in no particular order (readers order by vault_id, ts).
+ * A stop (`signal`) ends the write between chunks and throws: call it inside a transaction.
  */
-export async function writeVaultMetrics(store: Store, world: World, afterTs = -Infinity): Promise<number> {
-  await store.run(
-    'derived.metrics.clear',
-    Number.isFinite(afterTs) ? 'DELETE FROM vault_metrics_hourly WHERE ts > to_timestamp($1)::TIMESTAMP' : 'DELETE FROM vault_metrics_hourly',
-    Number.isFinite(afterTs) ? [afterTs] : [],
-  );
+export async function writeVaultMetrics(store: Store, world: World, afterTs = -Infinity, signal?: AbortSignal): Promise<number> {
+  await clearVaultMetrics(store, afterTs);
   const jobs = planChunks(world, afterTs);
   if (jobs.length === 0) return 0;
   const buffer = new ArrayBuffer(METRICS_CHUNK_BYTES);
   let next = 0;
-  return insertVectorChunks(store, 'vault_metrics_hourly', TABLE_COLUMNS, () => {
-    const job = jobs[next++];
+  // a stop ends the insert at the next chunk; the caller's transaction then rolls it back
+  const rows = await insertVectorChunks(store, 'vault_metrics_hourly', TABLE_COLUMNS, () => {
+    const job = signal?.aborted ? undefined : jobs[next++];
     if (job === undefined) return null;
     const nulls = fillMetricsChunk(job.series, job.prices, job.at, job.n, buffer, 0);
     return { rows: job.n, constants: [job.vault_id], buffer, base: 0, nulls };
   });
+  signal?.throwIfAborted();
+  return rows;
 }
 
 /** The chunks to write, vault by vault; a chunk never spans two vaults. */
@@ -81,34 +82,3 @@ function planChunks(world: World, afterTs: number): ChunkJob[] {
   }
   return jobs;
 }
-
-// ---- decimal-string formatting in SQL: the activity writer's deltas are still staged as
-// 128-bit words and formatted by DuckDB with this (engine/persist/activityWriter.ts)
-
-/** A base-unit HUGEINT column of a query and its decimals (a number or an INTEGER SQL expression). */
-export interface UnitsColumn {
-  /** the HUGEINT expression */
-  expr: string;
-  decimals: number | string;
-  as: string;
-}
-
-/**
- * A SELECT that formats base-unit HUGEINT columns as the decimal strings of DESIGN §4.7 (no
- * exponent, no trailing zeros, "0" for zero, a sign only on non-zero negatives) — exactly
- * formatUnits (model/format/numbers.ts), on DuckDB's threads; the test beside this file holds
- * them equal. Each step is its own projection so every intermediate string is made once
- * (the same rules as one macro measured 3× slower). `keep` columns pass through unchanged.
- */
-export function unitsSelect(from: string, keep: string[], cols: UnitsColumn[]): string {
-  const k = keep.join(', ');
-  const step = (exprs: (c: UnitsColumn, i: number) => string[]) => cols.flatMap(exprs).join(', ');
-  const s0 = `SELECT ${k}, ${step((c, i) => [`${c.expr} < 0 AS n${i}`, `abs(${c.expr})::VARCHAR AS s${i}`, `${c.decimals} AS d${i}`])} FROM ${from}`;
-  const s1 = `SELECT ${k}, ${step((_, i) => [`n${i}`, `d${i}`, `CASE WHEN length(s${i}) <= d${i} THEN lpad(s${i}, d${i} + 1, '0') ELSE s${i} END AS p${i}`])} FROM (${s0})`;
-  const s2 = `SELECT ${k}, ${step((_, i) => [`n${i}`, `left(p${i}, length(p${i}) - d${i}) AS i${i}`, `rtrim(right(p${i}, d${i}), '0') AS f${i}`])} FROM (${s1})`;
-  return `SELECT ${k}, ${step((c, i) => [
-    `CASE WHEN n${i} IS NULL THEN NULL ELSE (CASE WHEN n${i} THEN '-' ELSE '' END) || i${i} || CASE WHEN f${i} = '' THEN '' ELSE '.' || f${i} END END AS ${c.as}`,
-  ])} FROM (${s2})`;
-}
-
-export const MASK64 = (1n << 64n) - 1n;

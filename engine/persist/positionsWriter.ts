@@ -6,13 +6,14 @@ import { positionItemsInThread, type PositionItems } from '../positions/position
 import { positionNow } from '../positions/positionMetrics.js';
 import { positionContext } from '../publish/walletIndex.js';
 import { createChunkLoader } from '../../store/chunkLoader.js';
+import { clearPositions } from '../../store/derived.js';
 import type { Store } from '../../store/store.js';
 
 /** Replace the positions table with every valued position of `world`. */
 export async function writePositions(store: Store, world: World): Promise<{ rows: number; skippedRows: number }> {
   const items = world.positionItems as PositionItems | null;
   const rows = items?.rows ?? positionItemsInThread(world, true).rows!;
-  await store.run('derived.positions.clear', 'DELETE FROM positions');
+  await clearPositions(store);
   const loader = await createChunkLoader(store, 'positions', [
     'bigint',
     'varchar',

@@ -13,27 +13,12 @@
 // - Share Transfer between wallets: `transfer_out` (sub 0) + `transfer_in` (sub 1). Mints, burns
 //   and moves into or out of a provisioner's escrow are covered by the rows above.
 // - Deposited, Redeemed (covered by Enter/Exit) and the governance and price events write nothing.
-import type { EventRow } from '../../model/rows.js';
+import type { EventRow, RequestRecord } from '../../model/rows.js';
 import type { AddressBook, IndexedVault } from './addressBook.js';
 import type { DecodedLog } from './decodeLog.js';
 import type { BadDataReason } from './ingestMetrics.js';
 
-export interface RequestRecord {
-  chain_id: number;
-  provisioner: string;
-  request_hash: string;
-  kind: 'deposit' | 'redeem';
-  vault_id: string;
-  user: string;
-  receiver: string;
-  token: string;
-  /** deposit: tokens in; redeem: minimum tokens out */
-  tokens: bigint;
-  /** deposit: minimum units out; redeem: units in (escrowed) */
-  units: bigint;
-  block_number: number;
-  log_index: number;
-}
+export type { RequestRecord } from '../../model/rows.js';
 
 export interface RowIssue {
   reason: BadDataReason;

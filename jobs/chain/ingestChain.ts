@@ -50,6 +50,8 @@ export interface ChainRoundContext {
   lock: Mutex;
   rt: ChainRuntime;
   options: IngestOptions;
+  /** the stop: the round ends between ranges, like a spent budget */
+  signal?: AbortSignal;
 }
 
 export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRoundResult> {
@@ -113,6 +115,10 @@ export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRou
       if (lagging.length === 0) break;
       if (performance.now() - started > options.roundBudgetMs) {
         logger.info({ budget_ms: options.roundBudgetMs, at: result.to }, 'round budget spent; the next round resumes');
+        break;
+      }
+      if (ctx.signal?.aborted) {
+        logger.info({ at: result.to }, 'stop requested; the next round resumes');
         break;
       }
       const c = Math.min(...lagging.map((v) => cps.get(v.vault_id)!));

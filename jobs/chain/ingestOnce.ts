@@ -31,6 +31,8 @@ export function createIngestRuntime(common: Common, config: Config, overrides: P
 export interface IngestOnceOptions {
   runtime?: IngestRuntime;
   options?: Partial<IngestOptions>;
+  /** the stop: no chain starts after it, and a chain's round ends between ranges (committed ranges stay) */
+  signal?: AbortSignal;
 }
 
 export async function ingestOnce(common: Common, store: Store, config: Config, opts: IngestOnceOptions = {}): Promise<ChainRoundResult[]> {
@@ -40,10 +42,11 @@ export async function ingestOnce(common: Common, store: Store, config: Config, o
   const started = performance.now();
   const vaults = await syncRegistry(common, store, lock, config, runtime.chains);
   if (vaults !== null) logger.info({ vaults }, 'registry synced from config');
+  opts.signal?.throwIfAborted();
   for (const rt of runtime.chains) {
     for (const s of rt.book.skipped) logger.info({ chain_id: rt.chain.chain_id, ...s }, 'vault not indexed on chain (identity only)');
   }
-  const results = await Promise.all(runtime.chains.map((rt) => ingestChainRound({ common, store, lock, rt, options: runtime.options })));
+  const results = await Promise.all(runtime.chains.map((rt) => ingestChainRound({ common, store, lock, rt, options: runtime.options, signal: opts.signal })));
   logger.info(
     { chains: results.length, stalled: results.filter((r) => r.status === 'stalled').length, ms: Math.round(performance.now() - started) },
     'ingest round done',

@@ -6,10 +6,11 @@ import type { Common } from '../../common/common.js';
 import { ensureDir } from '../../common/ensureDir.js';
 import { VaultdError } from '../../common/errors.js';
 import type { Progress } from '../../common/progress.js';
-import { writeRegistry } from '../../store/registryStore.js';
+import { hasVaults, writeRegistry } from '../../store/registryStore.js';
+import { checkpointFile } from '../../store/queries.js';
 import { setSetting } from '../../store/settings.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
-import { createStore, type Store } from '../../store/store.js';
+import { createStore } from '../../store/store.js';
 import { buildDemoRaw, type BuildDemoRawOptions } from './buildDemoRaw.js';
 import { buildDemoRegistry, type DemoParams } from './index.js';
 
@@ -33,16 +34,10 @@ export async function databaseHasData(common: Common, path: string): Promise<boo
   // another process (a second `serve`, a `keys create`) may hold the file a moment: wait for it
   const store = await openStoreWithRetry(common, { path });
   try {
-    return await storeHasData(store);
+    return await hasVaults(store);
   } finally {
     await store.close();
   }
-}
-
-/** Whether the open store has a registry (databaseHasData on a store already open). */
-export async function storeHasData(store: Store): Promise<boolean> {
-  const row = await store.one<{ n: bigint }>('demo.has_data', 'SELECT count(*) AS n FROM vaults');
-  return (row?.n ?? 0n) > 0n;
 }
 
 export async function createDemoWorld(
@@ -78,7 +73,7 @@ export async function createDemoWorld(
       });
       opts.progress?.stop();
       await setSetting(store, DEMO_SETTING, JSON.stringify({ ...opts.params, end: sim.end }));
-      await store.run('demo.checkpoint', 'CHECKPOINT');
+      await checkpointFile(store);
       const seconds = (performance.now() - t0) / 1000;
       const rows = added.snapshots + added.events + added.prices + added.allocations + added.tvlSourceValues;
       summary = {

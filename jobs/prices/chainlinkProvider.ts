@@ -12,6 +12,8 @@ import type { Config } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { formatUnits } from '../../model/format/numbers.js';
 import type { PriceRow } from '../../model/rows.js';
+import { deletePriceRows } from '../../store/prices.js';
+import { deleteFeedState, readFeedState, saveFeedState, type FeedState } from '../../store/priceFeeds.js';
 import type { Store } from '../../store/store.js';
 import { createChainRpc, type ChainRpc, type ChainRpcOptions } from '../evm/chainRpc.js';
 import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';
@@ -28,21 +30,7 @@ export const aggregatorAbi = parseAbi([
 type ChainlinkConfig = Extract<PriceProviderConfig, { kind: 'chainlink' }>;
 type ChainConfig = Config['chains'][number];
 
-/** What the store keeps per feed between rounds (table price_feeds). */
-export interface FeedState {
-  chain_id: number;
-  aggregator: string;
-  token_chain_id: number;
-  token: string;
-  decimals: number;
-  /** scanned through this block */
-  block: number;
-  hash: string | null;
-  answer: bigint | null;
-  answer_updated_at: number | null;
-  /** newest hour a row was considered for */
-  last_hour: number;
-}
+export type { FeedState } from '../../store/priceFeeds.js';
 
 export interface AnswerUpdate {
   answer: bigint;
@@ -126,6 +114,7 @@ export function createChainlinkProvider(
         if (!state) continue;
 
         while (state.block < target) {
+          ctx.signal?.throwIfAborted();
           const fetched = await fetchRangeLogs(rpc, sizer, state.block + 1, target, [aggregator]);
           const updates = fetched.logs.filter((l) => l.topics[0] === topic).flatMap((l) => decodeUpdate(l, ctx));
           const end = await rpc.header(fetched.to);
@@ -220,46 +209,11 @@ async function checkLatest(rpc: ChainRpc, state: FeedState, ctx: PriceRoundConte
   );
 }
 
-export async function loadFeedState(store: Store, chainId: number, aggregator: string): Promise<FeedState | null> {
-  const r = await store.one<Record<string, unknown>>(
-    'prices.feed.read',
-    `SELECT chain_id::DOUBLE AS chain_id, aggregator, token_chain_id::DOUBLE AS token_chain_id, token, decimals, block_number::DOUBLE AS block,
-            block_hash, answer::VARCHAR AS answer, answer_updated_at::DOUBLE AS answer_updated_at, last_hour::DOUBLE AS last_hour
-       FROM price_feeds WHERE chain_id = $1 AND aggregator = $2`,
-    [chainId, aggregator],
-  );
-  if (!r) return null;
-  return {
-    chain_id: r.chain_id as number,
-    aggregator: r.aggregator as string,
-    token_chain_id: r.token_chain_id as number,
-    token: r.token as string,
-    decimals: r.decimals as number,
-    block: r.block as number,
-    hash: (r.block_hash as string | null) ?? null,
-    answer: r.answer === null ? null : BigInt(r.answer as string),
-    answer_updated_at: (r.answer_updated_at as number | null) ?? null,
-    last_hour: r.last_hour as number,
-  };
-}
-
-async function saveFeedState(store: Store, s: FeedState): Promise<void> {
-  await store.run('prices.feed.save', `INSERT OR REPLACE INTO price_feeds VALUES ($1, $2, $3, $4, $5, $6, $7, $8::HUGEINT, $9, $10, now()::TIMESTAMP)`, [
-    s.chain_id,
-    s.aggregator,
-    s.token_chain_id,
-    s.token,
-    s.decimals,
-    s.block,
-    s.hash,
-    s.answer === null ? null : s.answer.toString(),
-    s.answer_updated_at,
-    s.last_hour,
-  ]);
-}
+/** The feed's stored scan state, or null before its first round. */
+export const loadFeedState = readFeedState;
 
 /** Forget a feed's state and the rows it wrote, so the next round rescans it. */
 async function deleteFeed(store: Store, s: Pick<FeedState, 'chain_id' | 'aggregator' | 'token_chain_id' | 'token'>, source: string): Promise<void> {
-  await store.run('prices.feed.delete', 'DELETE FROM price_feeds WHERE chain_id = $1 AND aggregator = $2', [s.chain_id, s.aggregator]);
-  await store.run('prices.feed.rows.delete', 'DELETE FROM prices WHERE chain_id = $1 AND address = $2 AND source = $3', [s.token_chain_id, s.token, source]);
+  await deleteFeedState(store, s.chain_id, s.aggregator);
+  await deletePriceRows(store, s.token_chain_id, s.token, source);
 }

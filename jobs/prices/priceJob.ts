@@ -6,14 +6,14 @@ import { oneLineError } from '../../common/oneLine.js';
 import { Counter } from 'prom-client';
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
-import { VaultdError, describeError } from '../../common/errors.js';
+import { VaultdError, describeError, isStopped } from '../../common/errors.js';
 import { createRawWriter } from '../../store/rawWriter.js';
 import type { PriceRow } from '../../model/rows.js';
 import type { Store } from '../../store/store.js';
-import { readRegistry, tvlSourceRows, writeTvlSources } from '../../store/registryStore.js';
+import { lastPriceHours, priceHistoryStarts, priceTokens } from '../../store/prices.js';
+import { syncTvlSources } from '../../store/registryStore.js';
 import { PRICE_PROVIDER_ERRORS, setSetting } from '../../store/settings.js';
 import { createMutex } from '../../common/mutex.js';
-import { createScheduledJob } from '../../common/scheduler.js';
 import { createChainlinkProvider, type ChainlinkProviderOptions } from './chainlinkProvider.js';
 import { createHttpPriceProvider } from './httpPriceProvider.js';
 import {
@@ -26,8 +26,6 @@ import {
   type ProviderRoundResult,
 } from './priceProvider.js';
 import { readTvlSource, type TvlSourceConfig } from './tvlSources.js';
-
-export type StoreAccess = <T>(work: (store: Store) => Promise<T>) => Promise<T>;
 
 export interface TvlReading {
   source_id: string;
@@ -51,10 +49,7 @@ export interface PriceRuntime {
   readonly tvlSources: readonly TvlSourceConfig[];
 }
 
-/** Whether the config asks for a prices job at all. */
-export function hasPriceWork(config: Pick<Config, 'prices' | 'tvl_sources'>): boolean {
-  return config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0;
-}
+export { hasPriceWork } from './priceProvider.js';
 
 /** Builds the providers; a provider naming a chain the config does not list fails fast. */
 export function createPriceRuntime(
@@ -128,53 +123,39 @@ function providerRuns(common: Common): Counter {
   });
 }
 
-/**
- * Makes the registry's external TVL sources the config's (when it lists any): with vaults
- * configured the chain ingest's registry sync writes them too; without, this is the only
- * writer (e.g. a demo world served with a config of its own sources). Returns whether it wrote.
- */
-export async function syncTvlSources(store: Store, config: Pick<Config, 'tvl_sources'>): Promise<boolean> {
-  if (config.tvl_sources.length === 0) return false;
-  const wanted = tvlSourceRows(config);
-  const { tvl_sources: current } = await readRegistry(store);
-  if (JSON.stringify(current) === JSON.stringify(wanted)) return false;
-  await writeTvlSources(store, wanted);
-  return true;
-}
+export { syncTvlSources } from '../../store/registryStore.js';
 
-/** One round of every provider and TVL source against an open store. */
-export async function runPriceRound(common: Common, store: Store, runtime: PriceRuntime, now = Date.now() / 1000): Promise<PriceRoundResult> {
+/**
+ * One round of every provider and TVL source against an open store. A stop (`signal`) ends it
+ * before the next provider or feed range; what was committed stays.
+ */
+export async function runPriceRound(
+  common: Common,
+  store: Store,
+  runtime: PriceRuntime,
+  now = Date.now() / 1000,
+  signal?: AbortSignal,
+): Promise<PriceRoundResult> {
   const started = performance.now();
   const logger = common.logger.child({ component: 'prices' });
   const runs = providerRuns(common);
   const lock = createMutex();
   const last = new Map<string, number>();
   const key = (chainId: number, address: string) => `${chainId}:${address}`;
-  for (const r of await store.rows<{ chain_id: number; address: string; last: number }>(
-    'prices.last',
-    'SELECT chain_id::DOUBLE AS chain_id, address, epoch(max(ts))::DOUBLE AS last FROM prices GROUP BY ALL',
-  )) {
+  for (const r of await lastPriceHours(store)) {
     last.set(key(r.chain_id, r.address), r.last);
   }
   const starts = new Map<string, number>();
-  for (const r of await store.rows<{ chain_id: number; address: string; first: number }>(
-    'prices.history_start',
-    `SELECT v.chain_id::DOUBLE AS chain_id, lower(v.numeraire_address) AS address, epoch(min(s.ts))::DOUBLE AS first
-       FROM vaults v JOIN vault_snapshots s USING (vault_id) GROUP BY ALL`,
-  )) {
+  for (const r of await priceHistoryStarts(store)) {
     starts.set(key(r.chain_id, r.address), r.first);
   }
-  const tokens = (
-    await store.rows<PriceToken>(
-      'prices.tokens',
-      'SELECT chain_id::DOUBLE AS chain_id, lower(address) AS address, symbol FROM tokens ORDER BY chain_id, address',
-    )
-  ).map((t) => ({ ...t }));
+  const tokens: PriceToken[] = (await priceTokens(store)).map((t) => ({ ...t }));
 
   const ctx: PriceRoundContext = {
     common,
     logger,
     now,
+    signal,
     chains: runtime.chains,
     tokens,
     lastStored: (chainId, address) => last.get(key(chainId, address.toLowerCase())) ?? null,
@@ -199,12 +180,14 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
 
   const providers: ProviderRoundResult[] = [];
   for (const p of runtime.providers) {
+    signal?.throwIfAborted();
     try {
       const r = await p.round(ctx);
       providers.push({ provider: p.name, ...r, status: 'ok' });
       runs.inc({ source: p.name, outcome: 'ok' });
       if (r.rows > 0) logger.info({ provider: p.name, rows: r.rows, tokens: r.tokens }, 'prices stored');
     } catch (err) {
+      if (isStopped(err)) throw err;
       const error = describeError(err);
       providers.push({ provider: p.name, rows: 0, tokens: 0, oldest: null, status: 'failed', error });
       runs.inc({ source: p.name, outcome: 'error' });
@@ -214,8 +197,10 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
 
   const failed = providers.filter((p) => p.status === 'failed').map((p) => ({ provider: p.provider, error: oneLineError(p.error ?? 'failed') }));
   await lock.run(() => setSetting(store, PRICE_PROVIDER_ERRORS, JSON.stringify(failed)));
+  signal?.throwIfAborted();
   await lock.run(() => syncTvlSources(store, { tvl_sources: [...runtime.tvlSources] }));
-  const readings = await Promise.all(runtime.tvlSources.map((s) => readTvlSource(s, { now })));
+  const readings = await Promise.all(runtime.tvlSources.map((s) => readTvlSource(s, { now, signal })));
+  signal?.throwIfAborted();
   if (readings.length > 0) {
     const writer = await createRawWriter(store, 'dedupe');
     for (const r of readings) writer.sink.tvlSourceValue(r);
@@ -240,33 +225,6 @@ export async function runPriceRound(common: Common, store: Store, runtime: Price
     'prices round done',
   );
   return result;
-}
-
-export interface PriceJob {
-  /** One round now (after a round already running). */
-  runOnce(): Promise<PriceRoundResult>;
-  /** Rounds on `schedules.prices`; `after` runs once a round stored something. */
-  start(after?: (r: PriceRoundResult) => Promise<void>): void;
-  stop(): Promise<void>;
-}
-
-export function createPriceJob(opts: { common: Common; config: Config; access: StoreAccess; runtime?: PriceRuntime }): PriceJob {
-  const { common, config, access } = opts;
-  const runtime = opts.runtime ?? createPriceRuntime(common, config);
-  const job = createScheduledJob({
-    name: 'prices',
-    schedule: config.schedules.prices,
-    logger: common.logger.child({ component: 'prices' }),
-    round: () => access((store) => runPriceRound(common, store, runtime)),
-  });
-  return {
-    runOnce: job.runOnce,
-    start(after) {
-      // only a round that stored something is worth a refresh
-      job.start({ after: after && ((r) => (r.rows > 0 || r.tvl_sources.length > 0 ? after(r) : undefined)) });
-    },
-    stop: job.stop,
-  };
 }
 
 /** One line per provider and source, for `vaultd ingest`. */

@@ -14,6 +14,11 @@ export const HOUR = 3600;
 
 export type PriceProviderConfig = Config['prices']['providers'][number];
 
+/** Whether the config asks for a prices source at all (the demo world writes its own prices). */
+export function hasPriceWork(config: Pick<Config, 'prices' | 'tvl_sources'>): boolean {
+  return config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0;
+}
+
 /** A token whose USD price is wanted (addresses lowercase). */
 export interface PriceToken {
   chain_id: number;
@@ -40,6 +45,7 @@ export interface PriceRoundContext {
   commit(rows: readonly PriceRow[], also?: (store: Store) => Promise<void>): Promise<number>;
   /** reads under the round's store lock */
   read<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** the stop: a long provider ends at its next step (the HTTP provider also aborts its requests) */
   signal?: AbortSignal;
 }
 

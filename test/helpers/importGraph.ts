@@ -12,11 +12,13 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   store: ['common', 'model'],
   jobs: ['common', 'model', 'families', 'store'],
   engine: ['common', 'model', 'families', 'store'],
+  // runs the sources' rounds and turns changed inputs into engine refreshes: composes both
+  runtime: ['common', 'model', 'families', 'store', 'jobs', 'engine'],
   // of the engine, only the read model's door (engine/publish/index.ts); no store, no jobs
   server: ['common', 'model', 'engine/publish/index.ts'],
   client: [],
   explorer: ['client'],
-  cli: ['common', 'model', 'families', 'store', 'jobs', 'engine', 'server'],
+  cli: ['common', 'model', 'families', 'store', 'jobs', 'engine', 'runtime', 'server'],
 };
 
 /**
@@ -151,6 +153,142 @@ export function vaultTypeSwitches(files: readonly SourceFile[]): string[] {
     f.text.split('\n').forEach((line, i) => {
       if (TYPE_SWITCH.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
     });
+  }
+  return out;
+}
+
+/**
+ * The string literals of a TypeScript/JavaScript source, with the line each starts on: quoted
+ * strings and template texts (a template's `${…}` parts are scanned as code and stand as `?` in
+ * its text). Comments and regular expression literals are skipped.
+ */
+export function stringLiterals(text: string): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  let i = 0;
+  let line = 1;
+  /** the last significant character of code: a `/` after an operand divides, elsewhere it opens a regex */
+  let last = '';
+  const lineAt = () => line;
+  const advance = (to: number) => {
+    for (let k = i; k < to; k++) if (text[k] === '\n') line++;
+    i = to;
+  };
+  const quoted = (q: string) => {
+    const start = lineAt();
+    let k = i + 1;
+    let s = '';
+    while (k < text.length && text[k] !== q) {
+      if (text[k] === '\\') {
+        s += text[k + 1] ?? '';
+        k += 2;
+      } else s += text[k++];
+    }
+    advance(k + 1);
+    out.push({ line: start, text: s });
+  };
+  const template = () => {
+    const start = lineAt();
+    let k = i + 1;
+    let s = '';
+    while (k < text.length && text[k] !== '`') {
+      if (text[k] === '\\') {
+        s += text[k + 1] ?? '';
+        k += 2;
+      } else if (text[k] === '$' && text[k + 1] === '{') {
+        advance(k + 2);
+        code('}');
+        k = i;
+        s += '?';
+      } else s += text[k++];
+    }
+    advance(k + 1);
+    out.push({ line: start, text: s });
+  };
+  const regex = () => {
+    let k = i + 1;
+    let inClass = false;
+    while (k < text.length && text[k] !== '\n') {
+      const c = text[k];
+      if (c === '\\') k += 2;
+      else {
+        if (c === '[') inClass = true;
+        else if (c === ']') inClass = false;
+        else if (c === '/' && !inClass) break;
+        k++;
+      }
+    }
+    while (/[a-z]/i.test(text[k + 1] ?? '')) k++;
+    advance(k + 1);
+  };
+  /** Code up to the `close` that ends it (a template's `}`), or to the end of the text. */
+  const code = (close: string | null) => {
+    let depth = 0;
+    while (i < text.length) {
+      const c = text[i]!;
+      if (c === '/' && text[i + 1] === '/') {
+        const end = text.indexOf('\n', i);
+        advance(end < 0 ? text.length : end);
+      } else if (c === '/' && text[i + 1] === '*') {
+        const end = text.indexOf('*/', i + 2);
+        advance(end < 0 ? text.length : end + 2);
+      } else if (c === "'" || c === '"') {
+        quoted(c);
+        last = 'a';
+      } else if (c === '`') {
+        template();
+        last = 'a';
+      } else if (
+        c === '/' &&
+        (last === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(last) || /\b(?:return|typeof|case|of|in)$/.test(text.slice(Math.max(0, i - 8), i).trimEnd()))
+      ) {
+        regex();
+        last = 'a';
+      } else {
+        if (c === '{') depth++;
+        if (c === '}') {
+          if (depth === 0 && close === '}') {
+            advance(i + 1);
+            return;
+          }
+          depth--;
+        }
+        if (!/\s/.test(c)) last = c;
+        advance(i + 1);
+      }
+    }
+  };
+  code(null);
+  return out;
+}
+
+/** SQL statements as this code writes them: upper-case verbs with the clause that makes them SQL. */
+const SQL_STATEMENT = [
+  /\bSELECT\b[\s\S]*\bFROM\b/,
+  /\bINSERT\b[\s\S]*\bINTO\b/,
+  /\bDELETE\s+FROM\b/,
+  /\bUPDATE\s+\S+\s+SET\b/,
+  /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP\s+|TEMPORARY\s+|UNIQUE\s+)?(?:TABLE|VIEW|INDEX|MACRO|SEQUENCE|SCHEMA)\b/,
+  /\bCOPY\b[\s\S]*\b(?:FROM|TO)\b/,
+  /\bDROP\s+(?:TABLE|VIEW|INDEX|MACRO|SEQUENCE|SCHEMA)\b/,
+  /\bALTER\s+TABLE\b/,
+  /^\s*(?:SET|RESET)\s+\w+/,
+  /^\s*CHECKPOINT\b/,
+];
+
+/**
+ * Files outside store/ that may hold SQL text: the SQL twin of the series kernels, a
+ * benchmark's reference (moving to bench/).
+ */
+export const SQL_EXEMPT = /^(?:store\/|engine\/series\/sqlTwin\.ts$)/;
+
+/** String literals outside store/ that hold SQL, as `path:line: text` (STYLE.md habit 18: SQL only through the store). */
+export function sqlOutsideStore(files: readonly SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (SQL_EXEMPT.test(f.path)) continue;
+    for (const lit of stringLiterals(f.text)) {
+      if (SQL_STATEMENT.some((re) => re.test(lit.text))) out.push(`${f.path}:${lit.line}: ${lit.text.replace(/\s+/g, ' ').trim().slice(0, 80)}`);
+    }
   }
   return out;
 }

@@ -2,14 +2,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { parseConfig, type Config } from '../../common/config.js';
 import { createStore, type Store } from '../../store/store.js';
-import { createIngestJob, roundsToSkip } from './ingestJob.js';
+import { createChainSource, roundsToSkip } from './chainSource.js';
 
 const stores: Store[] = [];
 afterAll(async () => {
   for (const s of stores) await s.close();
 });
 
-describe('createIngestJob', () => {
+describe('createChainSource', () => {
   it('a chain that keeps failing sits out 1, 3, 7 … up to 31 rounds', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 20].map(roundsToSkip)).toEqual([0, 0, 0, 1, 3, 7, 15, 31, 31, 31]);
   });
@@ -40,15 +40,18 @@ describe('createIngestJob', () => {
     const common = testCommon();
     const store = await createStore(common, { path: ':memory:' });
     stores.push(store);
-    const job = createIngestJob({
+    let results: { status: string }[] = [];
+    const source = createChainSource({
       common,
       config,
-      access: (work) => work(store),
       options: { rpc: { timeoutMs: 300, batch: false, retry: { attempts: 1, baseMs: 1, maxMs: 1 } } },
+      onRound: (r) => (results = r),
     });
     const statuses: string[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await job.runOnce()).map((r) => r.status).join(',') || 'skipped');
+    for (let i = 0; i < 5; i++) {
+      expect(await source.round(store, new AbortController().signal)).toEqual({ inputsChanged: false });
+      statuses.push(results.map((r) => r.status).join(',') || 'skipped');
+    }
     expect(statuses).toEqual(['stalled', 'stalled', 'stalled', 'skipped', 'stalled']);
-    await job.stop();
   });
 });
