@@ -7,6 +7,7 @@ import type { Common } from '../common/common.js';
 import {
   EVENT_SPARE_ROWS,
   loadAllocations,
+  loadHistory,
   loadChainHeads,
   loadPriceDigests,
   loadPrices,
@@ -313,6 +314,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
 
   w.chainHeads = await loadChainHeads(store);
   w.allocations = await loadAllocations(store);
+  w.history = await loadHistory(store);
   const tvlBefore = JSON.stringify([w.tvlSources, w.priceProviderErrors]);
   w.tvlSources = await loadTvlSources(store, w.registry.tvl_sources);
   w.priceProviderErrors = await loadPriceProviderErrors(store);

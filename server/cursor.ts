@@ -14,11 +14,23 @@ type QueryValue = string | number | boolean | null | undefined;
  */
 export type CursorQuery = URLSearchParams | Readonly<Record<string, QueryValue | readonly QueryValue[]>>;
 
+/**
+ * What a walk's first page was cut from (DESIGN §11.6, consistent paging): the data time `t`
+ * (Unix seconds) every later page is answered as of, and `f`, how many rows the data held up to
+ * then (fewer later means a reorganization removed some: the walk must start again).
+ */
+export interface CursorPin {
+  t: number;
+  f: number;
+}
+
 export interface CursorCodec {
-  /** `generation`: the snapshot the page was cut from (readers answer the next page from it). */
-  encode(route: string, query: CursorQuery, order: CursorOrder, lastKey: CursorKey, generation?: number): string;
+  /** `generation`: the snapshot the page was cut from (readers answer the next page from it); `pin`: its data time. */
+  encode(route: string, query: CursorQuery, order: CursorOrder, lastKey: CursorKey, generation?: number, pin?: CursorPin): string;
   /** The last key of the previous page; throws VaultdError INVALID_CURSOR. */
   decode(cursor: string, route: string, query: CursorQuery, order: CursorOrder): CursorKey;
+  /** The pin of a cursor that decodes (call decode first); null for one made without. */
+  pinOf(cursor: string): CursorPin | null;
 }
 
 /** Longest cursor accepted; encode refuses to make a longer one. */
@@ -38,6 +50,8 @@ const Payload = v.strictObject({
   o: v.picklist(['asc', 'desc']),
   h: v.string(),
   g: v.optional(v.pipe(v.number(), v.integer())),
+  t: v.optional(v.pipe(v.number(), v.finite())),
+  f: v.optional(v.pipe(v.number(), v.integer())),
 });
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
@@ -52,8 +66,8 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   const made = new SlotMemo<string>(CURSORS_MADE);
 
   return {
-    encode(route, query, order, lastKey, generation) {
-      const text = JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation });
+    encode(route, query, order, lastKey, generation, pin) {
+      const text = JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation, t: pin?.t, f: pin?.f });
       let cursor = made.get(text);
       if (cursor !== undefined) return cursor;
       cursor = signed(text);
@@ -76,6 +90,11 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
         throw invalid(`next ${quote(cursor)} belongs to another route or query; only limit may change between pages`);
       }
       return payload.k;
+    },
+
+    pinOf(cursor) {
+      const payload = verified(cursor);
+      return payload?.t !== undefined && payload.f !== undefined ? { t: payload.t, f: payload.f } : null;
     },
   };
 

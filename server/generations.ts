@@ -3,7 +3,7 @@
 // next page from the one the cursor names. A reader that has not yet loaded the named (newer)
 // generation catches up first, so a walk spread over several readers behind a load balancer
 // never mixes generations. Generations older than those kept are answered from the newest.
-import { cursorGeneration, type CursorCodec } from './cursor.js';
+import { type CursorCodec, type CursorPin, cursorGeneration } from './cursor.js';
 import type { ReadModel } from '../engine/publish/index.js';
 
 /** Generations kept besides the newest (a walk may straddle this many publishes). */
@@ -67,7 +67,13 @@ export function cursorsFor(codec: CursorCodec, served: ReadModel | null): Cursor
   const hit = bound.get(served);
   if (hit && hit.codec === codec) return hit.bound;
   const g = served.generation;
-  const b: CursorCodec = { encode: (route, query, order, key) => codec.encode(route, query, order, key, g), decode: codec.decode };
+  // every cursor pins the data its walk began on (DESIGN §11.6): made on the first encode
+  let pin: CursorPin | undefined;
+  const b: CursorCodec = {
+    encode: (route, query, order, key) => codec.encode(route, query, order, key, g, (pin ??= served.pin())),
+    decode: codec.decode,
+    pinOf: codec.pinOf,
+  };
   bound.set(served, { codec, bound: b });
   return b;
 }

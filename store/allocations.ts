@@ -23,3 +23,12 @@ export function latestAllocations(store: Store): Promise<AllocationRow[]> {
       ORDER BY vault_id, position`,
   );
 }
+
+/** Every allocation row, oldest snapshot first (views of the past pick the one at or before their instant). */
+export function allAllocations(store: Store): Promise<AllocationRow[]> {
+  return store.rows<AllocationRow>(
+    'load.allocations.history',
+    `SELECT vault_id, epoch(as_of)::DOUBLE AS as_of, category, target::VARCHAR AS target, allocation, amount, amount_usd
+       FROM allocations ORDER BY vault_id, as_of, position`,
+  );
+}

@@ -19,3 +19,11 @@ export function newestTvlReadings(store: Store): Promise<{ source_id: string; ts
       QUALIFY row_number() OVER (PARTITION BY source_id ORDER BY ts DESC) = 1`,
   );
 }
+
+/** Every reading, per source oldest first (views of the past read the state at their instant). */
+export function allTvlReadings(store: Store): Promise<{ source_id: string; ts: number; usd: string | null; error: string | null }[]> {
+  return store.rows(
+    'load.tvl_sources.history',
+    `SELECT source_id, epoch(ts)::DOUBLE AS ts, usd::VARCHAR AS usd, error FROM tvl_source_values ORDER BY source_id, ts`,
+  );
+}

@@ -119,6 +119,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
     cursors: {
       encode: (...args) => cursors.encode(...args),
       decode: (...args) => cursors.decode(...args),
+      pinOf: (cursor) => cursors.pinOf(cursor),
     },
     secondsToNextPublish: () => {
       const next = manifest?.next_publish_at_s;

@@ -4,13 +4,13 @@
 import type { Common } from '../../common/common.js';
 import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../../model/world.js';
 import { priceKey } from '../../model/world.js';
-import { latestAllocations } from '../../store/allocations.js';
+import { allAllocations, latestAllocations } from '../../store/allocations.js';
 import { ingestHeads } from '../../store/ingestStatus.js';
 import { priceDigestRows, streamPrices, type PriceSlice } from '../../store/prices.js';
 import { readRegistry } from '../../store/registryStore.js';
 import type { Store } from '../../store/store.js';
 import { getSetting, PRICE_PROVIDER_ERRORS } from '../../store/settings.js';
-import { lastGoodTvlValues, newestTvlReadings } from '../../store/tvlSourceValues.js';
+import { allTvlReadings, lastGoodTvlValues, newestTvlReadings } from '../../store/tvlSourceValues.js';
 import { snapshotChainHeads } from '../../store/vaultSnapshots.js';
 import { formatUnitsWords, trimZeros } from '../../model/format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
@@ -37,7 +37,7 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
   const vaults = new Map(registry.vaults.map((v) => [v.vault_id, v]));
   // events and prices each on a connection of their own, the rest on this one: one table's
   // query runs while another's chunks are copied (~0.2 s of a demo world's cold start)
-  const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads]] = await allSettled([
+  const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads, history]] = await allSettled([
     onSibling(store, (s) => loadEventTable(s, null, {}, { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true, signal: opts.signal })),
     onSibling(store, (s) => loadPrices(s, undefined, opts.signal)),
     (async () =>
@@ -47,6 +47,7 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
         await loadTvlSources(store, registry.tvl_sources),
         await loadPriceProviderErrors(store),
         await loadChainHeads(store),
+        await loadHistory(store),
       ] as const)(),
   ]);
   let end = 0;
@@ -68,6 +69,7 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
     priceProviderErrors,
     end,
     chainHeads,
+    history,
   };
 }
 
@@ -213,6 +215,25 @@ export async function loadPriceDigests(
   });
   const rows = await priceDigestRows(store, keys);
   return new Map(rows.map((r) => [priceKey(r.chain_id, r.address), { n: r.n, last: r.last, digest: r.digest, prefix: r.prefix }]));
+}
+
+/** The allocation snapshots and external TVL readings views of the past read (DESIGN §11.6). */
+export async function loadHistory(store: Store): Promise<NonNullable<World['history']>> {
+  const allocations: NonNullable<World['history']>['allocations'] = new Map();
+  for (const r of await allAllocations(store)) {
+    let snaps = allocations.get(r.vault_id);
+    if (!snaps) allocations.set(r.vault_id, (snaps = []));
+    let last = snaps.at(-1);
+    if (!last || last.as_of !== r.as_of) snaps.push((last = { as_of: r.as_of, items: [] }));
+    last.items.push({ category: r.category, target: JSON.parse(r.target), allocation: r.allocation, amount: r.amount, amount_usd: r.amount_usd });
+  }
+  const tvlValues: NonNullable<World['history']>['tvlValues'] = new Map();
+  for (const r of await allTvlReadings(store)) {
+    let list = tvlValues.get(r.source_id);
+    if (!list) tvlValues.set(r.source_id, (list = []));
+    list.push({ ts: r.ts, usd: r.usd === null ? null : trimZeros(r.usd), error: r.error });
+  }
+  return { allocations, tvlValues };
 }
 
 export async function loadAllocations(store: Store): Promise<World['allocations']> {

@@ -84,9 +84,12 @@ function tvlSourcesAt(now: readonly TvlSourceState[], readings: NonNullable<Worl
   });
 }
 
-/** The snapshot a publish would have made of the world at `at` (its vault and aggregate pages; no position items). */
-export function snapshotAt(base: Snapshot, at: number): Snapshot {
-  return buildSnapshot(worldAt(base.world, at), { generation: base.generation, now: base.refreshed_at_s, asOf: isoSeconds(at) });
+/**
+ * The snapshot a publish would have made of the world at `at` (its vault and aggregate pages; no
+ * position items); `echo`: its answers carry meta.as_of.
+ */
+export function snapshotAt(base: Snapshot, at: number, echo = true): Snapshot {
+  return buildSnapshot(worldAt(base.world, at), { generation: base.generation, now: base.refreshed_at_s, ...(echo ? { asOf: isoSeconds(at) } : {}) });
 }
 
 /** The latest instant a view can be asked for: the newest snapshot, event or price of the world. */

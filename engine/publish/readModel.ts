@@ -91,8 +91,14 @@ export interface ReadModel {
   readonly asOf: string | null;
   /** the newest instant with data (a snapshot, an event or a price): views of the past end here */
   readonly dataEnd: number;
-  /** the view of the data known at `t` (Unix seconds, at most dataEnd); kept for a few recent instants */
-  at(t: number): ReadModel;
+  /**
+   * The view of the data known at `t` (Unix seconds, at most dataEnd); kept for a few recent
+   * instants. `echo` false: its answers carry no meta.as_of (the later pages of a walk begun
+   * without as_of, pinned to its first page's data).
+   */
+  at(t: number, echo?: boolean): ReadModel;
+  /** What a walk begun on this model is pinned to: its data time and the rows it held by then (DESIGN §11.6). */
+  pin(): { t: number; f: number };
 
   /** the vault list (limit ≤ VAULT_LIST_LIMIT): the prebuilt page for a first page of the default size, else items */
   vaultList(q: {
@@ -160,6 +166,8 @@ const COMMA = Buffer.from(',');
 export interface ReadModelOptions {
   /** where the positions come from (absent: the items computed at publish) */
   positions?: PositionSource;
+  /** a view's instant (Unix seconds): the data time its walks are pinned to (absent: the newest data) */
+  dataTime?: number;
   /** the snapshot whose serialized vault series this model slices (a view of the past: the latest publish's) */
   seriesBase?: Snapshot;
   /** runs position items on the compute pool (views of the past replay a wallet's positions; absent: in-thread) */
@@ -194,7 +202,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   const x = world.walletIndex;
   const t = world.events;
   const vaultIds = t.dict.vaults.values;
-  const id = `${snapshot.generation}:${snapshot.refreshed_at}${snapshot.as_of === null ? '' : `@${snapshot.as_of}`}`;
+  // a view of the past answers other bytes than the latest data: its own identity (ETag seed)
+  const id = `${snapshot.generation}:${snapshot.refreshed_at}${snapshot.as_of !== null ? `@${snapshot.as_of}` : opts.dataTime !== undefined ? `#${opts.dataTime}` : ''}`;
   const listedAt = (vaultId: string) => world.vaults.get(vaultId)!.listed_at;
   /** The wallet's position in an enabled vault (its index and rows), or null. */
   function findPosition(wallet: string, vaultId: string) {
@@ -237,18 +246,24 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       end ??= dataEnd(world);
       return end;
     },
-    at(t) {
-      let view = views.get(t);
+    at(t, echo = true) {
+      const key = echo ? t : -t - 1;
+      let view = views.get(key);
       if (view) {
-        views.delete(t);
-        views.set(t, view);
+        views.delete(key);
+        views.set(key, view);
         return view;
       }
-      const past = snapshotAt(snapshot, t);
-      view = createReadModel(past, { ...opts, seriesBase, positions: positionsAt(past.world, t, opts.positionItems) });
-      views.set(t, view);
+      const past = snapshotAt(snapshot, t, echo);
+      view = createReadModel(past, { ...opts, seriesBase, positions: positionsAt(past.world, t, opts.positionItems), dataTime: t });
+      views.set(key, view);
       if (views.size > VIEWS_KEPT) views.delete(views.keys().next().value!);
       return view;
+    },
+    pin() {
+      let f = world.events.length;
+      for (const s of world.series.values()) f += s.length;
+      return { t: opts.dataTime ?? model.dataEnd, f };
     },
 
     vaultList({ includeHidden, after, limit }) {

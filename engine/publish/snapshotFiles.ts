@@ -88,6 +88,11 @@ interface WorldFile {
   priceProviderErrors: World['priceProviderErrors'];
   end: number;
   chainHeads: [number, { block: number | null; ts: number | null; stalled: boolean }][];
+  /** what views of the past read (absent in files written before they existed) */
+  history?: {
+    allocations: [string, NonNullable<World['history']>['allocations'] extends Map<string, infer A> ? A : never][];
+    tvlValues: [string, NonNullable<World['history']>['tvlValues'] extends Map<string, infer V> ? V : never][];
+  };
   events: number;
   wallets: { wallets: number; positions: number };
   /** the position items (engine/positions/positionItems.ts): their JSON's length, and the skipped-rows messages */
@@ -411,6 +416,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     priceProviderErrors: world.priceProviderErrors,
     end: world.end,
     chainHeads: [...world.chainHeads],
+    ...(world.history ? { history: { allocations: [...world.history.allocations], tvlValues: [...world.history.tvlValues] } } : {}),
     events: world.events.length,
     wallets: { wallets: world.walletIndex.wallets, positions: world.walletIndex.positions },
     items: { bytes: items.json.length, skipped: [...items.skipped] },
@@ -674,6 +680,7 @@ async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): P
     priceProviderErrors: meta.priceProviderErrors,
     end: meta.end,
     chainHeads: new Map(meta.chainHeads),
+    ...(meta.history ? { history: { allocations: new Map(meta.history.allocations), tvlValues: new Map(meta.history.tvlValues) } } : {}),
   };
   return { world, auth };
 }

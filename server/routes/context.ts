@@ -15,7 +15,10 @@ export interface RouteContext {
   params: Record<string, string>;
   /** the raw query string (without '?') */
   query: string;
+  /** cursors of the model that answers (each names its generation and the data its walk is pinned to) */
   cursors: CursorCodec;
+  /** the cursors of another model (a view the route chose: as_of, or the data a cursor's walk is pinned to) */
+  bind: (model: ReadModel) => CursorCodec;
   common: Common;
   started: number;
 }
@@ -35,6 +38,22 @@ export function viewAt(model: ReadModel, asOf: number | undefined): ReadModel {
     throw invalid('as_of', `${isoSeconds(asOf)} is after the newest data (${isoSeconds(model.dataEnd)}); ask for an instant at or before it`);
   }
   return model.at(asOf);
+}
+
+/**
+ * The model a later page of a walk is answered from: the data its first page was cut from
+ * (DESIGN §11.6), so rows published since are neither repeated nor skipped; 409 CURSOR_STALE
+ * when some of those rows are gone (a chain reorganization removed them).
+ */
+export function pinned(model: ReadModel, next: string | undefined, cursors: CursorCodec): ReadModel {
+  if (next === undefined || model.asOf !== null) return model;
+  const pin = cursors.pinOf(next);
+  if (pin === null || pin.t > model.dataEnd) return model;
+  const view = pin.t === model.dataEnd ? model : model.at(pin.t, false);
+  if (view.pin().f < pin.f) {
+    throw new VaultdError('CURSOR_STALE', 'rows this walk began on are gone (a chain reorganization removed them); start the walk again without next');
+  }
+  return view;
 }
 
 /** The as_of of a route that takes no other parameter. */

@@ -5,7 +5,7 @@ import { isoSeconds } from '../../model/format/numbers.js';
 import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
 import type { PointsAnswer, WindowAnswer } from '../../engine/publish/index.js';
 import type { Body, JsonBody } from '../reply.js';
-import { notFound, ready, type RouteContext, viewAt, whenWalletReady } from './context.js';
+import { notFound, pinned, ready, type RouteContext, viewAt, whenWalletReady } from './context.js';
 import { enabledVault } from './vaults.js';
 
 type SeriesQuery = QueryOf<'vaults.timeseries'>;
@@ -25,12 +25,13 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const base = ready(ctx);
   const id = enabledVault(ctx, base);
   const q = parseQuery('vaults.timeseries', ctx.query);
-  const model = viewAt(base, q.as_of);
-  if (!model.hasVault(id)) throw notFound(`no vault "${id}" at ${model.asOf}`);
+  const view = viewAt(base, q.as_of);
+  if (!view.hasVault(id)) throw notFound(`no vault "${id}" at ${view.asOf}`);
   const route = `/v1/vaults/${id}/timeseries`;
   const w = window(ctx, route, q);
+  const model = pinned(view, q.next, ctx.cursors);
   const answer = model.vaultWindow(id, w.query);
-  const { cursors } = ctx;
+  const cursors = ctx.bind(model);
   const body = (a: WindowAnswer): JsonBody => ({
     kind: 'json',
     data: null,
@@ -62,7 +63,8 @@ export function positionTimeseries(ctx: RouteContext): Body {
   const wallet = parseWallet(ctx.params.wallet_address!);
   const id = parseVaultId(ctx.params.vault_id!);
   const q = parseQuery('vaults.timeseries', ctx.query);
-  const model = viewAt(base, q.as_of);
+  const view = viewAt(base, q.as_of);
+  const model = pinned(view, q.next, ctx.cursors);
   return whenWalletReady(model, wallet, () => {
     const missing = model.positionSeriesMissing(wallet, id);
     if (missing !== null) throw notFound(missing);
@@ -70,7 +72,7 @@ export function positionTimeseries(ctx: RouteContext): Body {
     const w = window(ctx, route, q);
     const bounds = model.positionBounds(wallet, id, q.granularity, w.query);
     const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`;
-    const { cursors } = ctx;
+    const cursors = ctx.bind(model);
     const body = (a: PointsAnswer): JsonBody => ({
       kind: 'json',
       data: null,

@@ -2,15 +2,16 @@
 import { parseQuery, parseVaultId } from '../params.js';
 import type { Body } from '../reply.js';
 import type { ReadModel } from '../../engine/publish/index.js';
-import { asOfOnly, notFound, pageOr404, ready, type RouteContext, viewAt } from './context.js';
+import { asOfOnly, notFound, pageOr404, pinned, ready, type RouteContext, viewAt } from './context.js';
 
 export function vaultsList(ctx: RouteContext): Body {
   const base = ready(ctx);
   const q = parseQuery('vaults.list', ctx.query);
-  const model = viewAt(base, q.as_of);
+  const view = viewAt(base, q.as_of);
   const route = '/v1/vaults';
   const filters = { include_hidden: q.include_hidden, as_of: q.as_of };
   const after = q.next === undefined ? null : (ctx.cursors.decode(q.next, route, filters, 'desc') as [number, string]);
+  const model = pinned(view, q.next, ctx.cursors);
   const answer = model.vaultList({ includeHidden: q.include_hidden, after, limit: q.limit });
   if ('page' in answer) return { kind: 'page', page: answer.page };
   return {
@@ -20,7 +21,7 @@ export function vaultsList(ctx: RouteContext): Body {
     meta: {
       count: answer.count,
       limit: q.limit,
-      next_cursor: answer.nextKey ? ctx.cursors.encode(route, filters, 'desc', answer.nextKey) : null,
+      next_cursor: answer.nextKey ? ctx.bind(model).encode(route, filters, 'desc', answer.nextKey) : null,
       partial_errors: null,
     },
     etagKey: `${route}|${q.include_hidden}|${answer.offset}|${q.limit}`,

@@ -70,6 +70,7 @@ export function createRouteStep(deps: RouteDeps): Step {
         params: match.params,
         query: x.req.query,
         cursors: cursorsFor(deps.cursors, model),
+        bind: (m) => cursorsFor(deps.cursors, m),
         common: deps.common,
         started: deps.started,
       };
