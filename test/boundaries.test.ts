@@ -56,6 +56,19 @@ describe('import boundaries', () => {
     ).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
   });
 
+  it('devnet/ is reached only by the devnet command, with import() (and would fail on a planted static or foreign import)', () => {
+    expect(edges.filter((e) => e.to.startsWith('devnet/')).map((e) => [e.from, e.dynamic])).toEqual([['cli/commands/devnet.ts', true]]);
+    const planted = [
+      { path: 'cli/commands/devnet.ts', text: "import { startDevnet } from '../../devnet/index.js';" },
+      { path: 'jobs/chain/planted.ts', text: "const { startDevnet } = await import('../../devnet/index.js');" },
+      { path: 'cli/commands/ok.ts', text: "import { x } from '../../jobs/chain/ingestOnce.js';" },
+    ];
+    expect(wrongWay(importEdges(planted))).toEqual([
+      'cli/commands/devnet.ts → devnet/index.ts: devnet/ is a development rig, reached only by cli/commands/devnet.ts with import()',
+      'jobs/chain/planted.ts → devnet/index.ts: devnet/ is a development rig, reached only by cli/commands/devnet.ts with import()',
+    ]);
+  });
+
   it('every vault_type switch lives in families/ (and would fail on a planted one)', () => {
     expect(vaultTypeSwitches(files)).toEqual([]);
     const planted = [

@@ -18,7 +18,7 @@ import { parseConfig, type Config } from '../../common/config.js';
 import { createStore } from '../../store/store.js';
 import { createAddressBook } from '../../jobs/chain/addressBook.js';
 import { ingestOnce, type ChainRoundResult } from '../../jobs/chain/ingestOnce.js';
-import { devnetConfig, type DevnetManifest } from '../../jobs/devnet/index.js';
+import { devnetConfig, type DevnetManifest } from '../../devnet/index.js';
 import type { BenchOutput } from '../run.js';
 import { startBenchDevnet } from './devnetProcess.js';
 import { fetchOnly, type FetchOnlyResult } from './fetchOnly.js';

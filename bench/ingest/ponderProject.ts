@@ -7,8 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Abi } from 'viem';
-import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../../jobs/devnet/abis.js';
-import type { DevnetManifest } from '../../jobs/devnet/index.js';
+import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../../devnet/abis.js';
+import type { DevnetManifest } from '../../devnet/index.js';
 
 /** What the generated files read at run time (bench.json beside them). */
 interface ProjectData {

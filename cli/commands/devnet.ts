@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { loadConfig } from '../../common/config.js';
 import { createLogger } from '../../common/logger.js';
 import { createProgress } from '../../common/progress.js';
-import { devnetConfig, genesisEndingAt, simulateDevnet, startDevnet } from '../../jobs/devnet/index.js';
 import { intFlag, parseFlags } from '../args.js';
 import { runServer } from './serve.js';
 
@@ -19,6 +18,8 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const port = intFlag('port', values.port, 0, 65535);
   const db = values.db ?? (process.env.VAULTD_DB || DEFAULT_DB);
   const logger = createLogger(process.env.VAULTD_LOG_LEVEL || 'info');
+  // devnet/ is a development rig beside the product, not part of it: reached only from here, on demand
+  const { devnetConfig, genesisEndingAt, simulateDevnet, startDevnet } = await import('../../devnet/index.js');
   // A devnet is a new chain each run: its database starts empty too.
   for (const f of [db, `${db}.wal`]) rmSync(f, { force: true });
 

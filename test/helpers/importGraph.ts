@@ -25,7 +25,17 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
  * demo's generators; prices never reach into the chain indexer.
  */
 export const ALLOWED_WITHIN: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  jobs: { evm: [], chain: ['evm'], prices: ['evm'], demo: [], devnet: ['demo'] },
+  jobs: { evm: [], chain: ['evm'], prices: ['evm'], demo: [] },
+};
+
+/**
+ * Development rigs beside the product (not product folders: they import freely, like test/):
+ * devnet/ (Hardhat, Solidity mocks, artifacts) is reached only by the command that runs it,
+ * and only with a dynamic `import()`, so nothing else loads it and the product never needs its
+ * dev dependencies.
+ */
+export const RIGS: Readonly<Record<string, readonly string[]>> = {
+  devnet: ['cli/commands/devnet.ts'],
 };
 
 const PRODUCT = Object.keys(ALLOWED);
@@ -64,6 +74,8 @@ export interface Edge {
   to: string;
   /** `import type` / `export type`: erased at compile time, so no load order */
   typeOnly: boolean;
+  /** `import('…')`: loaded when run, not with the importer */
+  dynamic: boolean;
 }
 
 /** Every relative import between files, specifiers resolved to repo paths ('.js' read as the '.ts' source). */
@@ -76,7 +88,7 @@ export function importEdges(files: readonly SourceFile[]): Edge[] {
         .split(sep)
         .join('/')
         .replace(/\.js$/, '.ts');
-      edges.push({ from: f.path, to, typeOnly: /^(?:import|export)\s+type\s/.test(m[0]) });
+      edges.push({ from: f.path, to, typeOnly: /^(?:import|export)\s+type\s/.test(m[0]), dynamic: m[2] !== undefined });
     }
   }
   return edges;
@@ -103,6 +115,11 @@ export function wrongWay(edges: readonly Edge[]): string[] {
       continue;
     }
     if (!(from in ALLOWED)) continue;
+    const rig = RIGS[to];
+    if (rig) {
+      if (!rig.includes(e.from) || !e.dynamic) bad.push(`${e.from} → ${e.to}: ${to}/ is a development rig, reached only by ${rig.join(', ')} with import()`);
+      continue;
+    }
     const allowed = ALLOWED[from]!;
     const ok = allowed.includes(to) || allowed.includes(area(e.to));
     if (!ok) bad.push(`${e.from} → ${e.to}: ${from}/ may import only ${allowed.length ? allowed.join(', ') : 'itself'}`);

@@ -1,7 +1,7 @@
 // Test support: a devnet scenario and the vaultd config that points the indexer at it.
 import type { Config, ConfigInput } from '../../../common/config.js';
 import { parseConfig } from '../../../common/config.js';
-import { devnetConfig, simulateDevnet, startDevnet, type Devnet, type DevnetManifest } from '../../../jobs/devnet/index.js';
+import { devnetConfig, simulateDevnet, startDevnet, type Devnet, type DevnetManifest } from '../../../devnet/index.js';
 
 export interface Scenario {
   devnet: Devnet;

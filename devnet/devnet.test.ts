@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, http, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../common/config.js';
-import { PROJECT_ROOT } from '../../common/version.js';
+import { parseConfig } from '../common/config.js';
+import { PROJECT_ROOT } from '../common/version.js';
 import {
   aeraLikeProvisionerV1Abi,
   aeraLikeProvisionerV2Abi,
@@ -254,7 +254,7 @@ describe('devnet lifecycle', () => {
     await d.stop();
     await expect(fetch(d.rpcUrl, { method: 'POST', body: '{}' })).rejects.toThrow();
 
-    const dist = join(PROJECT_ROOT, 'dist', 'jobs', 'devnet');
+    const dist = join(PROJECT_ROOT, 'dist', 'devnet');
     expect(existsSync(join(dist, 'simulate.js')), 'dist is stale or missing: run npm run build').toBe(true);
     const script = `
       const { startDevnet } = await import(${JSON.stringify(join(dist, 'chain.js'))});

@@ -4,8 +4,8 @@
 // solves due requests and users refund expired ones; then wallets act (userActions.ts).
 // Returns the manifest an indexer and a config file are built from.
 import { createPublicClient, custom, type Address, type Hex } from 'viem';
-import { VaultdError } from '../../common/errors.js';
-import { createRng } from '../demo/prng.js';
+import { VaultdError } from '../common/errors.js';
+import { createRng } from '../jobs/demo/prng.js';
 import { aeraLikeProvisionerV1Abi, chainlinkLikeAggregatorAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi, testTokenAbi } from './abis.js';
 import { HOUR, mineEmptyHours, type Devnet } from './chain.js';
 import { UNIT, balanceOf, type AeraVaultSim, type MorphoVaultSim, type SimContext } from './context.js';
