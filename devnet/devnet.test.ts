@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createPublicClient, http, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../common/config.js';
+import { VAULT_TYPES } from '../families/index.js';
 import { PROJECT_ROOT } from '../common/version.js';
 import {
   aeraLikeProvisionerV1Abi,
@@ -208,7 +209,7 @@ describe('devnet state', () => {
   });
 
   it('turns the manifest into a valid vaultd config (chain + registry)', () => {
-    const config = parseConfig(devnetConfig(manifest), 'the devnet manifest');
+    const config = parseConfig(VAULT_TYPES, devnetConfig(manifest), 'the devnet manifest');
     expect(config.chains).toEqual([expect.objectContaining({ chain_id: 4242, rpc_urls: [devnet.rpcUrl], finality_blocks: 0 })]);
     expect(config.registry.vaults.map((v) => [v.address, v.start_block, v.provisioner])).toEqual(manifest.vaults.map((v) => [v.address, 1, v.provisioner]));
   });

@@ -5,6 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createLogger } from '../../common/logger.js';
 import { createProgress } from '../../common/progress.js';
 import { intFlag, parseFlags } from '../args.js';
@@ -32,7 +33,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     progress.stop();
     logger.info({ rpc_url: devnet.rpcUrl, vaults: manifest.vaults.length, wallets: manifest.wallets.length }, 'devnet simulated');
     writeFileSync(file, JSON.stringify({ ...devnetConfig(manifest), db }, null, 2));
-    const config = loadConfig({ config: file, db, port });
+    const config = loadConfig(VAULT_TYPES, { config: file, db, port });
     process.stdout.write(`devnet: chain ${manifest.chainId} at ${devnet.rpcUrl}; config ${file}; wallets e.g. ${manifest.wallets[0]}\n`);
     return await runServer(config, {
       jobs: true,

@@ -5,6 +5,7 @@
 // summary line per chain, provider and source on stdout; progress as JSON log lines on stderr.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { VaultdError } from '../../common/errors.js';
 import { withStore } from '../../store/storeHandle.js';
 import { createIngestJob } from '../../jobs/chain/ingestJob.js';
@@ -15,7 +16,7 @@ import { parseFlags } from '../args.js';
 
 export async function ingestCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags('ingest', argv, { config: { type: 'string' }, db: { type: 'string' }, once: { type: 'boolean' } });
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const chains = config.registry.vaults.length > 0 && config.chains.length > 0;
   if (!chains && !hasPriceWork(config)) {
     throw new VaultdError(

@@ -3,6 +3,7 @@
 // hour already written; positions and activity are always rewritten whole.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -25,7 +26,7 @@ export const RECOMPUTE_WRITE_MEMORY = '256MB';
 
 export async function recomputeCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags('recompute', argv, { db: { type: 'string' }, config: { type: 'string' }, full: { type: 'boolean' } });
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   const progress = createProgress(common.logger, 'recompute');

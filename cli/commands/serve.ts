@@ -8,6 +8,7 @@ import { createScheduledJob } from '../../common/scheduler.js';
 import { Counter, Histogram } from 'prom-client';
 import { createCommon, type Common } from '../../common/common.js';
 import { loadConfig, type Config } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { describeError, VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
 import { holdStopWhileProgressing } from '../../common/signals.js';
@@ -44,10 +45,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     for (const flag of ['db', 'publish-dir', 'no-jobs'] as const) {
       if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
     }
-    const config = loadConfig({ config: values.config, host: values.host, port: intFlag('port', values.port, 0, 65535) });
+    const config = loadConfig(VAULT_TYPES, { config: values.config, host: values.host, port: intFlag('port', values.port, 0, 65535) });
     return serveSnapshotDir(config, values.snapshot);
   }
-  const config = loadConfig({
+  const config = loadConfig(VAULT_TYPES, {
     config: values.config,
     db: values.db,
     host: values.host,

@@ -12,6 +12,7 @@ import { readIngestStatus } from './chainStore.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
 import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 import { parseConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { join } from 'node:path';
 
 interface Row {
@@ -300,7 +301,7 @@ describe('ingestOnce over the devnet (end to end)', () => {
   it('without a Multicall3 on the chain, deployless multicalls read the same snapshots', async () => {
     const input = scenarioConfigInput(sc.manifest);
     for (const v of input.registry!.vaults!) delete (v.definition as Record<string, unknown>).multicall3;
-    const config = { ...parseConfig(input, 'test'), source: null, log_level: 'silent' };
+    const config = { ...parseConfig(VAULT_TYPES, input, 'test'), source: null, log_level: 'silent' };
     const other = await createStore(testCommon(), { path: ':memory:' });
     try {
       const runtime = createIngestRuntime(testCommon(), config, { initialRange: 50 });
@@ -318,9 +319,9 @@ describe('ingestOnce over the devnet (end to end)', () => {
     const partial = { ...full, registry: { vaults: full.registry!.vaults!.filter((v) => v.address !== sc.manifest.contracts.aeraBtcVault) } };
     const other = await createStore(testCommon(), { path: ':memory:' });
     try {
-      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(partial, 'test'), source: null, log_level: 'silent' });
+      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, partial, 'test'), source: null, log_level: 'silent' });
       expect(a).toMatchObject({ status: 'ok', to: sc.manifest.endBlock });
-      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(full, 'test'), source: null, log_level: 'silent' });
+      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, full, 'test'), source: null, log_level: 'silent' });
       expect(b).toMatchObject({ status: 'ok', from: sc.manifest.startBlock, to: sc.manifest.endBlock });
       // only the new vault's hours were read
       expect(b!.snapshot_reads).toBe(b!.snapshots);
@@ -340,13 +341,13 @@ describe('ingestOnce over the devnet (end to end)', () => {
     });
     const other = await createStore(testCommon(), { path: ':memory:' });
     try {
-      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(withStart(late), 'test'), source: null, log_level: 'silent' });
+      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, withStart(late), 'test'), source: null, log_level: 'silent' });
       expect(a).toMatchObject({ status: 'ok', to: sc.manifest.endBlock });
       expect(await tableHashes(other, ['vault_events'])).not.toEqual(await tableHashes(store, ['vault_events']));
-      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(full, 'test'), source: null, log_level: 'silent' });
+      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, full, 'test'), source: null, log_level: 'silent' });
       expect(b).toMatchObject({ status: 'ok', from: sc.manifest.startBlock, to: sc.manifest.endBlock });
       expect(await tableHashes(other)).toEqual(await tableHashes(store));
-      const [c] = await ingestOnce(testCommon(), other, { ...parseConfig(withStart(late), 'test'), source: null, log_level: 'silent' });
+      const [c] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, withStart(late), 'test'), source: null, log_level: 'silent' });
       expect(c).toMatchObject({ status: 'ok', from: null, events: 0 });
       // the registry follows the config; every ingested row stays
       const raw = ['vault_events', 'vault_snapshots', 'chain_requests'];

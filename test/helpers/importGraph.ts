@@ -12,8 +12,9 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   store: ['common', 'model'],
   jobs: ['common', 'model', 'families', 'store'],
   engine: ['common', 'model', 'families', 'store'],
-  // of the engine, only engine/publish (the door); no store, no jobs
-  server: ['common', 'model', 'engine/publish'],
+  // of the engine, only engine/publish (the door); no store, no jobs. families: the vault types and
+  // each family's /definition schema, for the OpenAPI document
+  server: ['common', 'model', 'families', 'engine/publish'],
   client: [],
   explorer: ['client'],
   cli: ['common', 'model', 'families', 'store', 'jobs', 'engine', 'server'],
@@ -148,25 +149,50 @@ export function importCycles(edges: readonly Edge[]): string[][] {
   return cycles;
 }
 
-const TYPE_LITERAL = /'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'/;
-/** A comparison or a switch on a vault_type literal: `=== 'aera_v3'`, `!== '…'`, SQL `= '…'`, `case '…':`. */
-const TYPE_SWITCH =
-  /(?:[!=]==?|\bIN\s*\(|\bcase)\s*'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'|'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'\s*(?:[!=]==?|:\s*\[)/;
 /**
- * Files that may name vault types outside families/: the enumerations that validate input
- * (the config schema, the migration's CHECK, the wire schemas of server/schemas) and the demo
- * and devnet simulators' own per-family simulation parameters.
+ * Product files outside families/ that may hold family names (vault types, ledger names) as
+ * plain values — data, never a branch: each with the reason it cannot derive them.
  */
-export const TYPE_LITERAL_EXEMPT = /^(?:families\/|common\/config\.ts$|store\/migrations\.ts$|server\/schemas\/|jobs\/demo\/|jobs\/devnet\/)/;
+export const FAMILY_DATA: Readonly<Record<string, string>> = {
+  'jobs/demo/curated.ts': "the demo world's catalogue: real deployments, each of one family",
+  'server/schemas/sampleBodies.ts': 'an example response body of the API reference',
+};
 
-/** Lines outside families/ that branch on a vault_type literal, as `path:line: text`. */
-export function vaultTypeSwitches(files: readonly SourceFile[]): string[] {
+/** Lines as they shipped that may not change: migration 1's CHECK (migration 8 drops it; a shipped migration is never edited). */
+export const FAMILY_HISTORY: readonly string[] = [
+  "store/migrations.ts: vault_type VARCHAR NOT NULL CHECK (vault_type IN ('aera_v3', 'morpho_v1', 'morpho_v2', 'symbiotic')),",
+];
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Lines outside families/ that name a family (`names`: every vault type and ledger name of the
+ * family table): as a quoted literal anywhere but in FAMILY_DATA, and as a branch anywhere — a
+ * comparison (`=== 'aera_v3'`, SQL `= '…'`, `IN ('…')`), a `case`, or a key of a map by family
+ * (`{ morpho_v2: […] }`). As `path:line: text`.
+ */
+export function familyNameUses(files: readonly SourceFile[], names: readonly string[]): string[] {
+  const alt = names.map(escapeRegExp).join('|');
+  const any = new RegExp(`\\b(?:${alt})\\b`);
+  const literal = new RegExp(`(['"\`])(?:${alt})\\1`);
+  const branch = new RegExp(
+    `(?:[!=]==?|\\bIN\\s*\\(|\\bcase)\\s*(['"\`])(?:${alt})\\1|(['"\`])(?:${alt})\\2\\s*(?:[!=]==?|:)|(?:^|[{,]\\s*)(?:${alt})\\s*:(?!:)`,
+  );
   const out: string[] = [];
   for (const f of files) {
-    if (TYPE_LITERAL_EXEMPT.test(f.path) || !TYPE_LITERAL.test(f.text)) continue;
+    if (f.path.startsWith('families/') || !any.test(f.text)) continue;
+    const data = f.path in FAMILY_DATA;
     f.text.split('\n').forEach((line, i) => {
-      if (TYPE_SWITCH.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
+      if (FAMILY_HISTORY.includes(`${f.path}: ${line.trim()}`)) return;
+      if (branch.test(line.trim()) || (!data && literal.test(line))) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
     });
   }
   return out;
+}
+
+/** Imports of one family's own folder from outside families/: the rest of the program sees only families/index.ts. */
+export function familyInternals(edges: readonly Edge[]): string[] {
+  return edges
+    .filter((e) => !e.from.startsWith('families/') && /^families\/[^/]+\//.test(e.to))
+    .map((e) => `${e.from} → ${e.to}: only families/index.ts is the families' door`);
 }
