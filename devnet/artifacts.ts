@@ -17,6 +17,7 @@ export const CONTRACT_NAMES = [
   'ChainlinkLikeAggregator',
   'MorphoLikeVault',
   'Multicall3',
+  'PlainERC4626Vault',
   'PriceAndFeeCalculator',
   'TestToken',
 ] as const;

@@ -14,6 +14,7 @@ import {
   aeraLikeVaultAbi,
   chainlinkLikeAggregatorAbi,
   morphoLikeVaultAbi,
+  plainERC4626VaultAbi,
   priceAndFeeCalculatorAbi,
 } from './abis.js';
 import { HOUR, devnetChain, startDevnet, type Devnet } from './chain.js';
@@ -85,7 +86,10 @@ describe('devnet events (DESIGN §6.1)', () => {
   const table: [keyof typeof SIG, Abi, () => Address[]][] = [
     ['Deposit', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
     ['Withdraw', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
-    ['Transfer', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault, m().aeraUsdcVault, m().aeraBtcVault]],
+    ['Transfer', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault, m().aeraUsdcVault, m().aeraBtcVault, m().plainUsdcVault]],
+    // the plain ERC-4626 vault: the standard's events only
+    ['Deposit', plainERC4626VaultAbi, () => [m().plainUsdcVault]],
+    ['Withdraw', plainERC4626VaultAbi, () => [m().plainUsdcVault]],
     ['AccrueInterest', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
     ['SetFee', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
     ['SetCurator', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
@@ -130,7 +134,9 @@ describe('devnet events (DESIGN §6.1)', () => {
     const known = new Set(Object.values(SIG).map((s) => toEventSelector(s)));
     const c = manifest.contracts;
     const watched = new Set(
-      [c.morphoUsdcVault, c.morphoWethVault, c.aeraUsdcVault, c.aeraBtcVault, c.provisionerV1, c.provisionerV2, c.calculator].map((a) => a.toLowerCase()),
+      [c.morphoUsdcVault, c.morphoWethVault, c.aeraUsdcVault, c.aeraBtcVault, c.provisionerV1, c.provisionerV2, c.calculator, c.plainUsdcVault].map((a) =>
+        a.toLowerCase(),
+      ),
     );
     const stray = logs.filter((l) => watched.has(l.address.toLowerCase()) && !known.has(l.topics[0] as Hex));
     expect(stray).toEqual([]);
@@ -202,6 +208,7 @@ describe('devnet state', () => {
       ['morpho_v1', 'WETH', 18, undefined],
       ['aera_v3', 'USDC', 6, 1],
       ['aera_v3', 'cbBTC', 8, 2],
+      ['erc4626', 'USDC', 6, undefined],
     ]);
     const code = await client.getCode({ address: manifest.contracts.multicall3, blockNumber: 1n });
     expect(code?.length).toBeGreaterThan(2);

@@ -4,6 +4,7 @@
 // (the config's picklist, the OpenAPI enum and variants, the client types) derives from the table.
 import { VaultdError } from '../common/errors.js';
 import { AERA_V3 } from './aera/index.js';
+import { ERC4626 } from './erc4626/index.js';
 import type { VaultFamily } from './family.js';
 import type { Ledger } from './ledger.js';
 import { MORPHO_V1, MORPHO_V2 } from './morpho/index.js';
@@ -13,7 +14,7 @@ export type { DemoAllocationKit, DemoDefinitionInput, FamilyDefinition, FamilyDe
 export type * from './ledger.js';
 
 /** Every family, in the order the OpenAPI document and the docs list them. */
-export const FAMILY_TABLE = [AERA_V3, MORPHO_V1, MORPHO_V2, SYMBIOTIC] as const;
+export const FAMILY_TABLE = [AERA_V3, MORPHO_V1, MORPHO_V2, SYMBIOTIC, ERC4626] as const;
 
 export type VaultType = (typeof FAMILY_TABLE)[number]['type'];
 
