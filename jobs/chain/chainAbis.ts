@@ -3,10 +3,9 @@
 // each view function as a one-item ABI. Parsed from the real contracts' signatures, not the
 // devnet's ABIs: the indexer is the same code that points at a public RPC.
 import { parseAbiItem, toEventSelector, type Abi, type AbiEvent, type AbiFunction } from 'viem';
-import { LEDGERS, type Ledger } from '../../families/index.js';
 import { VaultdError } from '../../common/errors.js';
+import { LEDGERS, type Ledger, type LedgerCall } from '../../families/index.js';
 import type { ReadCall } from './multicallReader.js';
-import type { LedgerCall } from '../../families/index.js';
 
 export interface EventSpec {
   ledger: Ledger;
