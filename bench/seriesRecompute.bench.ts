@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Bench, type Task } from 'tinybench';
 import { createCommon, type Common } from '../common/common.js';
 import { loadConfig } from '../common/config.js';
+import { VAULT_TYPES } from '../families/index.js';
 import { createLogger } from '../common/logger.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import { loadVaultSeries, type LoadSeriesStats } from '../engine/load/loadSeries.js';
@@ -202,7 +203,7 @@ async function openWorld(common: Common): Promise<{ store: Store; path: string; 
 
 export async function runSeriesRecomputeBench(): Promise<BenchOutput> {
   // ---- setup, outside the timed parts ----
-  const common = createCommon(loadConfig({}, {}), { logger: createLogger('warn') });
+  const common = createCommon(loadConfig(VAULT_TYPES, {}, {}), { logger: createLogger('warn') });
   const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
   const { store, path, built } = await openWorld(common);
   try {

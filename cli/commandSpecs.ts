@@ -3,11 +3,12 @@
 // written from here. A new command is one entry in COMMAND_SPECS (and its loader in main.ts,
 // which the type of COMMAND_SPECS' names makes the compiler ask for).
 import { parseConfig } from '../common/config.js';
+import { VAULT_TYPES } from '../families/index.js';
 import { DEMO_DEFAULTS } from '../jobs/demo/params.js';
 import { defineCommand, type FlagSpec } from './commandSpec.js';
 
 /** The configuration's built-in defaults, shown as the flags' defaults. */
-const DEFAULTS = parseConfig({}, 'defaults');
+const DEFAULTS = parseConfig(VAULT_TYPES, {}, 'defaults');
 
 const db = {
   type: 'string',

@@ -48,7 +48,7 @@ export interface VaultDetail {
   vault_id: string;
   chain_id: number;
   address: string;
-  vault_type: 'aera_v3' | 'morpho_v1' | 'morpho_v2' | 'symbiotic';
+  vault_type: 'aera_v3' | 'morpho_v1' | 'morpho_v2' | 'symbiotic' | 'erc4626';
   name: string;
   symbol: string;
   numeraire_token: TokenRef;
@@ -112,7 +112,19 @@ export interface SymbioticDefinition {
   vault_type: 'symbiotic';
 }
 
-export type VaultDefinition = AeraV3Definition | MorphoDefinition | SymbioticDefinition;
+export interface Erc4626Definition {
+  vault_id: string;
+  chain_id: number;
+  address: string;
+  name: string;
+  symbol: string;
+  owner: string | null;
+  numeraire_token: TokenRef;
+  vault_type: 'erc4626';
+  asset: string | null;
+}
+
+export type VaultDefinition = AeraV3Definition | MorphoDefinition | SymbioticDefinition | Erc4626Definition;
 
 export interface AllocationTarget {
   address: string;

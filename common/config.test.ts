@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { VAULT_TYPES } from '../families/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ function failure(fn: () => unknown): VaultdError {
 
 describe('config', () => {
   it('defaults: every key optional', () => {
-    const c = loadConfig({}, {});
+    const c = loadConfig(VAULT_TYPES, {}, {});
     expect(c.db).toBe('data/vaultd.duckdb');
     expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trusted_proxies: [], transport: 'uws' });
     expect(c.auth.anonymous).toBe(true);
@@ -36,57 +37,78 @@ describe('config', () => {
 
   it('precedence: defaults < file < env < flags', () => {
     const f = file({ db: 'from-file.duckdb', server: { port: 9001, host: '127.0.0.2' }, rate_limits: { keyed_per_minute: 5 } });
-    expect(loadConfig({ config: f }, {}).server.port).toBe(9001);
-    expect(loadConfig({ config: f }, {}).rate_limits).toEqual({ anonymous_per_minute: 60, keyed_per_minute: 5 });
+    expect(loadConfig(VAULT_TYPES, { config: f }, {}).server.port).toBe(9001);
+    expect(loadConfig(VAULT_TYPES, { config: f }, {}).rate_limits).toEqual({ anonymous_per_minute: 60, keyed_per_minute: 5 });
     const env = { VAULTD_DB: 'env.duckdb', VAULTD_PORT: '9002' };
-    expect(loadConfig({ config: f }, env).db).toBe('env.duckdb');
-    expect(loadConfig({ config: f }, env).server).toEqual({ host: '127.0.0.2', port: 9002, trusted_proxies: [], transport: 'uws' });
-    expect(loadConfig({ config: f, port: 9003, db: 'flag.duckdb' }, env)).toMatchObject({ db: 'flag.duckdb', server: { port: 9003 } });
-    expect(loadConfig({}, { VAULTD_CONFIG: f }).db).toBe('from-file.duckdb');
+    expect(loadConfig(VAULT_TYPES, { config: f }, env).db).toBe('env.duckdb');
+    expect(loadConfig(VAULT_TYPES, { config: f }, env).server).toEqual({ host: '127.0.0.2', port: 9002, trusted_proxies: [], transport: 'uws' });
+    expect(loadConfig(VAULT_TYPES, { config: f, port: 9003, db: 'flag.duckdb' }, env)).toMatchObject({ db: 'flag.duckdb', server: { port: 9003 } });
+    expect(loadConfig(VAULT_TYPES, {}, { VAULTD_CONFIG: f }).db).toBe('from-file.duckdb');
   });
 
   it('error: a bad value names its exact key', () => {
-    const e = failure(() => loadConfig({ config: file({ rate_limits: { anonymous_per_minute: 'lots' } }) }, {}));
+    const e = failure(() => loadConfig(VAULT_TYPES, { config: file({ rate_limits: { anonymous_per_minute: 'lots' } }) }, {}));
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('"rate_limits.anonymous_per_minute"');
   });
 
   it('error: a bad item of a list names its index', () => {
-    const e = failure(() => loadConfig({ config: file({ chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: ['not a url'] }] }) }, {}));
+    const e = failure(() =>
+      loadConfig(VAULT_TYPES, { config: file({ chains: [{ chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: ['not a url'] }] }) }, {}),
+    );
     expect(e.message).toContain('"chains.0.rpc_urls.0"');
   });
 
+  it("error: a vault_type no family has names the key and the families' types, in the table's order", () => {
+    const vault = (vault_type: string) => ({
+      chain_id: 1,
+      address: `0x${'1'.repeat(40)}`,
+      vault_type,
+      name: 'v',
+      symbol: 'v',
+      numeraire_token: { address: `0x${'2'.repeat(40)}`, decimals: 6, symbol: 'USDC' },
+    });
+    const f = file({ registry: { vaults: [vault(VAULT_TYPES[0]), vault('erc4627')] } });
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: f }, {})).message).toBe(
+      `invalid configuration in "${f}": "registry.vaults.1.vault_type": Invalid type: Expected (${VAULT_TYPES.map((t) => `"${t}"`).join(' | ')}) but received "erc4627"`,
+    );
+    // the list is the caller's: common/ knows no family
+    expect(loadConfig(['erc4627'], { config: file({ registry: { vaults: [vault('erc4627')] } }) }, {}).registry.vaults[0]!.vault_type).toBe('erc4627');
+  });
+
   it('error: an unknown key is named', () => {
-    const e = failure(() => loadConfig({ config: file({ server: { prot: 80 } }) }, {}));
+    const e = failure(() => loadConfig(VAULT_TYPES, { config: file({ server: { prot: 80 } }) }, {}));
     expect(e.message).toContain('unknown key "server.prot"; did you mean "port"?');
   });
 
   it('error: a typo of a key suggests the closest one, at any depth and inside variants; nothing far-fetched', () => {
-    expect(failure(() => loadConfig({ config: file({ rate_limit: {} }) }, {})).message).toMatch(/unknown key "rate_limit"; did you mean "rate_limits"\?$/);
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: file({ rate_limit: {} }) }, {})).message).toMatch(
+      /unknown key "rate_limit"; did you mean "rate_limits"\?$/,
+    );
     const chain = { chain_id: 1, slug: 'ethereum', name: 'Ethereum', rpc_urls: ['http://127.0.0.1:1'], finality_block: 1 };
-    expect(failure(() => loadConfig({ config: file({ chains: [chain] }) }, {})).message).toContain(
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: file({ chains: [chain] }) }, {})).message).toContain(
       'unknown key "chains.0.finality_block"; did you mean "finality_blocks"?',
     );
     const provider = { kind: 'static', price: [] };
-    expect(failure(() => loadConfig({ config: file({ prices: { providers: [provider] } }) }, {})).message).toContain(
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: file({ prices: { providers: [provider] } }) }, {})).message).toContain(
       'unknown key "prices.providers.0.price"; did you mean "prices"?',
     );
-    expect(failure(() => loadConfig({ config: file({ zebra: 1 }) }, {})).message).toMatch(/unknown key "zebra"$/);
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: file({ zebra: 1 }) }, {})).message).toMatch(/unknown key "zebra"$/);
   });
 
   it('error: invalid JSON, missing file, bad env', () => {
-    expect(failure(() => loadConfig({ config: file('{"db": ') }, {})).message).toMatch(/is not valid JSON/);
-    expect(failure(() => loadConfig({ config: join(dir, 'nope.json') }, {})).message).toMatch(/does not exist/);
-    expect(failure(() => loadConfig({}, { VAULTD_PORT: 'eighty' })).message).toContain('VAULTD_PORT');
-    expect(failure(() => loadConfig({}, { VAULTD_LOG_LEVEL: 'loud' })).message).toContain('VAULTD_LOG_LEVEL');
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: file('{"db": ') }, {})).message).toMatch(/is not valid JSON/);
+    expect(failure(() => loadConfig(VAULT_TYPES, { config: join(dir, 'nope.json') }, {})).message).toMatch(/does not exist/);
+    expect(failure(() => loadConfig(VAULT_TYPES, {}, { VAULTD_PORT: 'eighty' })).message).toContain('VAULTD_PORT');
+    expect(failure(() => loadConfig(VAULT_TYPES, {}, { VAULTD_LOG_LEVEL: 'loud' })).message).toContain('VAULTD_LOG_LEVEL');
   });
 });
 
 describe('data/registry.example.json', () => {
   it('is a valid configuration file with the real manifest deployments', async () => {
     const { PROJECT_ROOT } = await import('./version.js');
-    const c = loadConfig({ config: join(PROJECT_ROOT, 'data', 'registry.example.json') }, {});
+    const c = loadConfig(VAULT_TYPES, { config: join(PROJECT_ROOT, 'data', 'registry.example.json') }, {});
     expect(c.registry.vaults.length).toBeGreaterThanOrEqual(90);
     expect(new Set(c.registry.vaults.map((v) => v.vault_type))).toEqual(new Set(['aera_v3', 'morpho_v1', 'morpho_v2']));
     const groups = new Set(c.registry.groups.map((g) => g.id));

@@ -45,24 +45,6 @@ const GroupSchema = v.strictObject({
   featured_rank: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
 });
 
-const VaultSchema = v.strictObject({
-  chain_id: positiveInt,
-  address,
-  vault_type: v.picklist(['aera_v3', 'morpho_v1', 'morpho_v2', 'symbiotic']),
-  name: nonEmpty,
-  symbol: nonEmpty,
-  numeraire_token: TokenRefSchema,
-  group_id: nullableString,
-  is_primary: v.optional(v.boolean(), false),
-  strategy_id: nullableString,
-  visibility: v.optional(v.picklist(['visible', 'hidden', 'disabled']), 'visible'),
-  listed_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
-  start_block: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  provisioner: v.optional(address),
-  fee_calculator: v.optional(address),
-  definition: v.optional(v.record(v.string(), v.unknown()), {}),
-});
-
 const decimalString = v.pipe(
   v.union([v.string(), v.number()]),
   v.transform((x) => (typeof x === 'number' ? String(x) : x)),
@@ -142,52 +124,82 @@ const TvlSourceSchema = v.variant('kind', [
 
 const cron = v.pipe(v.string(), v.minLength(1));
 
-export const ConfigSchema = v.strictObject({
-  db: v.optional(nonEmpty, 'data/vaultd.duckdb'),
-  server: v.optional(
-    v.strictObject({
-      host: v.optional(nonEmpty, '0.0.0.0'),
-      port: v.optional(port, 8080),
-      /** proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, e.g. "10.0.0.0/8"); none by default */
-      trusted_proxies: v.optional(v.array(v.pipe(v.string(), v.check(isAddressOrCidr, 'must be an IP address or a CIDR block'))), []),
-      /**
-       * "uws" (default, fastest); "node" serves HTTP/1.0 (nginx's default proxy_pass) and answers
-       * malformed requests at once (400/431/414), at about twice the CPU per request
-       */
-      transport: v.optional(v.picklist(['uws', 'node'], 'must be "uws" or "node"'), 'uws'),
-    }),
-    {},
-  ),
-  auth: v.optional(v.strictObject({ anonymous: v.optional(v.boolean(), true) }), {}),
-  rate_limits: v.optional(
-    v.strictObject({
-      anonymous_per_minute: v.optional(positiveInt, 60),
-      keyed_per_minute: v.optional(positiveInt, 600),
-    }),
-    {},
-  ),
-  chains: v.optional(v.array(ChainSchema), []),
-  registry: v.optional(
-    v.strictObject({
-      strategies: v.optional(v.array(StrategySchema), []),
-      groups: v.optional(v.array(GroupSchema), []),
-      vaults: v.optional(v.array(VaultSchema), []),
-    }),
-    {},
-  ),
-  prices: v.optional(v.strictObject({ providers: v.optional(v.array(PriceProviderSchema), []) }), {}),
-  tvl_sources: v.optional(v.array(TvlSourceSchema), []),
-  schedules: v.optional(
-    v.strictObject({
-      ingest: v.optional(cron, '*/15 * * * * *'),
-      prices: v.optional(cron, '0 */5 * * * *'),
-    }),
-    {},
-  ),
-});
+/** The vault types a configuration may name: the families' (families/index.ts VAULT_TYPES). */
+export type VaultTypes = readonly [string, ...string[]];
 
-export type ConfigInput = v.InferInput<typeof ConfigSchema>;
-export type Config = v.InferOutput<typeof ConfigSchema> & {
+/** A registry vault; `vault_type` one of the families' (the caller names them, see `configSchema`). */
+const vaultSchema = (vaultTypes: VaultTypes) =>
+  v.strictObject({
+    chain_id: positiveInt,
+    address,
+    vault_type: v.picklist(vaultTypes),
+    name: nonEmpty,
+    symbol: nonEmpty,
+    numeraire_token: TokenRefSchema,
+    group_id: nullableString,
+    is_primary: v.optional(v.boolean(), false),
+    strategy_id: nullableString,
+    visibility: v.optional(v.picklist(['visible', 'hidden', 'disabled']), 'visible'),
+    listed_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+    start_block: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    provisioner: v.optional(address),
+    fee_calculator: v.optional(address),
+    definition: v.optional(v.record(v.string(), v.unknown()), {}),
+  });
+
+/**
+ * The configuration's schema. The vault types it accepts are the families' table, and
+ * families/ sits above common/ (imports run down the pipeline), so the caller names them:
+ * the CLI passes VAULT_TYPES, and an unknown type fails here, at start, like any bad key.
+ */
+export const configSchema = (vaultTypes: VaultTypes) =>
+  v.strictObject({
+    db: v.optional(nonEmpty, 'data/vaultd.duckdb'),
+    server: v.optional(
+      v.strictObject({
+        host: v.optional(nonEmpty, '0.0.0.0'),
+        port: v.optional(port, 8080),
+        /** proxies whose X-Forwarded-For names the client (IPs or CIDR blocks, e.g. "10.0.0.0/8"); none by default */
+        trusted_proxies: v.optional(v.array(v.pipe(v.string(), v.check(isAddressOrCidr, 'must be an IP address or a CIDR block'))), []),
+        /**
+         * "uws" (default, fastest); "node" serves HTTP/1.0 (nginx's default proxy_pass) and answers
+         * malformed requests at once (400/431/414), at about twice the CPU per request
+         */
+        transport: v.optional(v.picklist(['uws', 'node'], 'must be "uws" or "node"'), 'uws'),
+      }),
+      {},
+    ),
+    auth: v.optional(v.strictObject({ anonymous: v.optional(v.boolean(), true) }), {}),
+    rate_limits: v.optional(
+      v.strictObject({
+        anonymous_per_minute: v.optional(positiveInt, 60),
+        keyed_per_minute: v.optional(positiveInt, 600),
+      }),
+      {},
+    ),
+    chains: v.optional(v.array(ChainSchema), []),
+    registry: v.optional(
+      v.strictObject({
+        strategies: v.optional(v.array(StrategySchema), []),
+        groups: v.optional(v.array(GroupSchema), []),
+        vaults: v.optional(v.array(vaultSchema(vaultTypes)), []),
+      }),
+      {},
+    ),
+    prices: v.optional(v.strictObject({ providers: v.optional(v.array(PriceProviderSchema), []) }), {}),
+    tvl_sources: v.optional(v.array(TvlSourceSchema), []),
+    schedules: v.optional(
+      v.strictObject({
+        ingest: v.optional(cron, '*/15 * * * * *'),
+        prices: v.optional(cron, '0 */5 * * * *'),
+      }),
+      {},
+    ),
+  });
+
+type ConfigSchema = ReturnType<typeof configSchema>;
+export type ConfigInput = v.InferInput<ConfigSchema>;
+export type Config = v.InferOutput<ConfigSchema> & {
   /** the file the config came from, or null for defaults only */
   readonly source: string | null;
   readonly log_level: string;
@@ -208,8 +220,9 @@ function configError(message: string, details?: unknown): VaultdError {
 }
 
 /** Validate a parsed config object; `origin` names where it came from in messages. */
-export function parseConfig(input: unknown, origin: string): v.InferOutput<typeof ConfigSchema> {
-  const result = v.safeParse(ConfigSchema, input ?? {});
+export function parseConfig(vaultTypes: VaultTypes, input: unknown, origin: string): v.InferOutput<ConfigSchema> {
+  const schema = configSchema(vaultTypes);
+  const result = v.safeParse(schema, input ?? {});
   if (result.success) return result.output;
   // a typo shows as an unknown key and a missing one: name the unknown key, it is what was typed
   const isUnknown = (i: v.BaseIssue<unknown>) => i.type === 'strict_object' && i.expected === 'never';
@@ -218,7 +231,7 @@ export function parseConfig(input: unknown, origin: string): v.InferOutput<typeo
   const unknown = isUnknown(issue);
   if (unknown) {
     const keys = issue.path!.map((p) => p.key);
-    const near = closest(String(keys.at(-1)), allowedKeys(ConfigSchema as unknown as AnySchema, keys.slice(0, -1), input));
+    const near = closest(String(keys.at(-1)), allowedKeys(schema as unknown as AnySchema, keys.slice(0, -1), input));
     throw configError(`invalid configuration in ${origin}: unknown key "${path}"${near ? `; did you mean "${near}"?` : ''}`, { key: path });
   }
   throw configError(`invalid configuration in ${origin}: "${path}": ${issue.message}`, { key: path });
@@ -299,9 +312,9 @@ function envPort(env: NodeJS.ProcessEnv): number | undefined {
 }
 
 /** Load the effective configuration. Pure over its inputs: pass `env` in tests. */
-export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(vaultTypes: VaultTypes, overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const file = overrides.config ?? (env.VAULTD_CONFIG || undefined);
-  const parsed = parseConfig(file ? readConfigFile(file) : {}, file ? `"${file}"` : 'defaults');
+  const parsed = parseConfig(vaultTypes, file ? readConfigFile(file) : {}, file ? `"${file}"` : 'defaults');
 
   const db = overrides.db ?? (env.VAULTD_DB || undefined) ?? parsed.db;
   const host = overrides.host ?? (env.VAULTD_HOST || undefined) ?? parsed.server.host;

@@ -2,9 +2,6 @@
 // fills them (demo, chain ingest, config registry) and by the engine that reads them.
 // Times are Unix seconds (UTC); token amounts are base-unit bigints.
 
-export const VAULT_TYPES = ['aera_v3', 'morpho_v1', 'morpho_v2', 'symbiotic'] as const;
-export type VaultType = (typeof VAULT_TYPES)[number];
-
 export const VISIBILITIES = ['visible', 'hidden', 'disabled'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
@@ -55,7 +52,8 @@ export interface VaultRow {
   vault_id: string;
   chain_id: number;
   address: string;
-  vault_type: VaultType;
+  /** one of the families' types (families/index.ts VAULT_TYPES, checked where rows enter: the config, the demo) */
+  vault_type: string;
   name: string;
   symbol: string;
   numeraire_address: string;

@@ -63,6 +63,18 @@ describe('hand-made bodies', () => {
       },
     ],
     [
+      'an erc4626 definition (its asset)',
+      'getVaultDefinition',
+      {
+        data: {
+          ...pick(SAMPLE_BODIES.getVaultDefinition, ['vault_id', 'chain_id', 'address', 'name', 'symbol', 'owner', 'numeraire_token']),
+          vault_type: 'erc4626',
+          asset: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+        },
+        meta: ITEM_META,
+      },
+    ],
+    [
       'TVL with a breakdown',
       'getTvl',
       mutated(SAMPLE_BODIES.getTvl, ['data', 'breakdown'], [{ id: 'chain:1', label: 'Ethereum', source_id: 'vaults', tvl: { usd: null }, updated_at: null }]),
@@ -92,7 +104,12 @@ describe('hand-made bodies', () => {
     ['as_of as an ISO string', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'metrics', 'as_of'], '2026-01-15T00:00:00Z')],
     ['as_of with a fraction', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'metrics', 'as_of'], 1768435200.5)],
     ['a vault id with an uppercase address', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'vault_id'], '1:0x8EB67A509616cd6a7c1b3c8c21d48ff57df3d458')],
-    ['an unknown vault_type', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'vault_type'], 'erc4626')],
+    ['an unknown vault_type', 'getVault', mutated(SAMPLE_BODIES.getVault, ['data', 'vault_type'], 'erc4627')],
+    [
+      "a morpho definition labelled erc4626 (its fields are not the family's)",
+      'getVaultDefinition',
+      mutated(SAMPLE_BODIES.getVaultDefinition, ['data', 'vault_type'], 'erc4626'),
+    ],
     ['refreshed_at with milliseconds', 'getVault', mutated(SAMPLE_BODIES.getVault, ['meta', 'refreshed_at'], '2026-01-15T00:00:00.000Z')],
     ['refreshed_at with an offset', 'getVault', mutated(SAMPLE_BODIES.getVault, ['meta', 'refreshed_at'], '2026-01-15T00:00:00+00:00')],
     ['single-item meta with list keys', 'getVault', mutated(SAMPLE_BODIES.getVault, ['meta'], LIST_META)],

@@ -14,7 +14,8 @@ const { createStore } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist',
 const { createCommon } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist', 'common', 'common.js'))});
 const { loadConfig } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist', 'common', 'config.js'))});
 const { createLogger } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist', 'common', 'logger.js'))});
-const common = createCommon(loadConfig({}, {}), { logger: createLogger('silent') });
+const { VAULT_TYPES } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist', 'families', 'index.js'))});
+const common = createCommon(loadConfig(VAULT_TYPES, {}, {}), { logger: createLogger('silent') });
 const held = [];
 while (128 - readdirSync('/proc/self/fd').length > 20) held.push(openSync('/dev/null', 'r'));
 try {

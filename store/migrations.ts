@@ -319,4 +319,34 @@ CREATE TABLE vault_metrics_hourly (
 CREATE OR REPLACE MACRO vaultd_units_digits(x, d) AS lpad(ltrim(x::VARCHAR, '-'), greatest(length(ltrim(x::VARCHAR, '-')), d + 1)::INTEGER, '0');
 `,
   },
+  {
+    version: 8,
+    name: 'vaults: the vault types are the families (no CHECK)',
+    sql: `
+-- Migration 1 listed the vault types in a CHECK, so a file could never hold a family added
+-- later. The types are the family table's (families/index.ts), checked where rows enter (the
+-- config's picklist, the demo's typed registry): the table is rebuilt without that CHECK,
+-- rows, order and every other constraint as they were. DuckDB cannot drop a CHECK in place.
+CREATE TABLE vaults_v8 (
+  vault_id VARCHAR PRIMARY KEY,
+  chain_id BIGINT NOT NULL,
+  address VARCHAR NOT NULL,
+  vault_type VARCHAR NOT NULL,
+  name VARCHAR NOT NULL,
+  symbol VARCHAR NOT NULL,
+  numeraire_address VARCHAR NOT NULL,
+  numeraire_decimals INTEGER NOT NULL,
+  numeraire_symbol VARCHAR NOT NULL,
+  group_id VARCHAR,
+  is_primary BOOLEAN NOT NULL,
+  strategy_id VARCHAR,
+  visibility VARCHAR NOT NULL CHECK (visibility IN ('visible', 'hidden', 'disabled')),
+  listed_at TIMESTAMP NOT NULL,
+  definition JSON NOT NULL
+);
+INSERT INTO vaults_v8 SELECT * FROM vaults ORDER BY rowid;
+DROP TABLE vaults;
+ALTER TABLE vaults_v8 RENAME TO vaults;
+`,
+  },
 ];

@@ -25,8 +25,9 @@ const KEY = 'publish.identity';
 let code: string | null = null;
 
 /**
- * The program that builds snapshots: its version and a hash of the engine's and server's code
- * (another build may compute other pages from the same rows, and must not reuse an identity).
+ * The program that builds snapshots: its version and a hash of the engine's, server's and vault
+ * families' code (another build may compute other pages from the same rows — a family's unit
+ * price source or /definition fields — and must not reuse an identity).
  */
 export function codeStamp(): string {
   if (code !== null) return code;
@@ -50,6 +51,7 @@ export function codeStamp(): string {
   walk(join(root, 'server'));
   walk(join(root, 'model'));
   walk(join(root, 'store'));
+  walk(join(root, 'families'));
   code = `${VERSION}:${hash.digest('hex').slice(0, 16)}`;
   return code;
 }

@@ -107,6 +107,33 @@ describe('store', () => {
     expect(await s.rows('probe', "SELECT * FROM duckdb_tables() WHERE table_name = 'half'")).toEqual([]);
   });
 
+  it('migration 8: a file made before it opens with every vault row as it was, in order, and takes a vault type its CHECK refused', async () => {
+    const path = join(dir(), 'v7.duckdb');
+    const world = buildDemoRegistry({ seed: 3, vaults: 40, wallets: 10, days: 1, now: Date.parse('2026-06-01T00:00:00Z') / 1000 });
+    const rowsOf = (s: Store) =>
+      s.rows<Record<string, unknown>>('t.vaults', 'SELECT rowid AS r, * EXCLUDE (definition), definition::VARCHAR AS d FROM vaults ORDER BY rowid');
+    const newType = (s: Store) =>
+      s.run('t.new', "INSERT INTO vaults SELECT * REPLACE ('9:0x9' AS vault_id, 'a_family_added_later' AS vault_type) FROM vaults LIMIT 1");
+    const old = await openStore(
+      path,
+      MIGRATIONS.filter((m) => m.version <= 7),
+    );
+    await old.transaction('t', () => writeRegistry(old, world));
+    const before = await rowsOf(old);
+    await expect(newType(old)).rejects.toThrow(/CHECK constraint/);
+    await old.close();
+    open.pop();
+
+    const s = await openStore(path);
+    expect(await s.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
+    expect(await rowsOf(s)).toEqual(before);
+    expect((await readRegistry(s)).vaults).toEqual([...world.vaults].sort((a, b) => (a.vault_id < b.vault_id ? -1 : 1)));
+    await newType(s);
+    // the other constraints stand: the key, and visibility's CHECK
+    await expect(newType(s)).rejects.toThrow(/[Dd]uplicate key|PRIMARY KEY|violates/);
+    await expect(s.run('t.vis', "UPDATE vaults SET visibility = 'gone' WHERE vault_id = '9:0x9'")).rejects.toThrow(/CHECK constraint/);
+  });
+
   it('registry round-trips', async () => {
     const s = await openStore(':memory:');
     await s.transaction('t', () => writeRegistry(s, registry));

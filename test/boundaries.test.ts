@@ -2,7 +2,17 @@
 // client and explorer stand alone. See test/helpers/importGraph.ts for the table.
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/version.js';
-import { importCycles, importEdges, readProductFiles, sqlOutsideStore, stringLiterals, vaultTypeSwitches, wrongWay } from './helpers/importGraph.js';
+import { LEDGERS, VAULT_TYPES } from '../families/index.js';
+import {
+  familyInternals,
+  familyNameUses,
+  importCycles,
+  importEdges,
+  readProductFiles,
+  sqlOutsideStore,
+  stringLiterals,
+  wrongWay,
+} from './helpers/importGraph.js';
 
 const files = readProductFiles(PROJECT_ROOT);
 const edges = importEdges(files);
@@ -49,7 +59,9 @@ describe('import boundaries', () => {
     expect(bad.at(-5)).toBe('jobs/prices/planted2.ts → jobs/chain/ingestOnce.ts: jobs/prices/ may import only jobs/evm of jobs/');
     expect(bad.at(-4)).toBe('jobs/evm/planted.ts → jobs/chain/ingestMetrics.ts: jobs/evm/ may import only itself of jobs/');
     expect(bad.at(-2)).toBe('runtime/planted.ts → server/handle.ts: runtime/ may import only common, model, families, store, jobs, engine');
-    expect(bad.at(-1)).toBe('server/routes/planted3.ts → engine/publish/seriesBuffers.ts: server/ may import only common, model, engine/publish/index.ts');
+    expect(bad.at(-1)).toBe(
+      'server/routes/planted3.ts → engine/publish/seriesBuffers.ts: server/ may import only common, model, families, engine/publish/index.ts',
+    );
     // and a planted cycle is found
     expect(
       importCycles(
@@ -61,21 +73,60 @@ describe('import boundaries', () => {
     ).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
   });
 
-  it('every vault_type switch lives in families/ (and would fail on a planted one)', () => {
-    expect(vaultTypeSwitches(files)).toEqual([]);
+  it('devnet/ is reached only by the devnet command, with import() (and would fail on a planted static or foreign import)', () => {
+    expect(edges.filter((e) => e.to.startsWith('devnet/')).map((e) => [e.from, e.dynamic])).toEqual([['cli/commands/devnet.ts', true]]);
+    const planted = [
+      { path: 'cli/commands/devnet.ts', text: "import { startDevnet } from '../../devnet/index.js';" },
+      { path: 'jobs/chain/planted.ts', text: "const { startDevnet } = await import('../../devnet/index.js');" },
+      { path: 'cli/commands/ok.ts', text: "import { x } from '../../jobs/chain/ingestOnce.js';" },
+    ];
+    expect(wrongWay(importEdges(planted))).toEqual([
+      'cli/commands/devnet.ts → devnet/index.ts: devnet/ is a development rig, reached only by cli/commands/devnet.ts with import()',
+      'jobs/chain/planted.ts → devnet/index.ts: devnet/ is a development rig, reached only by cli/commands/devnet.ts with import()',
+    ]);
+  });
+
+  const names = [...VAULT_TYPES, ...LEDGERS.map((l) => l.name)];
+
+  it('family names and branches live in families/ (and would fail on planted ones)', () => {
+    expect(familyNameUses(files, names)).toEqual([]);
     const planted = [
       { path: 'engine/metrics/planted.ts', text: "const aera = v.vault_type === 'aera_v3';" },
       { path: 'jobs/chain/planted.ts', text: "switch (t) {\n  case 'symbiotic':\n    return null;\n}" },
       { path: 'engine/series/planted.ts', text: "const sql = `SELECT vault_type IN ('morpho_v1') FROM vaults`;" },
       { path: 'engine/metrics/planted2.ts', text: "const F = { morpho_v2: ['curator'] };\nconst G = { 'morpho_v2': ['curator'] };" },
+      { path: 'jobs/chain/planted2.ts', text: "if (v.ledger.name === 'morpho') return;" },
+      { path: 'common/planted.ts', text: "vault_type: v.picklist(['aera_v3', 'morpho_v1']);" },
+      { path: 'jobs/demo/planted.ts', text: "if (type === 'symbiotic') return [0.02, 0.05];" },
+      // data files may hold the names as values, never branch on them
+      { path: 'jobs/demo/curated.ts', text: "d('x', 1, null, 'symbiotic', 'LBTC');\nif (s.vault_type === 'aera_v3') x();" },
       { path: 'families/ok.ts', text: "if (type === 'aera_v3') return 1;" },
-      { path: 'jobs/demo/ok.ts', text: "if (type === 'symbiotic') return [0.02, 0.05];" },
+      { path: 'engine/ok.ts', text: "const label = 'aera-hooks'; // a seed label, not a family" },
     ];
-    expect(vaultTypeSwitches(planted)).toEqual([
+    expect(familyNameUses(planted, names)).toEqual([
       "engine/metrics/planted.ts:1: const aera = v.vault_type === 'aera_v3';",
       "jobs/chain/planted.ts:2: case 'symbiotic':",
       "engine/series/planted.ts:1: const sql = `SELECT vault_type IN ('morpho_v1') FROM vaults`;",
+      "engine/metrics/planted2.ts:1: const F = { morpho_v2: ['curator'] };",
       "engine/metrics/planted2.ts:2: const G = { 'morpho_v2': ['curator'] };",
+      "jobs/chain/planted2.ts:1: if (v.ledger.name === 'morpho') return;",
+      "common/planted.ts:1: vault_type: v.picklist(['aera_v3', 'morpho_v1']);",
+      "jobs/demo/planted.ts:1: if (type === 'symbiotic') return [0.02, 0.05];",
+      "jobs/demo/curated.ts:2: if (s.vault_type === 'aera_v3') x();",
+    ]);
+  });
+
+  it("outside families/, nothing imports one family's folder (and would fail on a planted import)", () => {
+    expect(familyInternals(edges)).toEqual([]);
+    const planted = [
+      { path: 'jobs/chain/planted.ts', text: "import { AERA_LEDGER } from '../../families/aera/ledger.js';" },
+      { path: 'server/schemas/planted.ts', text: "import { ERC4626_EVENTS } from '../../families/shared/erc4626.js';" },
+      { path: 'engine/ok.ts', text: "import { familyOf } from '../families/index.js';" },
+      { path: 'families/morpho/ok.ts', text: "import { ERC4626_EVENTS } from '../shared/erc4626.js';" },
+    ];
+    expect(familyInternals(importEdges(planted))).toEqual([
+      "jobs/chain/planted.ts → families/aera/ledger.ts: only families/index.ts is the families' door",
+      "server/schemas/planted.ts → families/shared/erc4626.ts: only families/index.ts is the families' door",
     ]);
   });
 

@@ -23,8 +23,8 @@ describe('vaultd devnet', () => {
           metrics: { total_supply: string; as_of: number; tvl: { native: string; usd: string | null } };
         }[];
       };
-      expect(body.data).toHaveLength(4);
-      expect(new Set(body.data.map((v) => v.vault_type))).toEqual(new Set(['morpho_v1', 'aera_v3']));
+      expect(body.data).toHaveLength(5);
+      expect(new Set(body.data.map((v) => v.vault_type))).toEqual(new Set(['morpho_v1', 'aera_v3', 'erc4626']));
       for (const v of body.data) {
         expect(v.vault_id).toMatch(/^31337:0x[0-9a-f]{40}$/);
         expect(Number(v.metrics.total_supply)).toBeGreaterThan(0);

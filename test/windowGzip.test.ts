@@ -18,6 +18,7 @@ import { createHandler } from '../server/handle.js';
 import { replyHeaders, replyParts, type Reply } from '../server/reply.js';
 import { createCommon } from '../common/common.js';
 import { loadConfig } from '../common/config.js';
+import { VAULT_TYPES } from '../families/index.js';
 import { createLogger } from '../common/logger.js';
 import { tempDir } from './helpers/common.js';
 import { publishedDemo, servedOf } from './helpers/publishedDemo.js';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   const config = join(tempDir('vaultd-window-gzip-config-'), 'vaultd.json');
   writeFileSync(config, JSON.stringify(UNLIMITED));
   handle = createHandler({
-    common: createCommon(loadConfig({ config }, {}), { logger: createLogger('silent') }),
+    common: createCommon(loadConfig(VAULT_TYPES, { config }, {}), { logger: createLogger('silent') }),
     current: () => served,
     jobs: false,
     auth: () => createAuthTable([]),

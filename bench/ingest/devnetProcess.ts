@@ -5,7 +5,7 @@
 // Parent side: `startBenchDevnet` (fork + IPC). Child side: this file run by `fork`.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { simulateDevnet, startDevnet, type DevnetManifest } from '../../jobs/devnet/index.js';
+import { simulateDevnet, startDevnet, type DevnetManifest } from '../../devnet/index.js';
 
 export interface BenchDevnetOptions {
   days: number;

@@ -15,10 +15,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createCommon } from '../../common/common.js';
 import { parseConfig, type Config } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createStore } from '../../store/store.js';
 import { createAddressBook } from '../../jobs/chain/addressBook.js';
 import { ingestOnce, type ChainRoundResult } from '../../jobs/chain/ingestOnce.js';
-import { devnetConfig, type DevnetManifest } from '../../jobs/devnet/index.js';
+import { devnetConfig, type DevnetManifest } from '../../devnet/index.js';
 import type { BenchOutput } from '../run.js';
 import { startBenchDevnet } from './devnetProcess.js';
 import { fetchOnly, type FetchOnlyResult } from './fetchOnly.js';
@@ -64,7 +65,7 @@ interface VaultdRun {
 
 function benchConfig(manifest: DevnetManifest): Config {
   const slice = devnetConfig(manifest);
-  return { ...parseConfig({ chains: slice.chains, registry: slice.registry }, 'the ingest bench'), source: null, log_level: 'info' };
+  return { ...parseConfig(VAULT_TYPES, { chains: slice.chains, registry: slice.registry }, 'the ingest bench'), source: null, log_level: 'info' };
 }
 
 /** One vaultd ingest of the whole chain into a new DuckDB file; only ingestOnce is timed. */

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { DevnetManifest } from '../../jobs/devnet/index.js';
+import type { DevnetManifest } from '../../devnet/index.js';
 import { writePonderProject } from './ponderProject.js';
 import { processCpuMs } from './procCpu.js';
 import { benchPackageDir, ensureBenchPackage } from '../benchPackage.js';

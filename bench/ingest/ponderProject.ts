@@ -7,8 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Abi } from 'viem';
-import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../../jobs/devnet/abis.js';
-import type { DevnetManifest } from '../../jobs/devnet/index.js';
+import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../../devnet/abis.js';
+import type { DevnetManifest } from '../../devnet/index.js';
 
 /** What the generated files read at run time (bench.json beside them). */
 interface ProjectData {
@@ -71,7 +71,8 @@ export default createConfig({
   // disableCache: Ponder's advice for a local node (its RPC cache assumes a chain that outlives the run)
   chains: { devnet: { id: b.chainId, rpc: b.rpcUrl, disableCache: true } },
   contracts: {
-    MorphoVault: { abi: b.abis.morpho, chain: "devnet", address: b.vaults.filter((v) => v.vault_type === "morpho_v1").map((v) => v.address), ...range },
+    // the ERC-4626 vaults: Morpho-like and plain (the plain one emits the standard's events only)
+    MorphoVault: { abi: b.abis.morpho, chain: "devnet", address: b.vaults.filter((v) => v.vault_type !== "aera_v3").map((v) => v.address), ...range },
     AeraVault: { abi: b.abis.aera, chain: "devnet", address: aera.map((v) => v.address), ...range },
     ProvisionerV1: { abi: b.abis.provisionerV1, chain: "devnet", address: provisioners(1), ...range },
     ProvisionerV2: { abi: b.abis.provisionerV2, chain: "devnet", address: provisioners(2), ...range },
@@ -193,7 +194,7 @@ ponder.on("Calculator:VaultFeesSet", ({ event, context }) =>
 
 // the hourly snapshot: every vault's two reads in one multicall at the block
 const reads = b.vaults.flatMap((v) => [
-  v.vault_type === "morpho_v1"
+  v.vault_type !== "aera_v3"
     ? { address: v.address, abi: b.abis.morpho, functionName: "totalAssets" }
     : { address: b.calculator, abi: b.abis.calculator, functionName: "convertUnitsToNumeraire", args: [v.address, UNIT] },
   { address: v.address, abi: b.abis.morpho, functionName: "totalSupply" },
@@ -204,7 +205,7 @@ ponder.on("Hourly:block", async ({ event, context }) => {
     b.vaults.map((v, i) => {
       const first = out[2 * i];
       const supply = out[2 * i + 1];
-      const morpho = v.vault_type === "morpho_v1";
+      const morpho = v.vault_type !== "aera_v3";
       return {
         id: v.address + ":" + event.block.number, vault: v.address, block: event.block.number, ts: event.block.timestamp,
         totalAssets: morpho ? first : (supply * first) / UNIT,

@@ -8,6 +8,7 @@
 //   node dist/bench/scale/sqlBaseline.js <db>   → one JSON line on stdout
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createLogger } from '../../common/logger.js';
 import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../../engine/series/sqlTwin.js';
 import { createStore } from '../../store/store.js';
@@ -30,7 +31,7 @@ export interface SqlBaselineResult {
 }
 
 async function main(db: string): Promise<void> {
-  const common = createCommon(loadConfig({}, {}), { logger: createLogger('warn') });
+  const common = createCommon(loadConfig(VAULT_TYPES, {}, {}), { logger: createLogger('warn') });
   const store = await createStore(common, { path: db, mustExist: true });
   try {
     const twin = await runSqlTwin(store);

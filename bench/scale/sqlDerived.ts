@@ -7,6 +7,7 @@
 // compared with vaultd's table, EXCEPT ALL both ways over every column.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createLogger } from '../../common/logger.js';
 import { dropSqlTwin, runSqlTwin } from '../../engine/series/sqlTwin.js';
 import { createStore, type Store } from '../../store/store.js';
@@ -45,7 +46,7 @@ export async function compareDerivedTables(store: Store): Promise<SqlDerivedResu
 }
 
 export async function sqlDerivedBaseline(db: string): Promise<SqlDerivedResult> {
-  const common = createCommon(loadConfig({}, {}), { logger: createLogger('warn') });
+  const common = createCommon(loadConfig(VAULT_TYPES, {}, {}), { logger: createLogger('warn') });
   const store = await createStore(common, { path: db, mustExist: true });
   try {
     return await compareDerivedTables(store);

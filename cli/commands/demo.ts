@@ -1,6 +1,7 @@
 // `vaultd demo`: build (or with --force replace) the deterministic demo world (DESIGN §7).
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress } from '../../common/progress.js';
 import { createDemoWorld } from '../../jobs/demo/createDemoWorld.js';
 import { DEMO_DEFAULTS, lastFullHour, type DemoParams } from '../../jobs/demo/index.js';
@@ -9,7 +10,7 @@ import { DEMO } from '../commandSpecs.js';
 
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values, int } = parseFlags(DEMO, argv);
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const now = timeFlag('now', values.now);
   const params: DemoParams = demoParams({
     seed: int('seed'),

@@ -5,9 +5,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createLogger } from '../../common/logger.js';
 import { createProgress } from '../../common/progress.js';
-import { devnetConfig, genesisEndingAt, simulateDevnet, startDevnet } from '../../jobs/devnet/index.js';
 import { parseFlags } from '../args.js';
 import { DEVNET, DEVNET_DB } from '../commandSpecs.js';
 import { assertListenable } from '../../server/httpServer.js';
@@ -21,9 +21,11 @@ export async function devnetCommand(argv: string[]): Promise<number> {
   const db = values.db ?? (process.env.VAULTD_DB || DEVNET_DB);
   // A taken port is said now, not after minutes of simulation (and before the database is
   // deleted). The run's config file sets no address: it is the flag's, the environment's or the default.
-  const { server } = loadConfig({ port }, { ...process.env, VAULTD_CONFIG: '' });
+  const { server } = loadConfig(VAULT_TYPES, { port }, { ...process.env, VAULTD_CONFIG: '' });
   await assertListenable(server.host, server.port);
   const logger = createLogger(process.env.VAULTD_LOG_LEVEL || 'info');
+  // devnet/ is a development rig beside the product, not part of it: reached only from here, on demand
+  const { devnetConfig, genesisEndingAt, simulateDevnet, startDevnet } = await import('../../devnet/index.js');
   // A devnet is a new chain each run: its database starts empty too.
   for (const f of [db, `${db}.wal`]) rmSync(f, { force: true });
 
@@ -36,7 +38,7 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     progress.stop();
     logger.info({ rpc_url: devnet.rpcUrl, vaults: manifest.vaults.length, wallets: manifest.wallets.length }, 'devnet simulated');
     writeFileSync(file, JSON.stringify({ ...devnetConfig(manifest), db }, null, 2));
-    const config = loadConfig({ config: file, db, port });
+    const config = loadConfig(VAULT_TYPES, { config: file, db, port });
     process.stdout.write(`devnet: chain ${manifest.chainId} at ${devnet.rpcUrl}; config ${file}; wallets e.g. ${manifest.wallets[0]}\n`);
     return await runServer(config, {
       jobs: true,

@@ -5,6 +5,7 @@
 // summary line per chain, provider and source on stdout; progress as JSON log lines on stderr.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { VaultdError } from '../../common/errors.js';
 import type { StoreAccess } from '../../engine/engine.js';
 import { formatRoundSummary, type ChainRoundResult } from '../../jobs/chain/ingestOnce.js';
@@ -19,7 +20,7 @@ import { INGEST } from '../commandSpecs.js';
 
 export async function ingestCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(INGEST, argv);
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   if (!indexesChains(config) && !hasPriceWork(config)) {
     throw new VaultdError(
       'USAGE',

@@ -1,5 +1,6 @@
 // `vaultd keys create NAME | list | revoke ID`: API credentials, stored only as SHA-256.
 import { createCommon } from '../../common/common.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { closest, loadConfig } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../store/apiKeys.js';
@@ -21,7 +22,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
   if (positionals.length < arity) {
     throw new VaultdError('USAGE', `keys ${action}: missing ${action === 'create' ? 'NAME' : 'ID'}`);
   }
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   try {

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { VaultdError } from '../../common/errors.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -19,7 +20,7 @@ import { PUBLISH } from '../commandSpecs.js';
 export async function publishCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(PUBLISH, argv);
   if (values.out === undefined || values.out === '') throw new VaultdError('USAGE', 'missing --out DIR: the directory to write the snapshot into');
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const common = createCommon(config);
   const out = resolve(values.out);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });

@@ -3,6 +3,7 @@
 // hour already written; positions and activity are always rewritten whole.
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress } from '../../common/progress.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -28,7 +29,7 @@ const settled = () => undefined;
 
 export async function recomputeCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(RECOMPUTE, argv);
-  const config = loadConfig({ config: values.config, db: values.db });
+  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   // closed last, by the command's end or by a stop (once the work below has let go of it)

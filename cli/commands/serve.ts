@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createCommon, type Common } from '../../common/common.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { loadConfig, type Config } from '../../common/config.js';
 import { VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
@@ -40,11 +41,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
     for (const flag of ['db', 'publish-dir', 'no-jobs'] as const) {
       if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
     }
-    const config = loadConfig({ config: values.config, host: values.host, port: int('port') });
+    const config = loadConfig(VAULT_TYPES, { config: values.config, host: values.host, port: int('port') });
     await assertListenable(config.server.host, config.server.port);
     return serveSnapshotDir(config, values.snapshot);
   }
-  const config = loadConfig({
+  const config = loadConfig(VAULT_TYPES, {
     config: values.config,
     db: values.db,
     host: values.host,

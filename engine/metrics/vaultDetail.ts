@@ -89,6 +89,6 @@ export function vaultDefinition(v: VaultRow): Record<string, unknown> {
     owner: (v.definition.owner as string | undefined) ?? null,
     numeraire_token: numeraireToken(v),
   };
-  for (const f of familyOf(v.vault_type).definitionFields) out[f] = v.definition[f] ?? null;
+  for (const f of familyOf(v.vault_type).definition.fields) out[f] = v.definition[f] ?? null;
   return out;
 }

@@ -123,11 +123,7 @@ function readSeries(r: FileReader, meta: WorldFile['series']): Map<string, Vault
   const out = new Map<string, VaultSeries>();
   for (const m of meta) {
     const n = m.length;
-    const s = createVaultSeries(
-      { vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: m.publishes_unit_price ? 'aera_v3' : '' },
-      n + DEFAULT_SPARE_HOURS,
-      { apy: false },
-    );
+    const s = createVaultSeries({ vault_id: m.vault_id, numeraire_decimals: m.numeraire_decimals, vault_type: '' }, n + DEFAULT_SPARE_HOURS, { apy: false });
     s.publishes_unit_price = m.publishes_unit_price;
     for (const k of F64) r.into(bytes(s[k], n * 8));
     for (const k of seriesI128(s)) r.into(bytes(s[k].words, n * 16));

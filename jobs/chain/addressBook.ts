@@ -1,20 +1,11 @@
 // The registered contracts of one chain, from the config registry: vaults by address (ids as
-// `{chainId}:{lowercase address}`), each Aera vault's provisioner and fee calculator, and which
-// kind of emitter an address is (decides which events it may emit).
+// `{chainId}:{lowercase address}`), each vault's family contracts by role (an Aera vault's
+// provisioner and fee calculator), and which vault and role an address is (decides which events
+// it may emit, and which vault's checkpoint its logs belong to).
 import type { Config } from '../../common/config.js';
-import { familyOf, type Ledger } from '../../families/index.js';
-import type { VaultType } from '../../model/rows.js';
-import type { Emitter } from './chainAbis.js';
+import { familyOf, type Emitter, type LedgerVault } from '../../families/index.js';
 
-export interface IndexedVault {
-  vault_id: string;
-  /** lowercase */
-  address: string;
-  vault_type: VaultType;
-  family: Ledger;
-  numeraire: { address: string; decimals: number; symbol: string };
-  provisioner: string | null;
-  calculator: string | null;
+export interface IndexedVault extends LedgerVault {
   start_block: number;
 }
 
@@ -22,14 +13,14 @@ export interface AddressBook {
   chainId: number;
   vaults: readonly IndexedVault[];
   byAddress: ReadonlyMap<string, IndexedVault>;
-  /** provisioner address → the vault it serves */
-  provisioners: ReadonlyMap<string, IndexedVault>;
-  calculators: ReadonlySet<string>;
+  /** the vault role, else the first vault that registered the address for another role */
   emitterOf(address: string): Emitter | null;
+  /** the vault whose checkpoint covers the address's logs (none for a contract several vaults share) */
+  ownerOf(address: string): IndexedVault | undefined;
   /** every address whose logs a range fetches for these vaults */
   addressesOf(vaults: readonly IndexedVault[]): string[];
   /** vault types the chain path does not index (identity only) */
-  skipped: readonly { vault_id: string; vault_type: VaultType }[];
+  skipped: readonly { vault_id: string; vault_type: string }[];
 }
 
 export function vaultId(chainId: number, address: string): string {
@@ -38,7 +29,7 @@ export function vaultId(chainId: number, address: string): string {
 
 export function createAddressBook(config: Pick<Config, 'registry'>, chainId: number): AddressBook {
   const vaults: IndexedVault[] = [];
-  const skipped: { vault_id: string; vault_type: VaultType }[] = [];
+  const skipped: { vault_id: string; vault_type: string }[] = [];
   for (const v of config.registry.vaults) {
     if (v.chain_id !== chainId) continue;
     const id = vaultId(chainId, v.address);
@@ -52,40 +43,42 @@ export function createAddressBook(config: Pick<Config, 'registry'>, chainId: num
       vault_id: id,
       address: v.address.toLowerCase(),
       vault_type: v.vault_type,
-      family: ledger,
+      ledger,
       numeraire: { address: v.numeraire_token.address.toLowerCase(), decimals: v.numeraire_token.decimals, symbol: v.numeraire_token.symbol },
-      provisioner: v.provisioner?.toLowerCase() ?? null,
-      calculator: v.fee_calculator?.toLowerCase() ?? null,
+      contracts: ledger.contracts(v),
       start_block: v.start_block ?? 0,
     });
   }
   const byAddress = new Map(vaults.map((v) => [v.address, v]));
-  const provisioners = new Map<string, IndexedVault>();
-  const calculators = new Set<string>();
+  // other roles: the first vault to register an address keeps it
+  const others = new Map<string, { role: string; vault: IndexedVault; shared: boolean }>();
   for (const v of vaults) {
-    if (v.provisioner && !provisioners.has(v.provisioner)) provisioners.set(v.provisioner, v);
-    if (v.calculator) calculators.add(v.calculator);
+    for (const [role, address] of Object.entries(v.contracts)) {
+      if (address !== null && !others.has(address)) others.set(address, { role, vault: v, shared: v.ledger.sharedRoles.includes(role) });
+    }
   }
   return {
     chainId,
     vaults,
     byAddress,
-    provisioners,
-    calculators,
     skipped,
     emitterOf(address) {
       const v = byAddress.get(address);
-      if (v) return v.family;
-      if (provisioners.has(address)) return 'provisioner';
-      if (calculators.has(address)) return 'calculator';
-      return null;
+      if (v) return { ledger: v.ledger, role: 'vault', vault: v };
+      const o = others.get(address);
+      return o ? { ledger: o.vault.ledger, role: o.role, vault: o.vault } : null;
+    },
+    ownerOf(address) {
+      const v = byAddress.get(address);
+      if (v) return v;
+      const o = others.get(address);
+      return o && !o.shared ? o.vault : undefined;
     },
     addressesOf(list) {
       const out = new Set<string>();
       for (const v of list) {
         out.add(v.address);
-        if (v.provisioner) out.add(v.provisioner);
-        if (v.calculator) out.add(v.calculator);
+        for (const a of Object.values(v.contracts)) if (a !== null) out.add(a);
       }
       return [...out].sort();
     },

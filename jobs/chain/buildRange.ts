@@ -8,7 +8,7 @@ import type { ChainRuntime } from './chainRuntime.js';
 import { vaultStream, type RangeCommit } from './chainStore.js';
 import type { RawLog } from '../evm/chainRpc.js';
 import { decodeChainLog, type DecodedLog } from './decodeLog.js';
-import { settlementKeys, toEventRows, type RequestRecord } from './eventRows.js';
+import { requestLookups, toEventRows, type RequestRecord } from './eventRows.js';
 import { ceilHour, readHourlySnapshots, type SnapshotTarget } from './hourlySnapshots.js';
 import type { BadDataReason } from './ingestMetrics.js';
 
@@ -72,17 +72,13 @@ export async function buildRange(input: RangeInput): Promise<BuiltRange> {
   // decode, dropping logs of vaults that already hold this block (a vault added later re-scans)
   const decoded: DecodedLog[] = [];
   for (const log of input.logs) {
-    const owner = book.byAddress.get(log.address) ?? book.provisioners.get(log.address);
+    const owner = book.ownerOf(log.address);
     if (owner && log.blockNumber <= cpOf(owner.vault_id)) continue;
     const r = decodeChainLog(log, book.emitterOf(log.address));
     if (r.ok) decoded.push(r.decoded);
     else input.onBadData(r.reason, r.detail, { block: log.blockNumber, log_index: log.logIndex });
   }
-  const fresh = new Set(
-    decoded.filter((d) => d.name.includes('Requested')).map((d) => `${d.log.address}:${(d.args.depositRequestHash ?? d.args.redeemRequestHash) as string}`),
-  );
-  const lookups = settlementKeys(decoded).filter((k) => !fresh.has(`${k.provisioner}:${k.hash}`));
-  const stored = await input.loadRequests(lookups);
+  const stored = await input.loadRequests(requestLookups(decoded));
   const built = toEventRows({ chainId, book, decoded, ts: (b) => clock.cached(b)!.timestamp, stored });
   for (const i of built.issues) input.onBadData(i.reason, i.detail, { block: i.block_number, log_index: i.log_index });
   const events = built.rows.filter((r) => r.block_number > cpOf(r.vault_id));

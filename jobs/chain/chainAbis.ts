@@ -1,111 +1,66 @@
-// The events of DESIGN §6.1 exactly as the real contracts declare them, and the few view
-// functions the indexer reads. Parsed from the signatures (not the devnet's ABIs): the indexer
-// is the same code that points at a public RPC.
-import { parseAbi, parseAbiItem, toEventSelector, type AbiEvent, type Hex } from 'viem';
-
-/** Internal names; the two Provisioner versions' *Requested events get a V1/V2 suffix. */
-export const EVENT_SIGNATURES = {
-  Deposit: 'event Deposit(address indexed sender, address indexed owner, uint256 assets, uint256 shares)',
-  Withdraw: 'event Withdraw(address indexed sender, address indexed receiver, address indexed owner, uint256 assets, uint256 shares)',
-  Transfer: 'event Transfer(address indexed from, address indexed to, uint256 value)',
-  Approval: 'event Approval(address indexed owner, address indexed spender, uint256 value)',
-  AccrueInterest: 'event AccrueInterest(uint256 newTotalAssets, uint256 feeShares)',
-  SetFee: 'event SetFee(address indexed caller, uint256 newFee)',
-  SetCurator: 'event SetCurator(address indexed newCurator)',
-  Enter: 'event Enter(address indexed sender, address indexed recipient, address indexed token, uint256 tokenAmount, uint256 unitsAmount)',
-  Exit: 'event Exit(address indexed sender, address indexed recipient, address indexed token, uint256 tokenAmount, uint256 unitsAmount)',
-  DepositRequestedV1:
-    'event DepositRequested(address indexed user, address indexed token, uint256 tokensIn, uint256 minUnitsOut, uint256 solverTip, uint256 deadline, uint256 maxPriceAge, bool isFixedPrice, bytes32 depositRequestHash)',
-  RedeemRequestedV1:
-    'event RedeemRequested(address indexed user, address indexed token, uint256 minTokensOut, uint256 unitsIn, uint256 solverTip, uint256 deadline, uint256 maxPriceAge, bool isFixedPrice, bytes32 redeemRequestHash)',
-  DepositRequestedV2:
-    'event DepositRequested(address indexed user, address indexed receiver, address indexed token, uint256 tokensIn, uint256 minUnitsOut, uint256 solverTip, uint256 deadline, uint256 maxPriceAge, bool isFixedPrice, bytes32 depositRequestHash)',
-  RedeemRequestedV2:
-    'event RedeemRequested(address indexed user, address indexed receiver, address indexed token, uint256 minTokensOut, uint256 unitsIn, uint256 solverTip, uint256 deadline, uint256 maxPriceAge, bool isFixedPrice, bytes32 redeemRequestHash)',
-  DepositSolved: 'event DepositSolved(bytes32 indexed depositHash)',
-  RedeemSolved: 'event RedeemSolved(bytes32 indexed redeemHash)',
-  DepositRefunded: 'event DepositRefunded(bytes32 indexed depositHash)',
-  RedeemRefunded: 'event RedeemRefunded(bytes32 indexed redeemHash)',
-  Deposited: 'event Deposited(address indexed user, address indexed token, uint256 tokensIn, uint256 unitsOut, bytes32 depositHash)',
-  Redeemed: 'event Redeemed(address indexed user, address indexed receiver, address indexed token, uint256 unitsIn, uint256 tokensOut)',
-  UnitPriceUpdated: 'event UnitPriceUpdated(address indexed vault, uint128 price, uint32 timestamp)',
-  VaultFeesSet: 'event VaultFeesSet(address indexed vault, uint16 tvlFee, uint16 performanceFee)',
-} as const;
-
-export type EventName = keyof typeof EVENT_SIGNATURES;
-
-/** Which registered contract may emit an event: a vault (by family), a provisioner, a calculator. */
-export type Emitter = 'morpho' | 'aera' | 'provisioner' | 'calculator';
-
-const EMITTERS: Record<EventName, readonly Emitter[]> = {
-  Deposit: ['morpho'],
-  Withdraw: ['morpho'],
-  Transfer: ['morpho', 'aera'],
-  Approval: ['morpho', 'aera'],
-  AccrueInterest: ['morpho'],
-  SetFee: ['morpho'],
-  SetCurator: ['morpho'],
-  Enter: ['aera'],
-  Exit: ['aera'],
-  DepositRequestedV1: ['provisioner'],
-  RedeemRequestedV1: ['provisioner'],
-  DepositRequestedV2: ['provisioner'],
-  RedeemRequestedV2: ['provisioner'],
-  DepositSolved: ['provisioner'],
-  RedeemSolved: ['provisioner'],
-  DepositRefunded: ['provisioner'],
-  RedeemRefunded: ['provisioner'],
-  Deposited: ['provisioner'],
-  Redeemed: ['provisioner'],
-  UnitPriceUpdated: ['calculator'],
-  VaultFeesSet: ['calculator'],
-};
+// The families' ledgers (families/*/ledger.ts) as the indexer reads them: each event parsed from
+// its Solidity signature once (topic0, the topic count and data length a well-formed log has),
+// each view function as a one-item ABI. Parsed from the real contracts' signatures, not the
+// devnet's ABIs: the indexer is the same code that points at a public RPC.
+import { parseAbiItem, toEventSelector, type Abi, type AbiEvent, type AbiFunction } from 'viem';
+import { VaultdError } from '../../common/errors.js';
+import { LEDGERS, type Ledger, type LedgerCall } from '../../families/index.js';
+import type { ReadCall } from './multicallReader.js';
 
 export interface EventSpec {
-  name: EventName;
+  ledger: Ledger;
+  /** the ledger's name for it (two versions of one event have two names and two topic0s) */
+  name: string;
   abi: AbiEvent;
-  topic0: Hex;
+  topic0: string;
   /** topics a well-formed log carries: 1 + indexed parameters */
   topics: number;
-  /** data bytes a well-formed log carries (every non-indexed parameter here is static) */
+  /** data bytes a well-formed log carries (every non-indexed parameter a ledger reads is static) */
   dataBytes: number;
-  emitters: readonly Emitter[];
+  /** roles whose contracts may emit it */
+  emitters: readonly string[];
 }
 
-/** topic0 → spec. Two versions of one event name have two entries (their topic0s differ). */
-export const EVENTS_BY_TOPIC: ReadonlyMap<string, EventSpec> = new Map(
-  (Object.keys(EVENT_SIGNATURES) as EventName[]).map((name) => {
-    const abi = parseAbiItem(EVENT_SIGNATURES[name]) as AbiEvent;
+export interface LedgerSpecs {
+  /** topic0 → the event */
+  byTopic: ReadonlyMap<string, EventSpec>;
+  /** Solidity text → its one-item ABI and name */
+  functions: ReadonlyMap<string, { abi: Abi; functionName: string }>;
+}
+
+function specsOf(ledger: Ledger): LedgerSpecs {
+  const byTopic = new Map<string, EventSpec>();
+  for (const [name, e] of Object.entries(ledger.events)) {
+    const abi = parseAbiItem(e.signature) as AbiEvent;
     const indexed = abi.inputs.filter((p) => p.indexed).length;
-    const spec: EventSpec = {
-      name,
-      abi,
-      topic0: toEventSelector(abi),
-      topics: 1 + indexed,
-      dataBytes: 32 * (abi.inputs.length - indexed),
-      emitters: EMITTERS[name],
-    };
-    return [spec.topic0, spec];
-  }),
-);
+    const topic0 = toEventSelector(abi);
+    if (byTopic.has(topic0)) throw new VaultdError('INTERNAL', `ledger ${ledger.name}: ${name} and ${byTopic.get(topic0)!.name} share a topic0`);
+    byTopic.set(topic0, { ledger, name, abi, topic0, topics: 1 + indexed, dataBytes: 32 * (abi.inputs.length - indexed), emitters: e.emitters });
+  }
+  const functions = new Map<string, { abi: Abi; functionName: string }>();
+  for (const signature of ledger.functions) {
+    const item = parseAbiItem(signature) as AbiFunction;
+    functions.set(signature, { abi: [item], functionName: item.name });
+  }
+  return { byTopic, functions };
+}
 
-/** The view functions read for hourly snapshots and the registry's definition fields. */
-export const vaultReadAbi = parseAbi([
-  'function totalAssets() view returns (uint256)',
-  'function totalSupply() view returns (uint256)',
-  'function balanceOf(address) view returns (uint256)',
-  'function owner() view returns (address)',
-  'function curator() view returns (address)',
-  'function fee() view returns (uint256)',
-  'function feeRecipient() view returns (address)',
-  'function timelock() view returns (uint256)',
-]);
+/** Every ledger's parsed events and functions (immutable once built, at import). */
+export const LEDGER_SPECS: ReadonlyMap<Ledger, LedgerSpecs> = new Map(LEDGERS.map((l) => [l, specsOf(l)]));
 
-export const calculatorReadAbi = parseAbi([
-  /** Aera v3: numeraire base units worth `units` (1e18 units = one whole unit) */
-  'function convertUnitsToNumeraire(address vault, uint256 units) view returns (uint256)',
-  'function vaultState(address vault) view returns (uint128 unitPrice, uint32 timestamp, uint16 tvlFee, uint16 performanceFee)',
-]);
+/** Any ledger's event by topic0: a log no ledger knows is `unknown_topic`, one another ledger or role emits `unexpected_emitter`. */
+export const KNOWN_TOPICS: ReadonlyMap<string, EventSpec> = (() => {
+  const known = new Map<string, EventSpec>();
+  for (const s of LEDGER_SPECS.values()) for (const [topic0, spec] of s.byTopic) if (!known.has(topic0)) known.set(topic0, spec);
+  return known;
+})();
+
+/** A ledger's view call as a multicall read. */
+export function readCall(ledger: Ledger, call: LedgerCall): ReadCall {
+  const f = LEDGER_SPECS.get(ledger)?.functions.get(call.fn);
+  if (!f) throw new VaultdError('INTERNAL', `ledger ${ledger.name} calls "${call.fn}", which it does not list in its functions`);
+  return { address: call.address, abi: f.abi, functionName: f.functionName, ...(call.args ? { args: call.args } : {}) };
+}
 
 /** Multicall3's canonical address (the same on most chains); a chain may list its own. */
 export const CANONICAL_MULTICALL3 = '0xca11bde05977b3631167028862be2a173976ca11';

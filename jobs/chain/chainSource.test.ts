@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { parseConfig, type Config } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { createStore, type Store } from '../../store/store.js';
 import { createChainSource, roundsToSkip } from './chainSource.js';
 
@@ -17,6 +18,7 @@ describe('createChainSource', () => {
   it('rounds of a dead chain: stalled three times, then skipped while backing off', async () => {
     const config: Config = {
       ...parseConfig(
+        VAULT_TYPES,
         {
           chains: [{ chain_id: 7, slug: 'dead', name: 'Dead', rpc_urls: ['http://127.0.0.1:9'], finality_blocks: 0 }],
           registry: {

@@ -1,11 +1,17 @@
 import fc from 'fast-check';
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type AbiParameter, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { EVENTS_BY_TOPIC, EVENT_SIGNATURES, type EventSpec } from './chainAbis.js';
+import { LEDGERS, type Emitter, type LedgerVault } from '../../families/index.js';
+import { LEDGER_SPECS, type EventSpec } from './chainAbis.js';
 import type { RawLog } from '../evm/chainRpc.js';
 import { decodeChainLog } from './decodeLog.js';
 
-const specs = [...EVENTS_BY_TOPIC.values()];
+const specs = [...LEDGER_SPECS.values()].flatMap((s) => [...s.byTopic.values()]);
+
+/** A contract of `role` in a vault of the ledger named `ledger`. */
+function from(ledger: string, role = 'vault'): Emitter {
+  return { ledger: LEDGERS.find((l) => l.name === ledger)!, role, vault: {} as LedgerVault };
+}
 
 function arb(type: string): fc.Arbitrary<unknown> {
   if (type === 'address') return fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString('hex')}`);
@@ -24,19 +30,19 @@ function encodeLog(spec: EventSpec, args: Record<string, unknown>, emitter = '0x
 }
 
 describe('decodeChainLog', () => {
-  it('knows every §6.1 event, both Provisioner versions with their own topic0', () => {
-    expect(specs.length).toBe(Object.keys(EVENT_SIGNATURES).length);
+  it('knows every event of every ledger, both Provisioner versions with their own topic0', () => {
+    expect(specs.length).toBe(LEDGERS.reduce((n, l) => n + Object.keys(l.events).length, 0));
     const byName = new Map(specs.map((s) => [s.name, s.topic0]));
     expect(byName.get('DepositRequestedV1')).not.toBe(byName.get('DepositRequestedV2'));
     expect(byName.get('RedeemRequestedV1')).not.toBe(byName.get('RedeemRequestedV2'));
   });
 
-  it.each(specs.map((s) => [s.name, s] as const))('property: %s decodes like viem’s strict decoder', (_, spec) => {
+  it.each(specs.map((s) => [`${s.ledger.name} ${s.name}`, s] as const))('property: %s decodes like viem’s strict decoder', (_, spec) => {
     const shape = Object.fromEntries(spec.abi.inputs.map((p) => [p.name!, arb(p.type)]));
     fc.assert(
       fc.property(fc.record(shape), (args) => {
         const log = encodeLog(spec, args);
-        const r = decodeChainLog(log, spec.emitters[0]!);
+        const r = decodeChainLog(log, { ledger: spec.ledger, role: spec.emitters[0]!, vault: {} as LedgerVault });
         expect(r.ok).toBe(true);
         if (!r.ok) return;
         const viem = decodeEventLog({ abi: [spec.abi], data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true }).args as Record<string, unknown>;
@@ -55,30 +61,39 @@ describe('decodeChainLog', () => {
   const base = encodeLog(transfer, { from: `0x${'ab'.repeat(20)}`, to: `0x${'cd'.repeat(20)}`, value: 5n });
 
   it('bad data: unknown topic0, wrong emitter, wrong lengths, bad words — skipped with a reason', () => {
-    expect(decodeChainLog({ ...base, topics: [`0x${'ee'.repeat(32)}`] }, 'morpho')).toEqual({
+    expect(decodeChainLog({ ...base, topics: [`0x${'ee'.repeat(32)}`] }, from('morpho'))).toEqual({
       ok: false,
       reason: 'unknown_topic',
       detail: `topic0 0x${'ee'.repeat(32)}`,
     });
-    expect(decodeChainLog({ ...base, topics: [] }, 'morpho')).toMatchObject({ ok: false, reason: 'unknown_topic' });
-    expect(decodeChainLog(base, 'provisioner')).toEqual({ ok: false, reason: 'unexpected_emitter', detail: 'Transfer from a provisioner address' });
+    expect(decodeChainLog({ ...base, topics: [] }, from('morpho'))).toMatchObject({ ok: false, reason: 'unknown_topic' });
+    expect(decodeChainLog(base, from('aera', 'provisioner'))).toEqual({
+      ok: false,
+      reason: 'unexpected_emitter',
+      detail: 'Transfer from a provisioner address',
+    });
+    // an event another ledger reads: a Morpho Deposit from an Aera vault
+    const deposit = specs.find((s) => s.name === 'Deposit')!;
+    const d = encodeLog(deposit, { sender: `0x${'ab'.repeat(20)}`, owner: `0x${'cd'.repeat(20)}`, assets: 1n, shares: 1n });
+    expect(decodeChainLog(d, from('aera'))).toEqual({ ok: false, reason: 'unexpected_emitter', detail: 'Deposit from a aera address' });
+    expect(decodeChainLog(d, from('morpho'))).toMatchObject({ ok: true });
     expect(decodeChainLog(base, null)).toMatchObject({ ok: false, reason: 'unexpected_emitter' });
-    expect(decodeChainLog({ ...base, data: '0x0000000005' }, 'morpho')).toEqual({
+    expect(decodeChainLog({ ...base, data: '0x0000000005' }, from('morpho'))).toEqual({
       ok: false,
       reason: 'malformed_log',
       detail: 'Transfer: 3 topics and 5 data bytes, expected 3 and 32',
     });
-    expect(decodeChainLog({ ...base, data: `${base.data}00` as Hex }, 'morpho')).toMatchObject({ reason: 'malformed_log' });
-    expect(decodeChainLog({ ...base, topics: base.topics.slice(0, 2) }, 'aera')).toMatchObject({ reason: 'malformed_log' });
+    expect(decodeChainLog({ ...base, data: `${base.data}00` as Hex }, from('morpho'))).toMatchObject({ reason: 'malformed_log' });
+    expect(decodeChainLog({ ...base, topics: base.topics.slice(0, 2) }, from('aera'))).toMatchObject({ reason: 'malformed_log' });
     // an address topic with non-zero padding
-    expect(decodeChainLog({ ...base, topics: [base.topics[0]!, `0x${'ff'.repeat(32)}`, base.topics[2]!] }, 'morpho')).toEqual({
+    expect(decodeChainLog({ ...base, topics: [base.topics[0]!, `0x${'ff'.repeat(32)}`, base.topics[2]!] }, from('morpho'))).toEqual({
       ok: false,
       reason: 'malformed_log',
       detail: 'Transfer: from is not a valid address',
     });
     // uint16 above 65535
     const f = encodeLog(fees, { vault: `0x${'01'.repeat(20)}`, tvlFee: 1, performanceFee: 2 });
-    expect(decodeChainLog({ ...f, data: `0x${'00'.repeat(31)}01${'00'.repeat(29)}010000` as Hex }, 'calculator')).toMatchObject({
+    expect(decodeChainLog({ ...f, data: `0x${'00'.repeat(31)}01${'00'.repeat(29)}010000` as Hex }, from('aera', 'calculator'))).toMatchObject({
       reason: 'malformed_log',
       detail: 'VaultFeesSet: performanceFee is not a valid uint16',
     });
@@ -96,7 +111,7 @@ describe('decodeChainLog', () => {
     });
     const words = r.data.slice(2).match(/.{64}/g)!;
     words[5] = `${'0'.repeat(63)}2`;
-    expect(decodeChainLog({ ...r, data: `0x${words.join('')}` as Hex }, 'provisioner')).toMatchObject({
+    expect(decodeChainLog({ ...r, data: `0x${words.join('')}` as Hex }, from('aera', 'provisioner'))).toMatchObject({
       reason: 'malformed_log',
       detail: 'DepositRequestedV1: isFixedPrice is not a valid bool',
     });

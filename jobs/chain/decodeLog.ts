@@ -1,25 +1,28 @@
-// Decodes one raw log against the §6.1 events: its topic0 picks the event (both Provisioner
-// versions' *Requested have their own), then the topic count and data length must be exactly
-// the event's — a log that is not is bad data, skipped and counted, never a crash. Pure.
-import { EVENTS_BY_TOPIC, type Emitter, type EventName } from './chainAbis.js';
+// Decodes one raw log against its emitter's ledger (families/*/ledger.ts): the topic0 picks the
+// event (both Aera Provisioner versions' *Requested have their own), then the topic count and
+// data length must be exactly the event's — a log that is not is bad data, skipped and counted,
+// never a crash. Pure.
+import type { DecodedLog as LedgerDecodedLog, Emitter } from '../../families/index.js';
+import { KNOWN_TOPICS, LEDGER_SPECS } from './chainAbis.js';
 import type { RawLog } from '../evm/chainRpc.js';
 import type { BadDataReason } from './ingestMetrics.js';
 
-export interface DecodedLog {
+export interface DecodedLog extends LedgerDecodedLog {
   log: RawLog;
-  name: EventName;
-  /** decoded arguments; addresses lowercase, hashes lowercase hex, amounts bigint */
-  args: Record<string, string | bigint | boolean | number>;
 }
 
 export type DecodeResult = { ok: true; decoded: DecodedLog } | { ok: false; reason: BadDataReason; detail: string };
 
+/** How bad-data details name an emitter: the vault by its ledger (`a morpho address`), another contract by its role. */
+export const emitterLabel = (e: Emitter) => (e.role === 'vault' ? e.ledger.name : e.role);
+
 export function decodeChainLog(log: RawLog, emitter: Emitter | null): DecodeResult {
   const topic0 = log.topics[0];
-  const spec = topic0 === undefined ? undefined : EVENTS_BY_TOPIC.get(topic0);
-  if (!spec) return { ok: false, reason: 'unknown_topic', detail: `topic0 ${topic0 ?? '(none)'}` };
-  if (emitter === null || !spec.emitters.includes(emitter)) {
-    return { ok: false, reason: 'unexpected_emitter', detail: `${spec.name} from a ${emitter ?? 'unregistered'} address` };
+  const known = topic0 === undefined ? undefined : KNOWN_TOPICS.get(topic0);
+  if (!known) return { ok: false, reason: 'unknown_topic', detail: `topic0 ${topic0 ?? '(none)'}` };
+  const spec = emitter === null ? undefined : LEDGER_SPECS.get(emitter.ledger)?.byTopic.get(topic0!);
+  if (emitter === null || !spec || !spec.emitters.includes(emitter.role)) {
+    return { ok: false, reason: 'unexpected_emitter', detail: `${(spec ?? known).name} from a ${emitter ? emitterLabel(emitter) : 'unregistered'} address` };
   }
   const dataBytes = (log.data.length - 2) / 2;
   if (log.topics.length !== spec.topics || dataBytes !== spec.dataBytes || !Number.isInteger(dataBytes)) {
@@ -40,7 +43,7 @@ export function decodeChainLog(log: RawLog, emitter: Emitter | null): DecodeResu
     if (value === undefined) return { ok: false, reason: 'malformed_log', detail: `${spec.name}: ${p.name} is not a valid ${p.type}` };
     args[p.name!] = value;
   }
-  return { ok: true, decoded: { log, name: spec.name, args } };
+  return { ok: true, decoded: { log, name: spec.name, args, emitter } };
 }
 
 const ZERO_PAD = '0'.repeat(24);

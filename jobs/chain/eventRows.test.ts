@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAddressBook } from './addressBook.js';
-import type { EventName } from './chainAbis.js';
 import type { DecodedLog } from './decodeLog.js';
-import { requestKey, settlementKeys, toEventRows, type RequestRecord } from './eventRows.js';
+import { requestKey, requestLookups, toEventRows, type RequestRecord } from './eventRows.js';
 
 const A = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const H = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -51,8 +50,14 @@ const book = createAddressBook(
 );
 
 let logIndex = 0;
-function log(block: number, tx: number, address: string, name: EventName, args: DecodedLog['args']): DecodedLog {
-  return { name, args, log: { address, topics: [], data: '0x', blockNumber: block, blockHash: H(block), transactionHash: H(1000 + tx), logIndex: logIndex++ } };
+function log(block: number, tx: number, address: string, name: string, args: DecodedLog['args']): DecodedLog {
+  const emitter = book.emitterOf(address)!;
+  return {
+    name,
+    args,
+    emitter,
+    log: { address, topics: [], data: '0x', blockNumber: block, blockHash: H(block), transactionHash: H(1000 + tx), logIndex: logIndex++ },
+  };
 }
 
 const run = (decoded: DecodedLog[], stored = new Map<string, RequestRecord>()) => toEventRows({ chainId: 1, book, decoded, ts: (b) => b * 3600, stored });
@@ -85,7 +90,9 @@ describe('toEventRows', () => {
       log(5, 2, VAULT, 'Enter', { sender: PROV, recipient: bob, token: TOKEN, tokenAmount: 995n, unitsAmount: 950n }),
       log(5, 2, PROV, 'DepositSolved', { depositHash: H(7) }),
     ];
-    expect(settlementKeys(solve)).toEqual([{ provisioner: PROV, hash: H(7) }]);
+    expect(requestLookups(solve)).toEqual([{ provisioner: PROV, hash: H(7) }]);
+    // a settlement whose request is in the same batch needs no stored one
+    expect(requestLookups([req, ...solve])).toEqual([]);
     const stored = new Map([[requestKey(PROV, H(7)), first.requests[0]!]]);
     const second = run(solve, stored);
     expect(brief(second.rows)).toEqual(['deposit alice a=1000 s=950 h #0', 'transfer_out alice a=0 s=950 - #1', 'transfer_in bob a=0 s=950 - #2']);

@@ -1,15 +1,15 @@
 // Hourly on-chain snapshots (DESIGN §3, §6.1): for every hour boundary H a range newly covers,
-// the block at or before H, and there totalAssets()/totalSupply() (ERC-4626) or the fee
-// calculator's unit price and totalSupply() (Aera: total_assets = units × price), all vaults
-// of one block in one multicall. A vault whose reads fail at a block is skipped and reported.
+// the block at or before H, and there the reads the vault's ledger names (families/*/ledger.ts:
+// totalAssets()/totalSupply() for an ERC-4626 vault, the fee calculator's unit price and
+// totalSupply() for Aera), all vaults of one block in one multicall. A vault whose reads fail at
+// a block is skipped and reported.
 import type { SnapshotRow } from '../../model/rows.js';
 import type { IndexedVault } from './addressBook.js';
 import type { BlockClock } from './blockClock.js';
-import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';
+import { readCall } from './chainAbis.js';
 import type { MulticallReader, ReadCall, ReadResult } from './multicallReader.js';
 
 export const HOUR = 3600;
-const WHOLE_UNIT = 10n ** 18n;
 const BLOCK_CONCURRENCY = 16;
 
 export interface SnapshotTarget {
@@ -38,26 +38,20 @@ export interface SnapshotBatch {
 
 export const ceilHour = (t: number) => Math.ceil(t / HOUR) * HOUR;
 
-/** The calls of one vault's snapshot; null if it cannot have one (an Aera vault without a calculator). */
-export function snapshotCalls(v: IndexedVault): ReadCall[] | null {
-  const supply: ReadCall = { address: v.address, abi: vaultReadAbi, functionName: 'totalSupply' };
-  if (v.family === 'morpho') return [{ address: v.address, abi: vaultReadAbi, functionName: 'totalAssets' }, supply];
-  if (v.calculator === null) return null;
-  return [{ address: v.calculator, abi: calculatorReadAbi, functionName: 'convertUnitsToNumeraire', args: [v.address, WHOLE_UNIT] }, supply];
+/** The calls of one vault's snapshot, or why it cannot have one (an Aera vault without a calculator). */
+export function snapshotCalls(v: IndexedVault): ReadCall[] | string {
+  const calls = v.ledger.snapshotCalls(v);
+  return typeof calls === 'string' ? calls : calls.map((c) => readCall(v.ledger, c));
 }
 
-/** A snapshot row from the two reads of `snapshotCalls`, or an error text. */
+/** A snapshot row from the reads of `snapshotCalls`, or an error text. */
 export function snapshotRow(v: IndexedVault, ts: number, block: number, results: readonly ReadResult[]): SnapshotRow | string {
-  const [a, s] = results;
-  if (!a?.ok || !s?.ok) return (a && !a.ok ? a.error : s && !s.ok ? s.error : 'no result') || 'failed';
-  const first = a.value as bigint;
-  const supply = s.value as bigint;
-  if (typeof first !== 'bigint' || typeof supply !== 'bigint') return 'non-integer result';
-  if (v.family === 'morpho') return { vault_id: v.vault_id, ts, block_number: block, total_assets: first, total_supply: supply, unit_price: null };
-  // Aera: numeraire base units per whole unit; published as an 18-decimal human price
-  const d = v.numeraire.decimals;
-  const unitPrice = d <= 18 ? first * 10n ** BigInt(18 - d) : first / 10n ** BigInt(d - 18);
-  return { vault_id: v.vault_id, ts, block_number: block, total_assets: (supply * first) / WHOLE_UNIT, total_supply: supply, unit_price: unitPrice };
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) return failed.error || 'failed';
+  if (results.length === 0) return 'no result';
+  const values = results.map((r) => (r.ok ? r.value : undefined));
+  if (!values.every((x): x is bigint => typeof x === 'bigint')) return 'non-integer result';
+  return { vault_id: v.vault_id, ts, block_number: block, ...v.ledger.snapshot(v, values) };
 }
 
 /**
@@ -104,11 +98,11 @@ export async function readHourlySnapshots(args: {
         // one read per vault per block, shared by every hour that maps to this block
         const vaults = [...new Set(hours.flatMap((h) => h.vaults.map((t) => t.vault)))];
         const calls: ReadCall[] = [];
-        const slots = new Map<string, [number, number] | null>();
+        const slots = new Map<string, [number, number] | string>();
         for (const v of vaults) {
           const c = snapshotCalls(v);
-          if (c === null) {
-            slots.set(v.vault_id, null);
+          if (typeof c === 'string') {
+            slots.set(v.vault_id, c);
             continue;
           }
           slots.set(v.vault_id, [calls.length, c.length]);
@@ -118,10 +112,8 @@ export async function readHourlySnapshots(args: {
         for (const { ts, vaults: due } of hours) {
           for (const t of due) {
             out.reads++;
-            const slot = slots.get(t.vault.vault_id);
-            const r = slot
-              ? snapshotRow(t.vault, ts, block, results.slice(slot[0], slot[0] + slot[1]))
-              : 'an aera_v3 vault needs "fee_calculator" for its unit price';
+            const slot = slots.get(t.vault.vault_id)!;
+            const r = typeof slot === 'string' ? slot : snapshotRow(t.vault, ts, block, results.slice(slot[0], slot[0] + slot[1]));
             if (typeof r === 'string') out.failures.push({ vault_id: t.vault.vault_id, ts, block, error: r });
             else out.rows.push(r);
           }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { tableHashes } from '../../store/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
-import { createTxQueue } from '../devnet/txQueue.js';
+import { createTxQueue } from '../../devnet/txQueue.js';
 import { ingestOnce } from './ingestOnce.js';
 import { scenarioConfig, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 

@@ -6,12 +6,13 @@ import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { tableHashes } from '../../store/contentHash.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
-import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../devnet/abis.js';
-import { devnetChain } from '../devnet/chain.js';
+import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../../devnet/abis.js';
+import { devnetChain } from '../../devnet/chain.js';
 import { readIngestStatus } from './chainStore.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
 import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 import { parseConfig } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { join } from 'node:path';
 
 interface Row {
@@ -109,8 +110,8 @@ describe('ingestOnce over the devnet (end to end)', () => {
     const fees = rows.filter((r) => r.kind === 'transfer_in' && r.counterparty === '0x0000000000000000000000000000000000000000');
     expect(fees.length).toBeGreaterThan(0);
     expect(new Set(fees.map((r) => r.wallet))).toEqual(new Set([lower(m.actors.feeRecipient)]));
-    // every Morpho share is someone's row (Aera units in the provisioner's escrow are no one's)
-    for (const v of m.vaults.filter((x) => x.vault_type === 'morpho_v1')) {
+    // every Morpho and plain ERC-4626 share is someone's row (Aera units in the provisioner's escrow are no one's)
+    for (const v of m.vaults.filter((x) => x.vault_type !== 'aera_v3')) {
       const id = `4242:${lower(v.address)}`;
       const total = [...net].filter(([k]) => k.startsWith(`${id}|`)).reduce((a, [, n]) => a + n, 0n);
       expect(total).toBe(await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalSupply' }));
@@ -140,7 +141,8 @@ describe('ingestOnce over the devnet (end to end)', () => {
       if (block < BigInt(m.endBlock)) expect(Number((await client.getBlock({ blockNumber: block + 1n })).timestamp)).toBeGreaterThan(Number(s.ts));
       const supply = await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalSupply', blockNumber: block });
       expect(s.total_supply).toBe(supply);
-      if (v.vault_type === 'morpho_v1') {
+      if (v.vault_type !== 'aera_v3') {
+        // ERC-4626 (Morpho, plain): totalAssets and totalSupply, no published price
         expect(s.total_assets).toBe(
           await client.readContract({ address: v.address, abi: morphoLikeVaultAbi, functionName: 'totalAssets', blockNumber: block }),
         );
@@ -178,7 +180,7 @@ describe('ingestOnce over the devnet (end to end)', () => {
       if (l === lower(c.provisionerV2)) return `4242:${lower(c.aeraBtcVault)}`;
       return `4242:${l}`;
     };
-    const addresses = [c.morphoUsdcVault, c.morphoWethVault, c.aeraUsdcVault, c.aeraBtcVault, c.provisionerV1, c.provisionerV2, c.calculator];
+    const addresses = [c.morphoUsdcVault, c.morphoWethVault, c.aeraUsdcVault, c.aeraBtcVault, c.provisionerV1, c.provisionerV2, c.calculator, c.plainUsdcVault];
     const logs = (await client.getLogs({ address: addresses, fromBlock: 0n, toBlock: 'latest' })) as Log[];
     expect(result.logs).toBe(logs.length);
     const abi = [...morphoLikeVaultAbi, ...aeraLikeVaultAbi, ...aeraLikeProvisionerV1Abi, ...aeraLikeProvisionerV2Abi, ...priceAndFeeCalculatorAbi];
@@ -300,7 +302,7 @@ describe('ingestOnce over the devnet (end to end)', () => {
   it('without a Multicall3 on the chain, deployless multicalls read the same snapshots', async () => {
     const input = scenarioConfigInput(sc.manifest);
     for (const v of input.registry!.vaults!) delete (v.definition as Record<string, unknown>).multicall3;
-    const config = { ...parseConfig(input, 'test'), source: null, log_level: 'silent' };
+    const config = { ...parseConfig(VAULT_TYPES, input, 'test'), source: null, log_level: 'silent' };
     const other = await createStore(testCommon(), { path: ':memory:' });
     try {
       const runtime = createIngestRuntime(testCommon(), config, { initialRange: 50 });
@@ -318,13 +320,13 @@ describe('ingestOnce over the devnet (end to end)', () => {
     const partial = { ...full, registry: { vaults: full.registry!.vaults!.filter((v) => v.address !== sc.manifest.contracts.aeraBtcVault) } };
     const other = await createStore(testCommon(), { path: ':memory:' });
     try {
-      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(partial, 'test'), source: null, log_level: 'silent' });
+      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, partial, 'test'), source: null, log_level: 'silent' });
       expect(a).toMatchObject({ status: 'ok', to: sc.manifest.endBlock });
-      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(full, 'test'), source: null, log_level: 'silent' });
+      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, full, 'test'), source: null, log_level: 'silent' });
       expect(b).toMatchObject({ status: 'ok', from: sc.manifest.startBlock, to: sc.manifest.endBlock });
       // only the new vault's hours were read
       expect(b!.snapshot_reads).toBe(b!.snapshots);
-      expect(b!.snapshots).toBe(result.snapshots / 4);
+      expect(b!.snapshots).toBe(result.snapshots / sc.manifest.vaults.length);
       expect(await tableHashes(other)).toEqual(await tableHashes(store));
     } finally {
       await other.close();
@@ -340,13 +342,13 @@ describe('ingestOnce over the devnet (end to end)', () => {
     });
     const other = await createStore(testCommon(), { path: ':memory:' });
     try {
-      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(withStart(late), 'test'), source: null, log_level: 'silent' });
+      const [a] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, withStart(late), 'test'), source: null, log_level: 'silent' });
       expect(a).toMatchObject({ status: 'ok', to: sc.manifest.endBlock });
       expect(await tableHashes(other, ['vault_events'])).not.toEqual(await tableHashes(store, ['vault_events']));
-      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(full, 'test'), source: null, log_level: 'silent' });
+      const [b] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, full, 'test'), source: null, log_level: 'silent' });
       expect(b).toMatchObject({ status: 'ok', from: sc.manifest.startBlock, to: sc.manifest.endBlock });
       expect(await tableHashes(other)).toEqual(await tableHashes(store));
-      const [c] = await ingestOnce(testCommon(), other, { ...parseConfig(withStart(late), 'test'), source: null, log_level: 'silent' });
+      const [c] = await ingestOnce(testCommon(), other, { ...parseConfig(VAULT_TYPES, withStart(late), 'test'), source: null, log_level: 'silent' });
       expect(c).toMatchObject({ status: 'ok', from: null, events: 0 });
       // the registry follows the config; every ingested row stays
       const raw = ['vault_events', 'vault_snapshots', 'chain_requests'];
@@ -376,6 +378,9 @@ describe('ingestOnce over the devnet (end to end)', () => {
       fee_calculator: lower(m.contracts.calculator),
       fees: { tvl_fee_bps: 75, performance_fee_bps: 1000 },
     });
+    // the plain ERC-4626 vault: its asset, read on chain; no owner, curator or fee
+    const plain = reg.vaults.find((v) => v.address === lower(m.contracts.plainUsdcVault))!;
+    expect(plain.definition).toEqual({ asset: lower(m.contracts.usdc), multicall3: m.contracts.multicall3 });
     expect(reg.tokens.map((t) => t.symbol).sort()).toEqual(['USDC', 'WETH', 'cbBTC']);
   });
 });

@@ -6,6 +6,7 @@ import { testCommon } from '../../test/helpers/common.js';
 import { tableHashes } from '../../store/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { parseConfig, type Config } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { readIngestStatus } from './chainStore.js';
 import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';
 import { createIngestRuntime, ingestOnce, type ChainRoundResult } from './ingestOnce.js';
@@ -114,7 +115,7 @@ describe('ingest under RPC faults', () => {
     const dead = { chain_id: 999, slug: 'dead', name: 'Dead', rpc_urls: ['http://127.0.0.1:9'], finality_blocks: 0 };
     const deadVault = { ...input.registry!.vaults![0]!, chain_id: 999, start_block: 1 };
     const config: Config = {
-      ...parseConfig({ chains: [...input.chains!, dead], registry: { vaults: [...input.registry!.vaults!, deadVault] } }, 'test'),
+      ...parseConfig(VAULT_TYPES, { chains: [...input.chains!, dead], registry: { vaults: [...input.registry!.vaults!, deadVault] } }, 'test'),
       source: null,
       log_level: 'silent',
     };

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
 import { tableHashes } from '../../store/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
-import { morphoLikeVaultAbi } from '../devnet/abis.js';
-import { mineBlockAt } from '../devnet/chain.js';
-import { createTxQueue } from '../devnet/txQueue.js';
+import { morphoLikeVaultAbi } from '../../devnet/abis.js';
+import { mineBlockAt } from '../../devnet/chain.js';
+import { createTxQueue } from '../../devnet/txQueue.js';
 import { ingestOnce, createIngestRuntime } from './ingestOnce.js';
 import { scenarioConfig, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 

@@ -1,17 +1,18 @@
 // Config registry → DB registry (DESIGN §2, §3, §5.2): vault ids `{chainId}:{lowercase address}`,
-// numeraire fields, tokens, and the definition's family fields read on chain where they are one
-// cheap call (owner, curator, fee, fee recipient, timelock; Aera fees from the calculator),
-// else from the config's `definition`, else what the database already holds. A chain that
-// cannot be read never blocks the sync: its vaults keep their stored values.
+// numeraire fields, tokens, and the definition's family fields read on chain where the family's
+// ledger names a cheap call for them (`Ledger.facts`: Morpho's owner, curator, fee, fee recipient
+// and timelock; Aera's owner and fees), else from the config's `definition`, else what the
+// database already holds. A chain that cannot be read never blocks the sync: its vaults keep
+// their stored values.
 import type { Common } from '../../common/common.js';
 import type { Config } from '../../common/config.js';
 import { VaultdError, describeError } from '../../common/errors.js';
 import { readRegistry, tvlSourceRows, writeRegistry } from '../../store/registryStore.js';
 import type { Registry, TokenRow, VaultRow } from '../../model/rows.js';
 import type { Store } from '../../store/store.js';
-import { familyOf } from '../../families/index.js';
+import { familyOf, type LedgerFact } from '../../families/index.js';
 import { vaultId, type IndexedVault } from './addressBook.js';
-import { calculatorReadAbi, vaultReadAbi } from './chainAbis.js';
+import { readCall } from './chainAbis.js';
 import type { ChainRuntime } from './chainRuntime.js';
 import { ceilHour } from './hourlySnapshots.js';
 import type { ReadCall } from './multicallReader.js';
@@ -24,14 +25,6 @@ export interface OnchainFacts {
   listed_at: number | null;
 }
 
-const MORPHO_READS: [string, string][] = [
-  ['owner', 'owner'],
-  ['curator', 'curator'],
-  ['fee', 'fee_wad'],
-  ['feeRecipient', 'fee_recipient'],
-  ['timelock', 'timelock_seconds'],
-];
-
 /** One multicall per chain at its final head: the family fields of every vault. */
 export async function readOnchainFacts(rt: ChainRuntime): Promise<Map<string, OnchainFacts>> {
   const out = new Map<string, OnchainFacts>();
@@ -43,17 +36,11 @@ export async function readOnchainFacts(rt: ChainRuntime): Promise<Map<string, On
   const head = await rt.rpc.blockNumber();
   const at = Math.max(0, head - rt.chain.finality_blocks);
   const calls: ReadCall[] = [];
-  const plan: { v: IndexedVault; field: string; index: number }[] = [];
-  const add = (v: IndexedVault, field: string, call: ReadCall) => {
-    plan.push({ v, field, index: calls.length });
-    calls.push(call);
-  };
+  const plan: { v: IndexedVault; fact: LedgerFact; index: number }[] = [];
   for (const v of rt.book.vaults) {
-    if (v.family === 'morpho') {
-      for (const [fn, field] of MORPHO_READS) add(v, field, { address: v.address, abi: vaultReadAbi, functionName: fn });
-    } else {
-      add(v, 'owner', { address: v.address, abi: vaultReadAbi, functionName: 'owner' });
-      if (v.calculator) add(v, 'fees', { address: v.calculator, abi: calculatorReadAbi, functionName: 'vaultState', args: [v.address] });
+    for (const fact of v.ledger.facts(v)) {
+      plan.push({ v, fact, index: calls.length });
+      calls.push(readCall(v.ledger, fact.call));
     }
   }
   const results = await rt.reader.read(at, calls);
@@ -65,14 +52,8 @@ export async function readOnchainFacts(rt: ChainRuntime): Promise<Map<string, On
   for (const p of plan) {
     const r = results[p.index];
     if (!r?.ok) continue;
-    const def = out.get(p.v.vault_id)!.definition;
-    const value = r.value;
-    if (p.field === 'fees') {
-      const [, , tvlFee, performanceFee] = value as readonly [bigint, number, number, number];
-      def.fees = { tvl_fee_bps: Number(tvlFee), performance_fee_bps: Number(performanceFee) };
-    } else if (p.field === 'fee_wad') def.fee_wad = String(value);
-    else if (p.field === 'timelock_seconds') def.timelock_seconds = Number(value);
-    else if (typeof value === 'string') def[p.field] = value.toLowerCase();
+    const value = p.fact.value(r.value);
+    if (value !== undefined) out.get(p.v.vault_id)!.definition[p.fact.field] = value;
   }
   return out;
 }
@@ -89,7 +70,7 @@ export function buildRegistry(
     const id = vaultId(v.chain_id, v.address);
     const fact = facts.get(id);
     const prev = prevVaults.get(id);
-    const family = familyOf(v.vault_type).configDefinition(v);
+    const family = familyOf(v.vault_type).definition.fromConfig(v);
     const listedConfig = v.listed_at === undefined ? null : Math.floor(Date.parse(v.listed_at) / 1000);
     return {
       vault_id: id,

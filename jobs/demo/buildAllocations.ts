@@ -1,5 +1,7 @@
-// A vault's current allocations (DESIGN §5.2) for the demo: 2–5 targets per family whose
-// amounts split the vault's TVL; Aera spokes show their bridge flow toward the group's hub.
+// A vault's current allocations (DESIGN §5.2) for the demo: 2–5 targets per family (its demo
+// hooks, families/*/demo.ts) whose amounts split the vault's TVL; Aera spokes show their bridge
+// flow toward the group's hub.
+import { familyOf } from '../../families/index.js';
 import type { AllocationRow, VaultRow } from '../../model/rows.js';
 import { createRng, deriveAddress } from './prng.js';
 
@@ -63,51 +65,21 @@ export function buildAllocations(
     }
   };
 
-  switch (vault.vault_type) {
-    case 'morpho_v1':
-    case 'morpho_v2':
-      markets(rng.int(2, 4));
-      items.push(idle);
-      break;
-    case 'symbiotic':
-      items.push({
-        category: 'restaking',
-        target: asset(sym, 'restaking', { name: `Symbiotic ${sym} collateral`, protocol: { id: 'symbiotic', name: 'Symbiotic' } }),
-        weight: rng.uniform(0.85, 0.95),
-      });
-      items.push(idle);
-      break;
-    case 'aera_v3': {
-      items.push({
-        category: 'lending',
-        target: asset(`a${sym}`, 'lending', { name: `Aave v3 ${sym}`, protocol: { id: 'aave-v3', name: 'Aave v3' } }),
-        weight: rng.uniform(0.2, 0.6),
-      });
-      items.push({
-        category: 'liquidity',
-        target: asset(`${sym}-LP`, 'liquidity', { name: `Curve ${sym} pool`, protocol: { id: 'curve', name: 'Curve' } }),
-        weight: rng.uniform(0.1, 0.3),
-      });
-      markets(1);
-      if (hub) {
-        items.push({
-          category: 'bridge',
-          target: asset(sym, 'bridge', { name: `${sym} bridging to ${hub.name}`, flow: { kind: 'pending_deposit', target_vault_address: hub.address } }),
-          weight: rng.uniform(0.02, 0.1),
-        });
-      } else if (spoke) {
-        items.push({
-          category: 'bridge',
-          target: asset(sym, 'bridge', {
-            name: `${sym} returning to ${spoke.name}`,
-            flow: { kind: 'pending_redemption', target_vault_address: spoke.address },
-          }),
-          weight: rng.uniform(0.01, 0.05),
-        });
-      }
-      items.push(idle);
-      break;
-    }
+  // the family says what its assets sit in; without demo hooks, all of it idle
+  const demo = familyOf(vault.vault_type).demo;
+  if (!demo) items.push(idle);
+  else {
+    demo.allocations({
+      symbol: sym,
+      uniform: (lo, hi) => rng.uniform(lo, hi),
+      int: (lo, hi) => rng.int(lo, hi),
+      asset,
+      item: (category, target, weight) => items.push({ category, target, weight }),
+      markets,
+      idle: () => items.push(idle),
+      hub,
+      spoke,
+    });
   }
 
   const total = items.reduce((s, x) => s + x.weight, 0);

@@ -1,6 +1,7 @@
 // The curated default registry of the demo world: real deployments of the reference manifest
 // (names, chains, addresses, numeraires) plus two invented Symbiotic restaking vaults.
-import type { VaultType, Visibility } from '../../model/rows.js';
+import type { VaultType } from '../../families/index.js';
+import type { Visibility } from '../../model/rows.js';
 
 export interface CuratedStrategy {
   id: string;

@@ -1,6 +1,7 @@
 // Builds the demo registry (DESIGN §3, §7): chains, strategies, logical vault groups and
 // deployments, numeraire tokens and external TVL sources, deterministically from DemoParams.
-import type { GroupRow, Registry, StrategyRow, TokenRow, TvlSourceRow, VaultRow, VaultType } from '../../model/rows.js';
+import { familyOf, type VaultType } from '../../families/index.js';
+import type { GroupRow, Registry, StrategyRow, TokenRow, TvlSourceRow, VaultRow } from '../../model/rows.js';
 import { DEMO_CHAINS, demoToken } from './catalog.js';
 import { CURATED_DEPLOYMENTS, CURATED_GROUPS, CURATED_STRATEGIES, SCALE_TEMPLATES, type CuratedDeployment, type CuratedGroup } from './curated.js';
 import { assertDemoParams, demoStart, type DemoParams } from './params.js';
@@ -198,31 +199,17 @@ function listedAt(s: CuratedDeployment, start: number, now: number): number {
   return Math.min(now, Math.max(start, ts));
 }
 
-/** Family fields of the definition (DESIGN §5.2); addresses derived, fees plausible per strategy. */
+/** Family fields of the definition (DESIGN §5.2), from the family's demo hooks; addresses derived, fees plausible per strategy. */
 function definitionFor(type: VaultType, chainId: number, label: string, strategy: string | null): Record<string, unknown> {
   const owner = deriveAddress(ID_SEED, 'gauntlet-multisig', chainId);
-  switch (type) {
-    case 'aera_v3':
-      return {
-        owner,
-        hooks: deriveAddress(ID_SEED, 'aera-hooks', hashString(label)),
-        fee_calculator: deriveAddress(ID_SEED, 'aera-price-fee-calculator', chainId),
-        provisioner: deriveAddress(ID_SEED, 'aera-provisioner', hashString(label)),
-        fees: { tvl_fee_bps: strategy === 'btc-yield' ? 100 : 50, performance_fee_bps: 1000 },
-      };
-    case 'morpho_v1':
-    case 'morpho_v2':
-      return {
-        owner,
-        curator: deriveAddress(ID_SEED, 'gauntlet-curator', chainId),
-        // 1e18 = 100 %: prime vaults charge 10 %, others 15 %
-        fee_wad: strategy === 'prime-lending' ? '100000000000000000' : '150000000000000000',
-        fee_recipient: deriveAddress(ID_SEED, 'gauntlet-fee-recipient', chainId),
-        timelock_seconds: type === 'morpho_v1' ? 259_200 : 604_800,
-      };
-    case 'symbiotic':
-      return { owner };
-  }
+  const demo = familyOf(type).demo;
+  if (!demo) return { owner };
+  return demo.definition({
+    owner,
+    strategy,
+    perChain: (tag) => deriveAddress(ID_SEED, tag, chainId),
+    perVault: (tag) => deriveAddress(ID_SEED, tag, hashString(label)),
+  });
 }
 
 /** Exactly one primary per group: a truncated selection may have dropped the curated primary. */

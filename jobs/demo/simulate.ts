@@ -173,7 +173,7 @@ function pricedTokens(tokens: readonly TokenRow[], vaults: readonly VaultRow[]):
 
 /** Aera groups bridge between chains: a spoke flows toward its hub (the primary), the hub back to a spoke. */
 function bridgePeers(vault: VaultRow, vaults: readonly VaultRow[]): [VaultRow | null, VaultRow | null] {
-  const bridges = (v: VaultRow) => familyOf(v.vault_type).bridgesAcrossChains;
+  const bridges = (v: VaultRow) => familyOf(v.vault_type).demo?.bridgesAcrossChains === true;
   if (!bridges(vault) || vault.group_id === null) return [null, null];
   const peers = vaults.filter((v) => v.group_id === vault.group_id && bridges(v) && v.chain_id !== vault.chain_id);
   if (vault.is_primary) return [null, peers[0] ?? null];

@@ -1,7 +1,7 @@
 // One vault's hourly life in the demo world: a noisy unit-price path, its wallets' deposits,
 // withdrawals, transfers and Aera async requests, and the hourly snapshot, all in exact integers.
 import type { RawSink } from '../../store/rawSink.js';
-import { familyOf } from '../../families/index.js';
+import { familyOf, type FamilyDemo } from '../../families/index.js';
 import type { EventKind, EventRow, VaultRow } from '../../model/rows.js';
 import type { ChainClock } from './chainClock.js';
 import type { PriceModel } from './catalog.js';
@@ -102,14 +102,18 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   const decimals = vault.numeraire_decimals;
   // assets = shares · P / 10^(36−d); shares = assets · 10^(36−d) / P (both floor)
   const scale = 10n ** BigInt(36 - decimals);
-  const aera = familyOf(vault.vault_type).ledger === 'aera';
+  const family = familyOf(vault.vault_type);
+  // the unit price is the contract's own, read as published (Aera) rather than assets / supply
+  const published = family.publishesUnitPrice;
+  // deposits and redeems go through requests settled hours later (Aera's provisioner)
+  const requests = family.demo?.asyncRequests === true;
   const token = vault.numeraire_address;
   const chainId = vault.chain_id;
   const vaultId = vault.vault_id;
   const logBase = input.chainIndex * LOGS_PER_BLOCK;
 
   // The vault's character, drawn once.
-  const [apyLo, apyHi] = apyRange(input.price, vault.vault_type);
+  const [apyLo, apyHi] = apyRange(input.price, family.demo);
   const apyMean = rng.uniform(apyLo, apyHi);
   let apy = apyMean;
   const noise = rng.uniform(0.4, 2.5);
@@ -207,7 +211,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
       block_number: clock.blockAt(h),
       total_assets: (supply * P) / scale,
       total_supply: supply,
-      unit_price: aera ? P : null,
+      unit_price: published ? P : null,
     });
   };
 
@@ -288,7 +292,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
         if (act === 0) {
           const usd = Math.min(5e6, Math.max(20, Math.exp(9.6 + 1.5 * rng.normal())));
           const assets = toBase(usd / input.refUsd);
-          if (aera && rng.chance(0.7)) {
+          if (requests && rng.chance(0.7)) {
             const refund = rng.chance(0.1);
             const q2: Request = { deposit: true, slot, assets, shares: 0n, index: requestCounter++, due: h + delayHours(refund) * HOUR, refund };
             addPending(q2);
@@ -303,7 +307,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
           let sh = act === 2 ? own : (own * BigInt(Math.floor(rng.uniform(0.05, 0.9) * 1e6))) / 1_000_000n;
           if (sh === 0n) sh = own;
           shares[slot] = own - sh;
-          if (aera) {
+          if (requests) {
             const refund = rng.chance(0.1);
             const q2: Request = { deposit: false, slot, assets: 0n, shares: sh, index: requestCounter++, due: h + delayHours(refund) * HOUR, refund };
             addPending(q2);
@@ -376,7 +380,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
 
   /** The 18-digit unit price the engine publishes for the last snapshot (DESIGN §4.1). */
   function publishedUnitPrice(): bigint {
-    if (aera || snapSupply === 0n) return P;
+    if (published || snapSupply === 0n) return P;
     return (((snapSupply * P) / scale) * scale) / snapSupply;
   }
 
@@ -404,8 +408,8 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
 }
 
 /** Yearly yield range by numeraire and family: stablecoin strategies pay more than ETH/BTC ones. */
-function apyRange(price: PriceModel, type: VaultRow['vault_type']): [number, number] {
-  if (type === 'symbiotic') return [0.02, 0.05];
+function apyRange(price: PriceModel, demo: FamilyDemo | undefined): readonly [number, number] {
+  if (demo?.apy) return demo.apy;
   switch (price) {
     case 'eth':
     case 'wsteth':
@@ -415,7 +419,7 @@ function apyRange(price: PriceModel, type: VaultRow['vault_type']): [number, num
     case 'none':
       return [0.06, 0.12];
     default:
-      return type === 'aera_v3' ? [0.06, 0.15] : [0.03, 0.1];
+      return demo?.stablecoinApy ?? [0.03, 0.1];
   }
 }
 

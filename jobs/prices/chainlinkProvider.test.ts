@@ -12,9 +12,9 @@ import { testCommon } from '../../test/helpers/common.js';
 import { startFaultyRpcProxy, type FaultyRpcProxy } from '../../test/helpers/chain/faultyRpcProxy.js';
 import { scenarioConfig, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
 import { ingestOnce } from '../chain/ingestOnce.js';
-import { chainlinkLikeAggregatorAbi } from '../devnet/abis.js';
-import { devnetChain } from '../devnet/chain.js';
-import { createTxQueue } from '../devnet/txQueue.js';
+import { chainlinkLikeAggregatorAbi } from '../../devnet/abis.js';
+import { devnetChain } from '../../devnet/chain.js';
+import { createTxQueue } from '../../devnet/txQueue.js';
 import { aggregatorAbi, hourlyAnswers, loadFeedState, type AnswerUpdate } from './chainlinkProvider.js';
 import { createPriceRuntime, runPriceRound } from './priceJob.js';
 

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type Config, type ConfigInput } from '../../common/config.js';
+import { VAULT_TYPES } from '../../families/index.js';
 import { loadTvlSources } from '../../engine/load/loadWorld.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
@@ -23,7 +24,7 @@ let server: Server;
 let base: string;
 let tvlBody = '{"data":{"tvl":"1234.5678915"}}';
 
-const config = (input: ConfigInput): Config => ({ ...parseConfig(input, 'test'), source: null, log_level: 'silent' });
+const config = (input: ConfigInput): Config => ({ ...parseConfig(VAULT_TYPES, input, 'test'), source: null, log_level: 'silent' });
 
 beforeAll(async () => {
   const path = join(tempDir('vaultd-prices-'), 'world.duckdb');

@@ -6,12 +6,10 @@ import { ERROR_CODES, type ErrorCode } from '../../common/errors.js';
 import { FeaturedCard, StrategyCard, Tvl, TvlBreakdownRow, TvlRow } from './aggregates.js';
 import { Address, AmountPair, ChainId, DateTime, Double, NonNegativeInt64, RequestId, TokenRef, UsdAmount } from './primitives.js';
 import {
-  AeraV3Definition,
   Allocation,
   AllocationTarget,
-  MorphoDefinition,
+  DEFINITION_COMPONENTS,
   StrategyRef,
-  SymbioticDefinition,
   VaultAllocations,
   VaultDefinition,
   VaultDetail,
@@ -132,9 +130,7 @@ export const COMPONENTS = {
   VaultMetrics,
   VaultDetail,
   VaultTimeseriesPoint,
-  AeraV3Definition,
-  MorphoDefinition,
-  SymbioticDefinition,
+  ...DEFINITION_COMPONENTS,
   VaultDefinition,
   AllocationTarget,
   Allocation,

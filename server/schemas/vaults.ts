@@ -1,7 +1,7 @@
 // Vault resources (seed "VaultDetail", "Vault timeseries point", "Vault definition",
 // "Vault allocations"; DESIGN §4.2, §4.7, §5.2): deployment rows, metrics, definition, allocations.
 import * as v from 'valibot';
-import { VAULT_TYPES } from '../../model/rows.js';
+import { FAMILY_TABLE, VAULT_TYPES, type FamilyDefinition, type WireKit } from '../../families/index.js';
 import {
   Address,
   AmountPair,
@@ -80,31 +80,30 @@ const IDENTITY = {
   numeraire_token: TokenRef,
 };
 
-const Bps = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000));
+const WIRE: WireKit = { address: Address, unsignedIntegerString: v.pipe(v.string(), v.regex(UNSIGNED_INTEGER_STRING_PATTERN)) };
 
-/** Identity merged with the family fields of DESIGN §5.2; a family field the registry lacks is null. */
-export const AeraV3Definition = v.strictObject({
-  ...IDENTITY,
-  vault_type: v.literal('aera_v3'),
-  hooks: v.nullable(Address),
-  fee_calculator: v.nullable(Address),
-  provisioner: v.nullable(Address),
-  fees: v.nullable(v.strictObject({ tvl_fee_bps: Bps, performance_fee_bps: Bps })),
-});
+/**
+ * One `/definition` variant per family definition, in the family table's order (families that
+ * share a definition share its component: `MorphoDefinition` for morpho_v1 and morpho_v2):
+ * identity, the vault type(s), then the family fields of DESIGN §5.2 — a field the registry
+ * lacks is null.
+ */
+export const DEFINITION_COMPONENTS: Readonly<Record<`${string}Definition`, v.GenericSchema>> = (() => {
+  const byComponent = new Map<string, { types: string[]; definition: FamilyDefinition }>();
+  for (const f of FAMILY_TABLE) {
+    const entry = byComponent.get(f.definition.component);
+    if (entry) entry.types.push(f.type);
+    else byComponent.set(f.definition.component, { types: [f.type], definition: f.definition });
+  }
+  return Object.fromEntries(
+    [...byComponent].map(([name, { types, definition }]) => {
+      const vaultType = types.length === 1 ? v.literal(types[0]!) : v.picklist(types);
+      return [name, v.strictObject({ ...IDENTITY, vault_type: vaultType, ...definition.wire(WIRE) })];
+    }),
+  );
+})();
 
-export const MorphoDefinition = v.strictObject({
-  ...IDENTITY,
-  vault_type: v.picklist(['morpho_v1', 'morpho_v2']),
-  curator: v.nullable(Address),
-  /** string integer, 1e18 = 100 % */
-  fee_wad: v.nullable(v.pipe(v.string(), v.regex(UNSIGNED_INTEGER_STRING_PATTERN))),
-  fee_recipient: v.nullable(Address),
-  timelock_seconds: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
-});
-
-export const SymbioticDefinition = v.strictObject({ ...IDENTITY, vault_type: v.literal('symbiotic') });
-
-export const VaultDefinition = v.variant('vault_type', [AeraV3Definition, MorphoDefinition, SymbioticDefinition]);
+export const VaultDefinition = v.variant('vault_type', Object.values(DEFINITION_COMPONENTS) as unknown as v.VariantOptions<'vault_type'>);
 
 export const AllocationTarget = v.strictObject({
   address: Address,

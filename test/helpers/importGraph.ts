@@ -14,8 +14,9 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   engine: ['common', 'model', 'families', 'store'],
   // runs the sources' rounds and turns changed inputs into engine refreshes: composes both
   runtime: ['common', 'model', 'families', 'store', 'jobs', 'engine'],
-  // of the engine, only the read model's door (engine/publish/index.ts); no store, no jobs
-  server: ['common', 'model', 'engine/publish/index.ts'],
+  // of the engine, only the read model's door (engine/publish/index.ts); no store, no jobs.
+  // families: the vault types and each family's /definition schema, for the OpenAPI document
+  server: ['common', 'model', 'families', 'engine/publish/index.ts'],
   client: [],
   explorer: ['client'],
   cli: ['common', 'model', 'families', 'store', 'jobs', 'engine', 'runtime', 'server'],
@@ -27,7 +28,17 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
  * demo's generators; prices never reach into the chain indexer.
  */
 export const ALLOWED_WITHIN: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  jobs: { evm: [], chain: ['evm'], prices: ['evm'], demo: [], devnet: ['demo'] },
+  jobs: { evm: [], chain: ['evm'], prices: ['evm'], demo: [] },
+};
+
+/**
+ * Development rigs beside the product (not product folders: they import freely, like test/):
+ * devnet/ (Hardhat, Solidity mocks, artifacts) is reached only by the command that runs it,
+ * and only with a dynamic `import()`, so nothing else loads it and the product never needs its
+ * dev dependencies.
+ */
+export const RIGS: Readonly<Record<string, readonly string[]>> = {
+  devnet: ['cli/commands/devnet.ts'],
 };
 
 const PRODUCT = Object.keys(ALLOWED);
@@ -66,6 +77,8 @@ export interface Edge {
   to: string;
   /** `import type` / `export type`: erased at compile time, so no load order */
   typeOnly: boolean;
+  /** `import('…')`: loaded when run, not with the importer */
+  dynamic: boolean;
 }
 
 /** Every relative import between files, specifiers resolved to repo paths ('.js' read as the '.ts' source). */
@@ -78,7 +91,7 @@ export function importEdges(files: readonly SourceFile[]): Edge[] {
         .split(sep)
         .join('/')
         .replace(/\.js$/, '.ts');
-      edges.push({ from: f.path, to, typeOnly: /^(?:import|export)\s+type\s/.test(m[0]) });
+      edges.push({ from: f.path, to, typeOnly: /^(?:import|export)\s+type\s/.test(m[0]), dynamic: m[2] !== undefined });
     }
   }
   return edges;
@@ -106,6 +119,11 @@ export function wrongWay(edges: readonly Edge[]): string[] {
       continue;
     }
     if (!(from in ALLOWED)) continue;
+    const rig = RIGS[to];
+    if (rig) {
+      if (!rig.includes(e.from) || !e.dynamic) bad.push(`${e.from} → ${e.to}: ${to}/ is a development rig, reached only by ${rig.join(', ')} with import()`);
+      continue;
+    }
     const allowed = ALLOWED[from]!;
     const ok = allowed.includes(to) || allowed.includes(area(e.to));
     if (!ok) bad.push(`${e.from} → ${e.to}: ${from}/ may import only ${allowed.length ? allowed.join(', ') : 'itself'}`);
@@ -134,24 +152,42 @@ export function importCycles(edges: readonly Edge[]): string[][] {
   return cycles;
 }
 
-const TYPE_LITERAL = /'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'/;
-/** A comparison or a switch on a vault_type literal: `=== 'aera_v3'`, `!== '…'`, SQL `= '…'`, `case '…':`. */
-const TYPE_SWITCH =
-  /(?:[!=]==?|\bIN\s*\(|\bcase)\s*'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'|'(?:aera_v3|morpho_v1|morpho_v2|symbiotic)'\s*(?:[!=]==?|:\s*\[)/;
 /**
- * Files that may name vault types outside families/: the enumerations that validate input
- * (the config schema, the migration's CHECK, the wire schemas of server/schemas) and the demo
- * and devnet simulators' own per-family simulation parameters.
+ * Product files outside families/ that may hold family names (vault types, ledger names) as
+ * plain values — data, never a branch: each with the reason it cannot derive them.
  */
-export const TYPE_LITERAL_EXEMPT = /^(?:families\/|common\/config\.ts$|store\/migrations\.ts$|server\/schemas\/|jobs\/demo\/|jobs\/devnet\/)/;
+export const FAMILY_DATA: Readonly<Record<string, string>> = {
+  'jobs/demo/curated.ts': "the demo world's catalogue: real deployments, each of one family",
+  'server/schemas/sampleBodies.ts': 'an example response body of the API reference',
+};
 
-/** Lines outside families/ that branch on a vault_type literal, as `path:line: text`. */
-export function vaultTypeSwitches(files: readonly SourceFile[]): string[] {
+/** Lines as they shipped that may not change: migration 1's CHECK (migration 8 drops it; a shipped migration is never edited). */
+export const FAMILY_HISTORY: readonly string[] = [
+  "store/migrations.ts: vault_type VARCHAR NOT NULL CHECK (vault_type IN ('aera_v3', 'morpho_v1', 'morpho_v2', 'symbiotic')),",
+];
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Lines outside families/ that name a family (`names`: every vault type and ledger name of the
+ * family table): as a quoted literal anywhere but in FAMILY_DATA, and as a branch anywhere — a
+ * comparison (`=== 'aera_v3'`, SQL `= '…'`, `IN ('…')`), a `case`, or a key of a map by family
+ * (`{ morpho_v2: […] }`). As `path:line: text`.
+ */
+export function familyNameUses(files: readonly SourceFile[], names: readonly string[]): string[] {
+  const alt = names.map(escapeRegExp).join('|');
+  const any = new RegExp(`\\b(?:${alt})\\b`);
+  const literal = new RegExp(`(['"\`])(?:${alt})\\1`);
+  const branch = new RegExp(
+    `(?:[!=]==?|\\bIN\\s*\\(|\\bcase)\\s*(['"\`])(?:${alt})\\1|(['"\`])(?:${alt})\\2\\s*(?:[!=]==?|:)|(?:^|[{,]\\s*)(?:${alt})\\s*:(?!:)`,
+  );
   const out: string[] = [];
   for (const f of files) {
-    if (TYPE_LITERAL_EXEMPT.test(f.path) || !TYPE_LITERAL.test(f.text)) continue;
+    if (f.path.startsWith('families/') || !any.test(f.text)) continue;
+    const data = f.path in FAMILY_DATA;
     f.text.split('\n').forEach((line, i) => {
-      if (TYPE_SWITCH.test(line)) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
+      if (FAMILY_HISTORY.includes(`${f.path}: ${line.trim()}`)) return;
+      if (branch.test(line.trim()) || (!data && literal.test(line))) out.push(`${f.path}:${i + 1}: ${line.trim()}`);
     });
   }
   return out;
@@ -291,4 +327,11 @@ export function sqlOutsideStore(files: readonly SourceFile[]): string[] {
     }
   }
   return out;
+}
+
+/** Imports of one family's own folder from outside families/: the rest of the program sees only families/index.ts. */
+export function familyInternals(edges: readonly Edge[]): string[] {
+  return edges
+    .filter((e) => !e.from.startsWith('families/') && /^families\/[^/]+\//.test(e.to))
+    .map((e) => `${e.from} → ${e.to}: only families/index.ts is the families' door`);
 }

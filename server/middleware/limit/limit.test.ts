@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createCommon } from '../../../common/common.js';
 import { loadConfig } from '../../../common/config.js';
+import { VAULT_TYPES } from '../../../families/index.js';
 import type { VaultdError } from '../../../common/errors.js';
 import { createLogger } from '../../../common/logger.js';
 import { exchangeOf } from '../../../test/helpers/exchange.js';
 import { costOf, createLimit, POSITION_SERIES_COST } from './index.js';
 
 const common = () => {
-  const c = createCommon(loadConfig({}, {}), { logger: createLogger('silent') });
+  const c = createCommon(loadConfig(VAULT_TYPES, {}, {}), { logger: createLogger('silent') });
   return { ...c, config: { ...c.config, rate_limits: { anonymous_per_minute: 20, keyed_per_minute: 600 } } };
 };
 

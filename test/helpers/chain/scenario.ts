@@ -1,7 +1,8 @@
 // Test support: a devnet scenario and the vaultd config that points the indexer at it.
 import type { Config, ConfigInput } from '../../../common/config.js';
+import { VAULT_TYPES } from '../../../families/index.js';
 import { parseConfig } from '../../../common/config.js';
-import { devnetConfig, simulateDevnet, startDevnet, type Devnet, type DevnetManifest } from '../../../jobs/devnet/index.js';
+import { devnetConfig, simulateDevnet, startDevnet, type Devnet, type DevnetManifest } from '../../../devnet/index.js';
 
 export interface Scenario {
   devnet: Devnet;
@@ -36,5 +37,5 @@ export function scenarioConfigInput(manifest: DevnetManifest, opts: ScenarioConf
 
 /** A validated Config as `loadConfig` would return it. */
 export function scenarioConfig(manifest: DevnetManifest, opts: ScenarioConfigOptions = {}): Config {
-  return { ...parseConfig(scenarioConfigInput(manifest, opts), 'test'), source: null, log_level: 'silent' };
+  return { ...parseConfig(VAULT_TYPES, scenarioConfigInput(manifest, opts), 'test'), source: null, log_level: 'silent' };
 }

@@ -3,7 +3,7 @@
 // the hour that fate is due. The first two requests of each kind on each provisioner are
 // solved then refunded, so even a short scenario shows both outcomes both ways on both versions.
 import type { Address, Hex } from 'viem';
-import type { Rng } from '../demo/prng.js';
+import type { Rng } from '../jobs/demo/prng.js';
 
 export type RequestKind = 'deposit' | 'redeem';
 export type RequestFate = 'solve' | 'refund' | 'pending';

@@ -15,7 +15,7 @@ import {
   type Hex,
   type Log,
 } from 'viem';
-import { VaultdError } from '../../common/errors.js';
+import { VaultdError } from '../common/errors.js';
 import { loadArtifact, type ContractName } from './artifacts.js';
 import { mineBlockAt, type EIP1193Provider } from './chain.js';
 

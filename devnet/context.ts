@@ -3,7 +3,7 @@
 // per-hour guard against overdrawing. Reads see the last closed block only (automine is off),
 // so a wallet moves shares or units out of a vault at most once an hour, sized from that block.
 import type { Address, PublicClient } from 'viem';
-import type { Rng } from '../demo/prng.js';
+import type { Rng } from '../jobs/demo/prng.js';
 import { morphoLikeVaultAbi } from './abis.js';
 import type { DevnetActors, DevnetContracts, TokenInfo } from './deploy.js';
 import type { Feed } from './market.js';

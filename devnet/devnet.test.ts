@@ -5,14 +5,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, http, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../common/config.js';
-import { PROJECT_ROOT } from '../../common/version.js';
+import { parseConfig } from '../common/config.js';
+import { VAULT_TYPES } from '../families/index.js';
+import { PROJECT_ROOT } from '../common/version.js';
 import {
   aeraLikeProvisionerV1Abi,
   aeraLikeProvisionerV2Abi,
   aeraLikeVaultAbi,
   chainlinkLikeAggregatorAbi,
   morphoLikeVaultAbi,
+  plainERC4626VaultAbi,
   priceAndFeeCalculatorAbi,
 } from './abis.js';
 import { HOUR, devnetChain, startDevnet, type Devnet } from './chain.js';
@@ -84,7 +86,10 @@ describe('devnet events (DESIGN §6.1)', () => {
   const table: [keyof typeof SIG, Abi, () => Address[]][] = [
     ['Deposit', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
     ['Withdraw', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
-    ['Transfer', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault, m().aeraUsdcVault, m().aeraBtcVault]],
+    ['Transfer', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault, m().aeraUsdcVault, m().aeraBtcVault, m().plainUsdcVault]],
+    // the plain ERC-4626 vault: the standard's events only
+    ['Deposit', plainERC4626VaultAbi, () => [m().plainUsdcVault]],
+    ['Withdraw', plainERC4626VaultAbi, () => [m().plainUsdcVault]],
     ['AccrueInterest', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
     ['SetFee', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
     ['SetCurator', morphoLikeVaultAbi, () => [m().morphoUsdcVault, m().morphoWethVault]],
@@ -129,7 +134,9 @@ describe('devnet events (DESIGN §6.1)', () => {
     const known = new Set(Object.values(SIG).map((s) => toEventSelector(s)));
     const c = manifest.contracts;
     const watched = new Set(
-      [c.morphoUsdcVault, c.morphoWethVault, c.aeraUsdcVault, c.aeraBtcVault, c.provisionerV1, c.provisionerV2, c.calculator].map((a) => a.toLowerCase()),
+      [c.morphoUsdcVault, c.morphoWethVault, c.aeraUsdcVault, c.aeraBtcVault, c.provisionerV1, c.provisionerV2, c.calculator, c.plainUsdcVault].map((a) =>
+        a.toLowerCase(),
+      ),
     );
     const stray = logs.filter((l) => watched.has(l.address.toLowerCase()) && !known.has(l.topics[0] as Hex));
     expect(stray).toEqual([]);
@@ -201,6 +208,7 @@ describe('devnet state', () => {
       ['morpho_v1', 'WETH', 18, undefined],
       ['aera_v3', 'USDC', 6, 1],
       ['aera_v3', 'cbBTC', 8, 2],
+      ['erc4626', 'USDC', 6, undefined],
     ]);
     const code = await client.getCode({ address: manifest.contracts.multicall3, blockNumber: 1n });
     expect(code?.length).toBeGreaterThan(2);
@@ -208,7 +216,7 @@ describe('devnet state', () => {
   });
 
   it('turns the manifest into a valid vaultd config (chain + registry)', () => {
-    const config = parseConfig(devnetConfig(manifest), 'the devnet manifest');
+    const config = parseConfig(VAULT_TYPES, devnetConfig(manifest), 'the devnet manifest');
     expect(config.chains).toEqual([expect.objectContaining({ chain_id: 4242, rpc_urls: [devnet.rpcUrl], finality_blocks: 0 })]);
     expect(config.registry.vaults.map((v) => [v.address, v.start_block, v.provisioner])).toEqual(manifest.vaults.map((v) => [v.address, 1, v.provisioner]));
   });
@@ -254,7 +262,7 @@ describe('devnet lifecycle', () => {
     await d.stop();
     await expect(fetch(d.rpcUrl, { method: 'POST', body: '{}' })).rejects.toThrow();
 
-    const dist = join(PROJECT_ROOT, 'dist', 'jobs', 'devnet');
+    const dist = join(PROJECT_ROOT, 'dist', 'devnet');
     expect(existsSync(join(dist, 'simulate.js')), 'dist is stale or missing: run npm run build').toBe(true);
     const script = `
       const { startDevnet } = await import(${JSON.stringify(join(dist, 'chain.js'))});

@@ -1,7 +1,8 @@
 // Deploys the devnet's contracts and wires them, all queued into one block (block 1): Multicall3
 // first, then tokens (USDC 6, WETH 18, cbBTC 8), USD feeds, the Aera price-and-fee calculator,
 // two Morpho-like vaults (USDC, WETH), two Aera-like vaults (USDC behind a v1 provisioner,
-// cbBTC behind a v2 one); then roles, fees, wallet funding and approvals.
+// cbBTC behind a v2 one), a plain ERC-4626 vault (USDC); then roles, fees, wallet funding and
+// approvals.
 import { getAddress, keccak256, maxUint256, toHex, type Address } from 'viem';
 import {
   aeraLikeProvisionerV1Abi,
@@ -10,6 +11,7 @@ import {
   chainlinkLikeAggregatorAbi,
   morphoLikeVaultAbi,
   multicall3Abi,
+  plainERC4626VaultAbi,
   priceAndFeeCalculatorAbi,
   testTokenAbi,
 } from './abis.js';
@@ -48,6 +50,8 @@ export interface DevnetContracts {
   aeraBtcVault: Address;
   provisionerV1: Address;
   provisionerV2: Address;
+  /** a plain ERC-4626 vault over USDC (no owner, no fee): the `erc4626` family */
+  plainUsdcVault: Address;
 }
 
 /** An address from a label: no key behind it (the devnet impersonates), same on every run. */
@@ -66,7 +70,7 @@ export function devnetActors(seed: number, walletCount: number): DevnetActors {
   };
 }
 
-/** Queues every deployment (the deployer's nonces 0..13, so addresses are fixed). */
+/** Queues every deployment (the deployer's nonces 0..14, so addresses are fixed; a contract added later comes last). */
 export async function deployContracts(q: TxQueue, actors: DevnetActors): Promise<DevnetContracts> {
   const d = actors.deployer;
   const multicall3 = await q.deploy(d, 'Multicall3', multicall3Abi, []);
@@ -91,6 +95,7 @@ export async function deployContracts(q: TxQueue, actors: DevnetActors): Promise
   const aeraBtcVault = await q.deploy(d, 'AeraLikeVault', aeraLikeVaultAbi, [d, 'Devnet Aera BTC', 'daBTC']);
   const provisionerV1 = await q.deploy(d, 'AeraLikeProvisionerV1', aeraLikeProvisionerV1Abi, [d, aeraUsdcVault, calculator, usdc.address, actors.solver]);
   const provisionerV2 = await q.deploy(d, 'AeraLikeProvisionerV2', aeraLikeProvisionerV2Abi, [d, aeraBtcVault, calculator, cbbtc.address, actors.solver]);
+  const plainUsdcVault = await q.deploy(d, 'PlainERC4626Vault', plainERC4626VaultAbi, [usdc.address, 'Devnet Plain USDC', 'dpUSDC']);
   return {
     multicall3,
     calculator,
@@ -106,6 +111,7 @@ export async function deployContracts(q: TxQueue, actors: DevnetActors): Promise
     aeraBtcVault,
     provisionerV1,
     provisionerV2,
+    plainUsdcVault,
   };
 }
 
@@ -114,7 +120,8 @@ const WALLET_FUNDING = { USDC: 100_000_000n, WETH: 50_000n, cbBTC: 2_000n } as c
 
 /**
  * Queues the static wiring: provisioners, curators, the USDC vault's fee, then each wallet's
- * funding and approvals (Morpho vault, Aera vault for sync deposits, provisioner for requests).
+ * funding and approvals (Morpho vault, Aera vault for sync deposits, provisioner for requests,
+ * the plain ERC-4626 vault).
  */
 export async function configureContracts(q: TxQueue, c: DevnetContracts, actors: DevnetActors): Promise<void> {
   const d = actors.deployer;
@@ -132,7 +139,7 @@ export async function configureContracts(q: TxQueue, c: DevnetContracts, actors:
     await q.write(d, { address: c.calculator, abi: priceAndFeeCalculatorAbi, functionName: 'setVaultFees', args: [vault, tvlFee, performanceFee] });
   }
   const spenders: [TokenInfo, Address[]][] = [
-    [c.usdc, [c.morphoUsdcVault, c.aeraUsdcVault, c.provisionerV1]],
+    [c.usdc, [c.morphoUsdcVault, c.aeraUsdcVault, c.provisionerV1, c.plainUsdcVault]],
     [c.weth, [c.morphoWethVault]],
     [c.cbbtc, [c.aeraBtcVault, c.provisionerV2]],
   ];

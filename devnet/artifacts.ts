@@ -1,12 +1,12 @@
-// Runtime access to the committed contract artifacts (jobs/devnet/artifacts/<Name>.json, built
+// Runtime access to the committed contract artifacts (devnet/artifacts/<Name>.json, built
 // by compile.ts). Read from the source tree, so the compiled program and vitest find the same files.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hex } from 'viem';
-import { PROJECT_ROOT } from '../../common/version.js';
-import { VaultdError } from '../../common/errors.js';
+import { PROJECT_ROOT } from '../common/version.js';
+import { VaultdError } from '../common/errors.js';
 
-export const DEVNET_DIR = join(PROJECT_ROOT, 'jobs', 'devnet');
+export const DEVNET_DIR = join(PROJECT_ROOT, 'devnet');
 export const CONTRACTS_DIR = join(DEVNET_DIR, 'contracts');
 export const ARTIFACTS_DIR = join(DEVNET_DIR, 'artifacts');
 
@@ -17,6 +17,7 @@ export const CONTRACT_NAMES = [
   'ChainlinkLikeAggregator',
   'MorphoLikeVault',
   'Multicall3',
+  'PlainERC4626Vault',
   'PriceAndFeeCalculator',
   'TestToken',
 ] as const;
@@ -41,7 +42,7 @@ export function loadArtifact(name: ContractName): Artifact {
     try {
       artifact = JSON.parse(readFileSync(path, 'utf8')) as Artifact;
     } catch (cause) {
-      throw new VaultdError('SOURCE_FAILED', `devnet artifact ${name}.json is missing or unreadable: run node dist/jobs/devnet/compile.js`, { cause });
+      throw new VaultdError('SOURCE_FAILED', `devnet artifact ${name}.json is missing or unreadable: run node dist/devnet/compile.js`, { cause });
     }
     cache.set(name, artifact);
   }

@@ -1,19 +1,28 @@
 // The devnet scenario: deploys everything in block 1, then plays N days hour by hour, one block
 // per hour stamped on the hour, deterministic from the seed. Each hour the keeper strikes the
-// Aera unit prices, accrues the Morpho vaults' interest and pushes due USD prices; the solver
-// solves due requests and users refund expired ones; then wallets act (userActions.ts).
+// Aera unit prices, accrues the Morpho vaults' interest, sends the plain ERC-4626 vault its
+// yield and pushes due USD prices; the solver solves due requests and users refund expired
+// ones; then wallets act (userActions.ts). The plain vault draws from a random stream of its
+// own, so adding it left every other vault's amounts, wallets and blocks as they were.
 // Returns the manifest an indexer and a config file are built from.
 import { createPublicClient, custom, type Address, type Hex } from 'viem';
-import { VaultdError } from '../../common/errors.js';
-import { createRng } from '../demo/prng.js';
-import { aeraLikeProvisionerV1Abi, chainlinkLikeAggregatorAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi, testTokenAbi } from './abis.js';
+import { VaultdError } from '../common/errors.js';
+import { createRng } from '../jobs/demo/prng.js';
+import {
+  aeraLikeProvisionerV1Abi,
+  chainlinkLikeAggregatorAbi,
+  morphoLikeVaultAbi,
+  plainERC4626VaultAbi,
+  priceAndFeeCalculatorAbi,
+  testTokenAbi,
+} from './abis.js';
 import { HOUR, mineEmptyHours, type Devnet } from './chain.js';
 import { UNIT, balanceOf, type AeraVaultSim, type MorphoVaultSim, type SimContext } from './context.js';
 import { configureContracts, deployContracts, devnetActors, type DevnetContracts, type TokenInfo } from './deploy.js';
 import { createFeed, createUnitPricePath, createYieldRate, type Feed } from './market.js';
 import { createRequestBook, type RequestKind } from './requests.js';
 import { createTxQueue } from './txQueue.js';
-import { aeraAction, morphoAction, randomUserAction, AERA_ACTIONS, MORPHO_ACTIONS } from './userActions.js';
+import { aeraAction, morphoAction, randomPlainAction, randomUserAction, AERA_ACTIONS, MORPHO_ACTIONS } from './userActions.js';
 
 export interface SimulateOptions {
   seed?: number;
@@ -29,7 +38,7 @@ export interface ManifestVault {
   address: Address;
   name: string;
   symbol: string;
-  vault_type: 'morpho_v1' | 'aera_v3';
+  vault_type: 'morpho_v1' | 'aera_v3' | 'erc4626';
   numeraire: TokenInfo;
   /** Aera only: the provisioner in front of the vault and its event version */
   provisioner?: Address;
@@ -63,6 +72,8 @@ export interface DevnetManifest {
 
 /** ~0.045 user actions per wallet-hour: 20 wallets make ~2,000 transactions in 90 days. */
 const ACTIONS_PER_WALLET_HOUR = 0.045;
+/** the plain ERC-4626 vault's own: ~0.015 per wallet-hour */
+const PLAIN_ACTIONS_PER_WALLET_HOUR = 0.015;
 /** A keeper outage: hours with no transaction at all, mined empty with hardhat_mine. */
 const OUTAGE_HOURS = 6;
 
@@ -94,6 +105,7 @@ export async function simulateDevnet(devnet: Devnet, options: SimulateOptions = 
     { address: c.morphoUsdcVault, token: c.usdc, feed: feeds.usdc, rate: createYieldRate(seed, 'morpho-usdc', 0.055, 0.012) },
     { address: c.morphoWethVault, token: c.weth, feed: feeds.eth, rate: createYieldRate(seed, 'morpho-weth', 0.028, 0.006) },
   ];
+  const plain = { address: c.plainUsdcVault, token: c.usdc, feed: feeds.usdc, rate: createYieldRate(seed, 'plain-usdc', 0.045, 0.01) };
   const usdcPath = createUnitPricePath(seed, 'aera-usdc', 1_000_000n, 0.07); // 1.000000 USDC a unit
   const btcPath = createUnitPricePath(seed, 'aera-btc', 100_000_000n, 0.03); // 1.00000000 cbBTC a unit
   const aera: (AeraVaultSim & { path: typeof usdcPath })[] = [
@@ -115,6 +127,10 @@ export async function simulateDevnet(devnet: Devnet, options: SimulateOptions = 
     outflows: new Set(),
   };
   const d = actors.deployer;
+  /** the plain vault's actions: the same chain, hour and queue, its own random stream */
+  const plainRng = createRng(seed, 'devnet-plain-erc4626');
+  const plainCtx = (): SimContext => ({ ...ctx, rng: plainRng });
+  let plainRate = 0n;
 
   /** The keeper's hour: unit prices, Aera liquidity, interest, USD feeds, daily yield rates. */
   async function keeper(first: boolean): Promise<void> {
@@ -134,6 +150,13 @@ export async function simulateDevnet(devnet: Devnet, options: SimulateOptions = 
     for (const v of morpho) {
       if (first || ctx.hour % 24 === 1) await q.write(d, { address: v.address, abi: morphoLikeVaultAbi, functionName: 'setYieldRate', args: [v.rate.next()] });
       if (!first) await q.write(d, { address: v.address, abi: morphoLikeVaultAbi, functionName: 'accrueInterest', args: [] });
+    }
+    // the plain vault's strategy returns: an hour of yield on its assets, sent in as tokens
+    if (first || ctx.hour % 24 === 1) plainRate = plain.rate.next();
+    if (!first) {
+      const assets = await client.readContract({ address: plain.address, abi: plainERC4626VaultAbi, functionName: 'totalAssets' });
+      const yieldAssets = (assets * plainRate * BigInt(HOUR)) / UNIT;
+      if (yieldAssets > 0n) await q.write(d, { address: plain.token.address, abi: testTokenAbi, functionName: 'mint', args: [plain.address, yieldAssets] });
     }
   }
 
@@ -189,6 +212,7 @@ export async function simulateDevnet(devnet: Devnet, options: SimulateOptions = 
     for (const v of morpho) await morphoAction(ctx, v, wallet, 'deposit');
     for (const v of aera) await aeraAction(ctx, v, wallet, 'deposit');
   }
+  for (const wallet of actors.wallets.slice(0, 4)) await morphoAction(plainCtx(), plain, wallet, 'deposit', plainERC4626VaultAbi);
   await q.closeBlock(ctx.ts);
   options.onProgress?.(1, hours);
 
@@ -215,6 +239,12 @@ export async function simulateDevnet(devnet: Devnet, options: SimulateOptions = 
     }
     const actions = rng.poisson(ACTIONS_PER_WALLET_HOUR * walletCount);
     for (let i = 0; i < actions; i++) await randomUserAction(ctx);
+    // the plain vault: every action once in the first hours, then its own random ones
+    const p = plainCtx();
+    const plainScripted = MORPHO_ACTIONS[hour - 2];
+    if (plainScripted !== undefined) await morphoAction(p, plain, actors.wallets[(hour - 2) % 4]!, plainScripted, plainERC4626VaultAbi);
+    const plainActions = plainRng.poisson(PLAIN_ACTIONS_PER_WALLET_HOUR * walletCount);
+    for (let i = 0; i < plainActions; i++) await randomPlainAction(p, plain);
     if (hour === hours) {
       // leave a deposit and a redeem request open on each provisioner
       for (const v of aera) {
@@ -252,6 +282,7 @@ export async function simulateDevnet(devnet: Devnet, options: SimulateOptions = 
         fee_calculator: c.calculator,
         aggregator: v.version === 1 ? c.usdcUsdFeed : c.btcUsdFeed,
       })),
+      { address: c.plainUsdcVault, name: 'Devnet Plain USDC', symbol: 'dpUSDC', vault_type: 'erc4626', numeraire: c.usdc, aggregator: c.usdcUsdFeed },
     ],
     pendingRequests: ctx.requests
       .open()

@@ -2,7 +2,7 @@
 // the numeraires (pushed to the Chainlink-like feeds on deviation or heartbeat, as Chainlink
 // does), the Morpho-like vaults' yield rates (re-set daily), and the Aera-like vaults' unit
 // prices (struck every hour). Pure: the simulator turns its outputs into transactions.
-import { createRng, type Rng } from '../demo/prng.js';
+import { createRng, type Rng } from '../jobs/demo/prng.js';
 
 const HOURS_PER_YEAR = 8760;
 const SECONDS_PER_YEAR = 31_536_000;

@@ -9,7 +9,7 @@ import type * as ProviderModule from 'hardhat/internal/hardhat-network/provider/
 import type * as ServerModule from 'hardhat/internal/hardhat-network/jsonrpc/server.js';
 import type * as DefaultConfigModule from 'hardhat/internal/core/config/default-config.js';
 import { defineChain, type Address, type Chain } from 'viem';
-import { VaultdError } from '../../common/errors.js';
+import { VaultdError } from '../common/errors.js';
 
 export type { EIP1193Provider };
 

@@ -2,7 +2,7 @@
 // one chain with the devnet's RPC URL, its four vaults in the registry, and its USD feeds as
 // the Chainlink price provider. Typed against the config schema's input, so a schema change
 // that breaks it fails to compile.
-import type { ConfigInput } from '../../common/config.js';
+import type { ConfigInput } from '../common/config.js';
 import type { DevnetManifest } from './simulate.js';
 
 export type DevnetConfig = Required<Pick<ConfigInput, 'chains' | 'prices'>> & {

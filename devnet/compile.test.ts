@@ -12,7 +12,7 @@ describe('devnet contracts', () => {
     expect(warnings).toEqual([]);
     for (const a of artifacts) {
       const committed = readFileSync(join(ARTIFACTS_DIR, `${a.contractName}.json`), 'utf8');
-      expect(`${JSON.stringify(a, null, 2)}\n`, `${a.contractName}.json is stale: run node dist/jobs/devnet/compile.js`).toBe(committed);
+      expect(`${JSON.stringify(a, null, 2)}\n`, `${a.contractName}.json is stale: run node dist/devnet/compile.js`).toBe(committed);
       // no CBOR metadata tail (a0 64 'ipfs' / a1 64 'solc' …): the bytecode depends on the code alone
       expect(a.bytecode).not.toMatch(/a2646970667358|a164736f6c63/);
     }

@@ -1,9 +1,10 @@
 // What wallets do: ERC-4626 deposits, mints, partial and full withdrawals and share transfers
-// on the Morpho-like vaults; sync deposits, async deposit and redeem requests, v2 sync redeems
-// and unit transfers on the Aera-like vaults. An action that needs a balance the wallet lacks
-// becomes a deposit into the same vault instead, so every queued transaction succeeds.
+// on the Morpho-like vaults and the plain ERC-4626 vault; sync deposits, async deposit and redeem
+// requests, v2 sync redeems and unit transfers on the Aera-like vaults. An action that needs a
+// balance the wallet lacks becomes a deposit into the same vault instead, so every queued
+// transaction succeeds.
 import { parseEventLogs, type Address } from 'viem';
-import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi } from './abis.js';
+import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, plainERC4626VaultAbi } from './abis.js';
 import { UNIT, fractionOf, markOutflow, otherWallet, spendable, ticket, type AeraVaultSim, type MorphoVaultSim, type SimContext } from './context.js';
 import type { AeraRequest, RequestKind } from './requests.js';
 
@@ -31,13 +32,27 @@ export async function randomUserAction(ctx: SimContext): Promise<void> {
   }
 }
 
+/** One random ERC-4626 action on a plain vault by one random wallet, drawn from `ctx.rng`. */
+export async function randomPlainAction(ctx: SimContext, v: MorphoVaultSim): Promise<void> {
+  const i = Math.min(ctx.actors.wallets.length - 1, Math.floor(ctx.actors.wallets.length * ctx.rng.float() ** 1.6));
+  await morphoAction(ctx, v, ctx.actors.wallets[i]!, weighted(ctx, MORPHO_WEIGHTS), plainERC4626VaultAbi);
+}
+
 function walletUsd(ctx: SimContext, wallet: Address): number {
   return (ctx.walletUsd[ctx.actors.wallets.indexOf(wallet)] ?? 10_000) * ctx.rng.uniform(0.1, 1);
 }
 
-export async function morphoAction(ctx: SimContext, v: MorphoVaultSim, wallet: Address, action: MorphoAction): Promise<void> {
+/** One ERC-4626 action on a Morpho-like vault, or (`abi`) on any vault with the standard's functions. */
+export async function morphoAction(
+  ctx: SimContext,
+  v: MorphoVaultSim,
+  wallet: Address,
+  action: MorphoAction,
+  abi: typeof morphoLikeVaultAbi | typeof plainERC4626VaultAbi = morphoLikeVaultAbi,
+): Promise<void> {
   const { q, rng } = ctx;
-  const call = { address: v.address, abi: morphoLikeVaultAbi } as const;
+  // every function called here is the ERC-4626 standard's, the same signature on both vaults
+  const call = { address: v.address, abi: abi as typeof morphoLikeVaultAbi } as const;
   if (action === 'deposit' || action === 'mint') {
     const assets = ticket(walletUsd(ctx, wallet), v.token, v.feed);
     if (action === 'deposit') return q.write(wallet, { ...call, functionName: 'deposit', args: [assets, wallet] });
@@ -46,7 +61,7 @@ export async function morphoAction(ctx: SimContext, v: MorphoVaultSim, wallet: A
     return q.write(wallet, { ...call, functionName: 'mint', args: [fractionOf(shares, 0.999), wallet] });
   }
   const shares = await spendable(ctx, v.address, wallet);
-  if (shares === 0n) return morphoAction(ctx, v, wallet, 'deposit');
+  if (shares === 0n) return morphoAction(ctx, v, wallet, 'deposit', abi);
   markOutflow(ctx, v.address, wallet);
   if (action === 'withdraw') {
     // assets, not shares: withdraw rounds the shares burnt up, so stay well inside the balance
