@@ -47,7 +47,9 @@ export const DEMO = defineCommand({
   description:
     'Builds the demo world: 4 chains, real deployment names and addresses, every vault type, generated wallets with ' +
     'hourly history (the raw tables; serving or `vaultd recompute` derives the rest). The same seed and --now give ' +
-    'byte-identical tables. The world is built in a temporary file beside the database and renamed into place, so an ' +
+    'byte-identical tables, and a world is prefix-stable: the same seed and --start built to a later --now holds every ' +
+    'row of the one built to an earlier --now (the time-travel guarantee of `as_of`). ' +
+    'The world is built in a temporary file beside the database and renamed into place, so an ' +
     'interrupted build leaves nothing behind. ' +
     'Prints a progress bar on a terminal (JSON progress lines otherwise) and a one-line summary.',
   flags: {
@@ -63,9 +65,16 @@ export const DEMO = defineCommand({
     now: {
       type: 'string',
       value: 'ISO',
-      does: 'the instant the history ends, rounded down to the hour',
-      format: 'an ISO 8601 date or date-time, UTC unless it names a zone, e.g. 2026-01-31 or 2026-01-31T12:00:00Z',
+      does: 'the instant the history ends (rows after it are not written; it may fall inside an hour)',
+      format: 'an ISO 8601 date or date-time, UTC unless it names a zone, e.g. 2026-01-31 or 2026-01-31T12:30:00Z',
       default: 'the last full hour',
+    },
+    start: {
+      type: 'string',
+      value: 'ISO',
+      does: 'the first simulated hour (the world is fixed by --seed and --start; --now only says how far it is built)',
+      format: 'an ISO 8601 date or date-time on the hour, e.g. 2025-04-01',
+      default: '--days before --now, on the hour',
     },
     vaults: {
       type: 'string',
@@ -75,14 +84,24 @@ export const DEMO = defineCommand({
       default: 'the curated set',
     },
     wallets: { type: 'string', value: 'N', does: 'how many wallets to generate', int: [1, 10_000_000], default: String(DEMO_DEFAULTS.wallets) },
-    days: { type: 'string', value: 'N', does: 'days of hourly history before --now', int: [1, 3650], default: String(DEMO_DEFAULTS.days) },
+    days: {
+      type: 'string',
+      value: 'N',
+      does: "the world's span: days of hourly history before --now, or after --start over which the vaults are listed",
+      int: [1, 3650],
+      default: String(DEMO_DEFAULTS.days),
+    },
     force: { type: 'boolean', does: 'replace the world the database already holds (without it: refuse, exit 2)' },
   },
-  forms: [{ flags: ['db', 'seed', 'now', 'vaults', 'wallets', 'days', 'force', 'config'] }],
+  forms: [{ flags: ['db', 'seed', 'now', 'start', 'vaults', 'wallets', 'days', 'force', 'config'] }],
   examples: [
     { run: 'demo', does: `the default world into ${DEFAULTS.db}` },
     { run: 'demo --db data/small.duckdb --seed 7 --now 2026-06-01 --days 30 --wallets 40', does: 'a small world, the same on every machine' },
     { run: 'demo --db data/bench.duckdb --vaults 1000 --wallets 100000 --days 730', does: 'the benchmark world' },
+    {
+      run: 'demo --db data/past.duckdb --seed 7 --start 2025-04-01 --now 2026-03-31T12:30:00Z',
+      does: 'the same world as any later --now of seed 7 and that start, built to a past instant',
+    },
   ],
 });
 

@@ -236,6 +236,7 @@ const API_CODES: Record<ApiErrorCode, true> = {
   URI_TOO_LONG: true,
   INVALID_PARAMETER: true,
   INVALID_CURSOR: true,
+  CURSOR_STALE: true,
   RATE_LIMITED: true,
   NOT_READY: true,
   INTERNAL: true,

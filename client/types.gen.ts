@@ -362,7 +362,7 @@ export interface WalletListMeta {
 
 export interface ErrorResponse {
   error: {
-    code: 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'URI_TOO_LONG' | 'INVALID_PARAMETER' | 'INVALID_CURSOR' | 'RATE_LIMITED' | 'NOT_READY' | 'INTERNAL';
+    code: 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'URI_TOO_LONG' | 'INVALID_PARAMETER' | 'INVALID_CURSOR' | 'CURSOR_STALE' | 'RATE_LIMITED' | 'NOT_READY' | 'INTERNAL';
     message: string;
     details?: unknown;
   };
@@ -556,6 +556,8 @@ export interface Operations {
       limit?: number;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: VaultListResponse;
   };
@@ -620,6 +622,8 @@ export interface Operations {
       order?: 'asc' | 'desc';
       /** Default "day". */
       granularity?: 'hour' | 'day' | 'week' | 'month';
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: VaultTimeseriesResponse;
   };
@@ -648,6 +652,8 @@ export interface Operations {
       limit?: number;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: PositionListResponse;
   };
@@ -686,6 +692,8 @@ export interface Operations {
       order?: 'asc' | 'desc';
       /** Default "day". */
       granularity?: 'hour' | 'day' | 'week' | 'month';
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: PositionTimeseriesResponse;
   };
@@ -706,6 +714,8 @@ export interface Operations {
       vault_id?: string;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: ActivityResponse;
   };
@@ -719,6 +729,8 @@ export interface Operations {
       include_breakdown?: boolean;
       /** `true` or `false` (`1` and `0` are accepted too). @deprecated */
       include_sources?: boolean;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: TvlResponse;
   };

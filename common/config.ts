@@ -195,6 +195,14 @@ export const configSchema = (vaultTypes: VaultTypes) =>
       }),
       {},
     ),
+    /** the demo world under `vaultd serve` (no chains configured) */
+    demo: v.optional(
+      v.strictObject({
+        /** real seconds per simulated hour: 3600 follows the wall clock; less runs the world ahead (DESIGN §11.6) */
+        hour_seconds: v.optional(v.pipe(v.number('must be a number'), v.minValue(0.1, 'must be at least 0.1'), v.maxValue(3600, 'must be at most 3600')), 3600),
+      }),
+      {},
+    ),
   });
 
 type ConfigSchema = ReturnType<typeof configSchema>;

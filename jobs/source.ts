@@ -10,6 +10,8 @@ export type { Schedule } from '../common/scheduler.js';
 export interface RoundResult {
   /** the round wrote rows a snapshot is built from: the engine refreshes after it */
   inputsChanged: boolean;
+  /** the round changed the registry (a vault listed): the world is reloaded whole, not refreshed */
+  registryChanged?: boolean;
 }
 
 export interface Source {

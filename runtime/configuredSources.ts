@@ -36,7 +36,7 @@ export async function configuredSources(common: Common, choice: SourceChoice): P
     filling = true;
   } else if (choice.demo) {
     const { createDemoSource } = await import('../jobs/demo/demoSource.js');
-    sources.push(createDemoSource({ common, schedule: { cron: config.schedules.ingest } }));
+    sources.push(createDemoSource({ common, schedule: { cron: config.schedules.ingest }, hourSeconds: config.demo.hour_seconds }));
   }
   if (hasPriceWork(config)) {
     const { createPriceSource } = await import('../jobs/prices/priceSource.js');

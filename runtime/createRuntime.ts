@@ -57,13 +57,14 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   let refreshing = false;
 
   /** The one place inputs become a publish: a replaced file is reloaded whole, else the engine refreshes. */
-  async function refresh(): Promise<void> {
+  async function refresh(whole = false): Promise<void> {
     if (!engine) return;
     if (watch?.replaced()) {
       common.logger.warn({ db: opts.file }, 'the database file was replaced; reloading its world from scratch');
       watch.reloaded();
       await engine.recomputeFull({ signal });
-    } else await engine.refresh(signal);
+    } else if (whole) await engine.recomputeFull({ signal });
+    else await engine.refresh(signal);
     // what the file holds now is in the world (the publish identity it wrote included)
     watch?.settle();
   }
@@ -76,8 +77,9 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         // a replaced file is reloaded before anything extends it
         if (refreshing && watch?.replaced()) await refresh();
         const others = refreshing && (watch?.changed() ?? false);
-        const { inputsChanged } = await store((s) => source.round(s, stop));
-        if (refreshing && (inputsChanged || others)) await refresh();
+        const { inputsChanged, registryChanged = false } = await store((s) => source.round(s, stop));
+        // a refresh extends the world it has; new registry rows (a vault listed) need it reloaded
+        if (refreshing && (inputsChanged || others || registryChanged)) await refresh(registryChanged);
         watch?.settle();
       },
     });

@@ -26,20 +26,42 @@ export async function writeRegistry(store: Store, registry: Registry): Promise<v
     ['?', '?', '?', '?', '?'],
     registry.strategies.map((s) => [s.id, s.name, s.description, s.short_description, s.display_rank]),
   );
+  await insertGroups(store, registry.groups);
+  await insertVaults(store, registry.vaults);
+  await insertRows(
+    store,
+    'registry.token',
+    'tokens',
+    ['?', '?', '?', '?'],
+    registry.tokens.map((t) => [t.chain_id, t.address, t.symbol, t.decimals]),
+  );
+  await insertTvlSources(store, registry.tvl_sources);
+}
+
+/** Registry rows added to a registry that has others: vaults (and their groups when new), nothing removed. */
+export async function addListed(store: Store, vaults: Registry['vaults'], groups: Registry['groups']): Promise<void> {
+  if (groups.length > 0) await insertGroups(store, groups);
+  await insertVaults(store, vaults);
+}
+
+async function insertGroups(store: Store, groups: Registry['groups']): Promise<void> {
   await insertRows(
     store,
     'registry.group',
     'vault_groups',
     ['?', '?', '?', '?', '?::DATE', '?', '?', '?'],
-    registry.groups.map((g) => [g.id, g.slug, g.name, g.is_stable, g.deployment_date, g.description, g.short_description, g.featured_rank]),
+    groups.map((g) => [g.id, g.slug, g.name, g.is_stable, g.deployment_date, g.description, g.short_description, g.featured_rank]),
   );
+}
+
+async function insertVaults(store: Store, vaults: Registry['vaults']): Promise<void> {
   const vaultColumns = ['?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?', '?::TIMESTAMP', '?::JSON'];
   await insertRows(
     store,
     'registry.vault',
     'vaults',
     vaultColumns,
-    registry.vaults.map((v) => [
+    vaults.map((v) => [
       v.vault_id,
       v.chain_id,
       v.address,
@@ -57,14 +79,6 @@ export async function writeRegistry(store: Store, registry: Registry): Promise<v
       JSON.stringify(v.definition),
     ]),
   );
-  await insertRows(
-    store,
-    'registry.token',
-    'tokens',
-    ['?', '?', '?', '?'],
-    registry.tokens.map((t) => [t.chain_id, t.address, t.symbol, t.decimals]),
-  );
-  await insertTvlSources(store, registry.tvl_sources);
 }
 
 /** Rows per INSERT: one statement costs ~2 ms here whatever its size, so a 1,000-vault registry took 3 s a row at a time. */

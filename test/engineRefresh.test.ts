@@ -146,7 +146,7 @@ describe('engine.refresh after the prices job wrote', () => {
 
   it('new hours with new events: the position items equal a full recompute', async () => {
     const before = engine.current()!;
-    const ext = await access((store) => extendDemoWorld(store, (NOW + 30 * HOUR) * 1000));
+    const ext = await access((store) => extendDemoWorld(store, NOW + 30 * HOUR));
     expect(ext?.rows.events ?? 0).toBeGreaterThan(0);
     expect(await engine.refresh()).not.toBeNull();
     const after = engine.current()!;

@@ -55,7 +55,7 @@ describe('published snapshots are immutable', () => {
     const early = wallets.slice(0, 5).map((w) => replayed(old, w));
 
     now = NOW + 72 * 3600;
-    const ext = await access((store) => extendDemoWorld(store, now * 1000));
+    const ext = await access((store) => extendDemoWorld(store, now));
     expect(Object.values(ext?.rows ?? {}).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     await engine.refresh();
     const next = engine.current()!;

@@ -5,6 +5,7 @@ import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress } from '../../common/progress.js';
 import { createDemoWorld } from '../../jobs/demo/createDemoWorld.js';
 import { DEMO_DEFAULTS, lastFullHour, type DemoParams } from '../../jobs/demo/index.js';
+import { VaultdError } from '../../common/errors.js';
 import { parseFlags, timeFlag } from '../args.js';
 import { DEMO } from '../commandSpecs.js';
 
@@ -12,13 +13,20 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const { values, int } = parseFlags(DEMO, argv);
   const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const now = timeFlag('now', values.now);
+  const start = timeFlag('start', values.start);
+  if (start !== undefined && start % 3600 !== 0)
+    throw new VaultdError('USAGE', `invalid --start "${values.start}": the first simulated hour must be on the hour`);
   const params: DemoParams = demoParams({
     seed: int('seed'),
-    now: now === undefined ? undefined : lastFullHour(now * 1000),
+    now,
     vaults: int('vaults'),
     wallets: int('wallets'),
     days: int('days'),
+    ...(start !== undefined ? { start } : {}),
   });
+  if (start !== undefined && start > params.now) {
+    throw new VaultdError('USAGE', `invalid --start "${values.start}": it is after --now (${new Date(params.now * 1000).toISOString()})`);
+  }
   const common = createCommon(config);
   const summary = await createDemoWorld(common, {
     path: config.db,
@@ -42,5 +50,6 @@ export function demoParams(p: Partial<DemoParams>): DemoParams {
     vaults: p.vaults ?? DEMO_DEFAULTS.vaults,
     wallets: p.wallets ?? DEMO_DEFAULTS.wallets,
     days: p.days ?? DEMO_DEFAULTS.days,
+    ...(p.start !== undefined ? { start: p.start } : {}),
   };
 }

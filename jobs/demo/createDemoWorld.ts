@@ -12,7 +12,8 @@ import { setSetting } from '../../store/settings.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { createStore } from '../../store/store.js';
 import { buildDemoRaw, type BuildDemoRawOptions } from './buildDemoRaw.js';
-import { buildDemoRegistry, type DemoParams } from './index.js';
+import { buildDemoRegistry, demoStart, type DemoParams } from './index.js';
+import { listedBy } from './registry.js';
 
 export interface DemoWorldSummary {
   path: string;
@@ -65,21 +66,23 @@ export async function createDemoWorld(
   try {
     const store = await createStore(common, { path: tmp });
     try {
+      // the vaults listed by `now` (a later `now` of the same world lists more: extendDemoWorld)
       const registry = buildDemoRegistry(opts.params);
-      await writeRegistry(store, registry);
+      await writeRegistry(store, listedBy(registry, opts.params.now));
       const { sim, added } = await buildDemoRaw(store, opts.params, registry, {
         onProgress: (done, total) => opts.progress?.update(done, total),
         mode: opts.mode,
       });
       opts.progress?.stop();
-      await setSetting(store, DEMO_SETTING, JSON.stringify({ ...opts.params, end: sim.end }));
+      // the world's identity (its first hour made explicit) and how far it was built
+      await setSetting(store, DEMO_SETTING, JSON.stringify({ ...opts.params, start: demoStart(opts.params), end: sim.end }));
       await checkpointFile(store);
       const seconds = (performance.now() - t0) / 1000;
       const rows = added.snapshots + added.events + added.prices + added.allocations + added.tvlSourceValues;
       summary = {
         path: target,
         params: opts.params,
-        vaults: registry.vaults.length,
+        vaults: sim.vaults,
         wallets: sim.wallets,
         snapshots: added.snapshots,
         events: added.events,

@@ -26,11 +26,15 @@ describe('assertDemoParams', () => {
     expect(() => assertDemoParams(params({ vaults: 1000, wallets: 100_000, days: 730 }))).not.toThrow();
   });
 
-  it('error: now off the hour', () => {
-    const e = catchError(() => assertDemoParams(params({ now: NOW + 1 })));
+  it('now may fall inside an hour; error: a start off the hour, or after now', () => {
+    expect(() => assertDemoParams(params({ now: NOW + 1 }))).not.toThrow();
+    const e = catchError(() => assertDemoParams(params({ start: NOW - 3600 + 1 })));
     expect(e).toBeInstanceOf(VaultdError);
     expect(e.code).toBe('USAGE');
-    expect(e.message).toBe(`demo: "now" must be Unix seconds on the hour, got ${NOW + 1}`);
+    expect(e.message).toBe(`demo: "start" must be Unix seconds on the hour, got ${NOW - 3600 + 1}`);
+    expect(catchError(() => assertDemoParams(params({ start: NOW + 3600 }))).message).toBe(
+      `demo: "start" must be at or before now (${NOW}), got ${NOW + 3600}`,
+    );
   });
 
   it('error: bad days, wallets, vaults, seed', () => {

@@ -4,7 +4,7 @@ import { familyOf, type VaultType } from '../../families/index.js';
 import type { GroupRow, Registry, StrategyRow, TokenRow, TvlSourceRow, VaultRow } from '../../model/rows.js';
 import { DEMO_CHAINS, demoToken } from './catalog.js';
 import { CURATED_DEPLOYMENTS, CURATED_GROUPS, CURATED_STRATEGIES, SCALE_TEMPLATES, type CuratedDeployment, type CuratedGroup } from './curated.js';
-import { assertDemoParams, demoStart, type DemoParams } from './params.js';
+import { assertDemoParams, demoHorizon, demoStart, type DemoParams } from './params.js';
 import { createRng, deriveAddress, hashString } from './prng.js';
 
 const HOUR = 3600;
@@ -15,15 +15,22 @@ const ID_SEED = 0;
 /** The failing external source's URL: port 9 (discard) on loopback refuses at once, offline. */
 export const FAILING_TVL_URL = 'http://127.0.0.1:9/unreachable';
 
+/**
+ * The whole registry of the world of `params`: every deployment it ever lists, some possibly
+ * after `now` (listedBy() keeps those listed by an instant). It depends on the seed, the first
+ * hour and the span only, never on `now`, so every `now` of one world lists the same vaults at
+ * the same times (DESIGN §11.6).
+ */
 export function buildDemoRegistry(params: DemoParams): Registry {
   assertDemoParams(params);
   const start = demoStart(params);
+  const horizon = demoHorizon(params);
   const specs = selectDeployments(params);
 
   const groupSpecs = new Map<string, CuratedGroup>(CURATED_GROUPS.map((g) => [g.key, g]));
   for (const s of specs) if (s.group !== null && !groupSpecs.has(s.group)) groupSpecs.set(s.group, s.groupSpec!);
 
-  const vaults: VaultRow[] = specs.map((s) => toVaultRow(s, start, params.now));
+  const vaults: VaultRow[] = specs.map((s) => toVaultRow(s, start, horizon));
   // Group ids differ from slugs on purpose, so code that mixes the two up fails in the demo too.
   const slugOf = new Map<string, string>();
   for (const v of vaults) {
@@ -120,7 +127,7 @@ function selectDeployments(params: DemoParams): Spec[] {
 function generateDeployments(params: DemoParams, count: number): Spec[] {
   const rng = createRng(params.seed, 'registry:scale');
   const start = demoStart(params);
-  const span = params.now - start;
+  const span = demoHorizon(params) - start;
   const out: Spec[] = [];
   for (let g = 0; out.length < count; g++) {
     const t = SCALE_TEMPLATES[g % SCALE_TEMPLATES.length]!;
@@ -169,7 +176,7 @@ function generateDeployments(params: DemoParams, count: number): Spec[] {
   return out;
 }
 
-function toVaultRow(s: Spec, start: number, now: number): VaultRow {
+function toVaultRow(s: Spec, start: number, horizon: number): VaultRow {
   const token = demoToken(s.token);
   const numeraire = token.addresses[s.chain_id];
   if (numeraire === undefined) throw new RangeError(`${s.token} has no address on chain ${s.chain_id}`);
@@ -188,15 +195,25 @@ function toVaultRow(s: Spec, start: number, now: number): VaultRow {
     is_primary: s.group !== null && s.primary,
     strategy_id: s.strategy,
     visibility: s.visibility,
-    listed_at: s.listedTs ?? listedAt(s, start, now),
+    listed_at: s.listedTs ?? listedAt(s, start, horizon),
     definition: definitionFor(s.vault_type, s.chain_id, s.idLabel, s.strategy),
   };
 }
 
-/** On the hour, never before the world's start nor after its creation. */
-function listedAt(s: CuratedDeployment, start: number, now: number): number {
-  const ts = 'frac' in s.listed ? start + Math.round((s.listed.frac * (now - start)) / HOUR) * HOUR : now - s.listed.daysBeforeNow * DAY;
-  return Math.min(now, Math.max(start, ts));
+/** On the hour, within [start, horizon] ("days before now" counts back from the horizon). */
+function listedAt(s: CuratedDeployment, start: number, horizon: number): number {
+  const ts = 'frac' in s.listed ? start + Math.round((s.listed.frac * (horizon - start)) / HOUR) * HOUR : horizon - s.listed.daysBeforeNow * DAY;
+  return Math.min(horizon, Math.max(start, ts));
+}
+
+/**
+ * The registry as it stood at `at`: the vaults listed by then, the groups with one of them; the
+ * strategies, chains, tokens and external sources as they are (curated data, today's settings).
+ */
+export function listedBy(registry: Registry, at: number): Registry {
+  const vaults = registry.vaults.filter((v) => v.listed_at <= at);
+  const groups = new Set(vaults.map((v) => v.group_id));
+  return { ...registry, vaults, groups: registry.groups.filter((g) => groups.has(g.id)) };
 }
 
 /** Family fields of the definition (DESIGN §5.2), from the family's demo hooks; addresses derived, fees plausible per strategy. */

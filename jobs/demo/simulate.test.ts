@@ -26,9 +26,9 @@ function digest(rows: readonly unknown[]): string {
   return h.digest('hex');
 }
 
-/** Everything but allocations, which describe only the last hour of each run. */
+/** Every time-stamped table: snapshots, events, prices, allocation snapshots (daily at 00:00) and TVL readings. */
 function digestTimeRows(rows: Rows): string[] {
-  return [digest(rows.snapshots), digest(rows.events), digest(rows.prices), digest(rows.tvlSourceValues)];
+  return [digest(rows.snapshots), digest(rows.events), digest(rows.prices), digest(rows.allocations), digest(rows.tvlSourceValues)];
 }
 
 function concat(a: Rows, b: Rows): Rows {
@@ -49,7 +49,7 @@ function canonical(rows: Rows): Rows {
     snapshots: by(rows.snapshots, (s) => `${s.vault_id}|${pad(s.ts)}`),
     events: by(rows.events, (e) => `${pad(e.chain_id)}|${pad(e.block_number)}|${pad(e.log_index)}|${e.sub_index}`),
     prices: by(rows.prices, (p) => `${pad(p.chain_id)}|${p.address}|${pad(p.ts)}`),
-    allocations: rows.allocations,
+    allocations: by(rows.allocations, (a) => `${a.vault_id}|${pad(a.as_of)}|${pad(a.position)}`),
     tvlSourceValues: by(rows.tvlSourceValues, (t) => `${t.source_id}|${pad(t.ts)}`),
   };
 }
@@ -281,8 +281,31 @@ describe('simulateDemo: determinism and prefix stability', () => {
     expect(next.summary.hours).toBe(48);
     expect(next.summary.end).toBe(NOW + 48 * HOUR);
     expect(digestTimeRows(canonical(concat(first.rows, next.rows)))).toEqual(digestTimeRows(canonical(whole.rows)));
-    expect(digest(next.rows.allocations)).toBe(digest(whole.rows.allocations));
-    expect(next.rows.allocations.every((a) => a.as_of === NOW + 48 * HOUR)).toBe(true);
+    // the allocation snapshots of the two days it covers
+    const midnights = [1, 2].map((d) => Math.floor(NOW / DAY) * DAY + d * DAY).filter((t) => t <= NOW + 48 * HOUR);
+    expect(midnights.length).toBeGreaterThan(0);
+    expect(new Set(next.rows.allocations.map((a) => a.as_of))).toEqual(new Set(midnights));
+  });
+
+  it('a world built to an instant inside an hour holds exactly the rows at or before it of a longer run', () => {
+    const p = params({ days: 10, wallets: 120 });
+    const registry = buildDemoRegistry(p);
+    const whole = canonical(run(p, { until: NOW + 10 * HOUR }, registry).rows);
+    for (const mid of [NOW + 3 * HOUR + 1800, NOW + 7 * HOUR + 1]) {
+      const cut = canonical(run(p, { until: mid }, registry).rows);
+      const upTo = <T extends { ts?: number; as_of?: number }>(xs: T[]) => xs.filter((x) => (x.ts ?? x.as_of)! <= mid);
+      expect(cut.events.length).toBeGreaterThan(0);
+      expect(cut.events.every((e) => e.ts <= mid)).toBe(true);
+      expect(digestTimeRows(cut)).toEqual(
+        digestTimeRows({
+          snapshots: upTo(whole.snapshots),
+          events: upTo(whole.events),
+          prices: upTo(whole.prices),
+          allocations: upTo(whole.allocations),
+          tvlSourceValues: upTo(whole.tvlSourceValues),
+        }),
+      );
+    }
   });
 
   describe('on a tiny world, at random split points', () => {
@@ -360,8 +383,8 @@ describe('simulateDemo: options and summary', () => {
     expect(summary.hours).toBe(0);
   });
 
-  it('error: until off the hour', () => {
-    expect(() => run(p, { until: NOW + 60 })).toThrow(`demo: "until" must be Unix seconds on the hour, not before ${NOW - 20 * DAY}, got ${NOW + 60}`);
+  it('error: until before the first hour', () => {
+    expect(() => run(p, { until: NOW - 30 * DAY })).toThrow(`demo: "until" must be Unix seconds, not before ${NOW - 20 * DAY}, got ${NOW - 30 * DAY}`);
   });
 });
 
@@ -449,13 +472,17 @@ describe('simulateDemo: the default world', () => {
     expect(Math.max(...usdc)).toBeLessThan(1.01);
   });
 
-  it("allocates each vault's TVL at now in 2–5 items", () => {
+  it("allocates each vault's TVL every day at 00:00 in 2–5 items", () => {
+    // the newest allocation snapshot: the last midnight at or before now
+    const LAST = Math.floor(NOW / DAY) * DAY;
     const lastSnap = new Map<string, SnapshotRow>();
-    for (const s of world.rows.snapshots) if (s.ts === NOW) lastSnap.set(s.vault_id, s);
+    for (const s of world.rows.snapshots) if (s.ts === LAST) lastSnap.set(s.vault_id, s);
+    expect(world.rows.allocations.every((a) => a.as_of % DAY === 0)).toBe(true);
     const unpriced = new Set(DEMO_TOKENS.filter((t) => t.price === 'none').flatMap((t) => Object.values(t.addresses)));
     const flows = new Set<string>();
     for (const v of world.registry.vaults) {
-      const items = world.rows.allocations.filter((a) => a.vault_id === v.vault_id);
+      if (v.listed_at > LAST) continue;
+      const items = world.rows.allocations.filter((a) => a.vault_id === v.vault_id && a.as_of === LAST);
       expect(items.length).toBeGreaterThanOrEqual(2);
       expect(items.length).toBeLessThanOrEqual(5);
       expect(items.map((a) => a.position)).toEqual(items.map((_, i) => i));
@@ -463,7 +490,7 @@ describe('simulateDemo: the default world', () => {
       const tvl = Number(lastSnap.get(v.vault_id)!.total_assets) / 10 ** v.numeraire_decimals;
       expect(Math.abs(items.reduce((s, a) => s + a.amount, 0) - tvl) / tvl).toBeLessThan(1e-9);
       for (const a of items) {
-        expect(a.as_of).toBe(NOW);
+        expect(a.as_of).toBe(LAST);
         expect(a.amount_usd === null).toBe(unpriced.has(v.numeraire_address));
         expect(a.target).toMatchObject({ chain_id: v.chain_id, kind: 'asset', strategy_type: expect.any(String), symbol: expect.any(String) });
         const flow = a.target.flow as { kind: string; target_vault_address: string } | undefined;

@@ -7,7 +7,7 @@ import { VaultdError } from '../../common/errors.js';
 import { buildAllocations } from './buildAllocations.js';
 import { tokenByAddress } from './catalog.js';
 import { ChainClock } from './chainClock.js';
-import { assertDemoParams, demoStart, type DemoParams } from './params.js';
+import { assertDemoParams, demoHorizon, demoStart, type DemoParams } from './params.js';
 import { simulatePrices } from './simulatePrices.js';
 import { simulateTvlSources } from './simulateTvlSources.js';
 import { simulateVault, type VaultEndState, type VaultSimContext } from './simulateVault.js';
@@ -19,16 +19,16 @@ const DAY = 86_400;
 export interface SimulateOptions {
   /** emit only rows with ts > fromTs (the previous run's `end`); default: everything */
   fromTs?: number;
-  /** last hour to simulate, on the hour; default `params.now`. Extending the world = a later `until`. */
+  /** last instant to emit rows for (any second); default `params.now`. Extending the world = a later `until`. */
   until?: number;
   /** called about every 1 % of vault-hours, and once at the end */
   onProgress?: (done: number, total: number) => void;
 }
 
 export interface SimulationSummary {
-  /** first hour of the world: params.now − params.days */
+  /** first hour of the world */
   start: number;
-  /** last hour simulated */
+  /** last instant emitted */
   end: number;
   /** hourly instants emitted, i.e. in (fromTs, end] */
   hours: number;
@@ -53,12 +53,15 @@ export interface SimulationSummary {
 export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSink, opts: SimulateOptions = {}): SimulationSummary {
   assertDemoParams(params);
   const start = demoStart(params);
-  const end = opts.until ?? params.now;
-  if (!Number.isSafeInteger(end) || end % HOUR !== 0 || end < start) {
-    throw new VaultdError('USAGE', `demo: "until" must be Unix seconds on the hour, not before ${start}, got ${JSON.stringify(opts.until)}`, {
+  const until = opts.until ?? params.now;
+  if (!Number.isSafeInteger(until) || until < start) {
+    throw new VaultdError('USAGE', `demo: "until" must be Unix seconds, not before ${start}, got ${JSON.stringify(opts.until)}`, {
       details: { field: 'until' },
     });
   }
+  // the hours simulated: through the one whose step holds `until` (hour H places its events in
+  // (H − 1 h, H) and its snapshot at H); rows after `until` are computed, never emitted
+  const end = Math.ceil(until / HOUR) * HOUR;
   const fromTs = opts.fromTs ?? -Infinity;
 
   // Canonical order: the same world whatever order a store hands the registry back in.
@@ -72,7 +75,8 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
     return i;
   });
 
-  const prices = simulatePrices(params.seed, pricedTokens(registry.tokens, vaults), start, end, fromTs, sink);
+  const markEvery = allocationEvery(params);
+  const prices = simulatePrices(params.seed, pricedTokens(registry.tokens, vaults), start, end, fromTs, sink, { until, markEvery });
 
   const pools = createWalletPools(params.seed, params.wallets, vaults.length);
   const eventCounts = Object.fromEntries(EVENT_KINDS.map((k) => [k, 0])) as Record<EventKind, number>;
@@ -87,6 +91,8 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
     start,
     end,
     fromTs,
+    until,
+    markEvery,
     sink,
     pools,
     eventCounts,
@@ -119,23 +125,25 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
     states.push(state);
   });
 
+  // Allocations: a snapshot of each listed vault's breakdown at every allocation instant (its
+  // total assets and numeraire price then), so the history a view of the past reads is the
+  // same whatever instant the world is built to.
   let allocations = 0;
-  if (end > fromTs) {
-    vaults.forEach((vault, i) => {
-      const state = states[i]!;
-      if (!state.listed) return;
-      const tvl = Number(state.totalAssets) / 10 ** vault.numeraire_decimals;
-      const usd = prices.latestUsd.get(`${vault.chain_id}:${vault.numeraire_address}`) ?? null;
-      const [hub, spoke] = bridgePeers(vault, vaults);
-      for (const row of buildAllocations(params.seed, vault, end, tvl, usd, hub, spoke)) {
+  vaults.forEach((vault, i) => {
+    const state = states[i]!;
+    const usdAt = prices.marks.get(`${vault.chain_id}:${vault.numeraire_address}`);
+    const [hub, spoke] = bridgePeers(vault, vaults);
+    for (const [ts, assets] of state.marks) {
+      const tvl = Number(assets) / 10 ** vault.numeraire_decimals;
+      for (const row of buildAllocations(params.seed, vault, ts, tvl, usdAt?.get(ts) ?? null, hub, spoke)) {
         sink.allocation(row);
         allocations++;
       }
-    });
-  }
+    }
+  });
 
-  // The failing source went down 10 days before the world was created (anchored to params.now).
-  const tvlSourceValues = simulateTvlSources(params.seed, registry.tvl_sources, start, end, params.now - 10 * DAY, fromTs, sink);
+  // The failing source went down 10 days before the world's horizon (not its `now`: prefix-stable).
+  const tvlSourceValues = simulateTvlSources(params.seed, registry.tvl_sources, start, until, demoHorizon(params) - 10 * DAY, fromTs, sink);
 
   if (onProgress) onProgress(total, total);
   let activeWallets = ctx.curators.size;
@@ -143,9 +151,9 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
   const firstEmitted = fromTs < start ? start : (Math.floor(fromTs / HOUR) + 1) * HOUR;
   return {
     start,
-    end,
-    hours: Math.max(0, (end - firstEmitted) / HOUR + 1),
-    vaults: states.filter((s) => s.listed).length,
+    end: until,
+    hours: Math.max(0, (Math.floor(until / HOUR) * HOUR - firstEmitted) / HOUR + 1),
+    vaults: vaults.filter((v) => v.listed_at <= until).length,
     snapshots,
     events: EVENT_KINDS.reduce((s, k) => s + eventCounts[k], 0),
     eventsByKind: eventCounts,
@@ -154,6 +162,14 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
     tvlSourceValues,
     wallets: activeWallets,
   };
+}
+
+/**
+ * Seconds between allocation snapshots: daily for the curated world, every 30 days for scale
+ * worlds (a thousand vaults' daily breakdowns would be most of the history views keep).
+ */
+function allocationEvery(params: DemoParams): number {
+  return params.vaults === null ? DAY : 30 * DAY;
 }
 
 /** Numeraires of the vaults plus any other registry token, once each. */

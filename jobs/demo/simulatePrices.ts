@@ -22,6 +22,8 @@ export interface PriceRunResult {
   count: number;
   /** latest USD price at or before `end` per `${chain_id}:${address}` (unpriced tokens absent) */
   latestUsd: Map<string, number>;
+  /** per token, its latest price at every emitted instant on a multiple of `markEvery` */
+  marks: Map<string, Map<number, number>>;
 }
 
 /** Log-space Ornstein–Uhlenbeck: wanders around `mean` with stationary spread σ/√(2θ). */
@@ -45,7 +47,19 @@ class LogPath {
  * Emits one PriceRow per priced token per hour in [start, end] with ts > fromTs. Paths are
  * drawn from `start` every time, so a later `end` never changes an earlier price.
  */
-export function simulatePrices(seed: number, tokens: readonly TokenRow[], start: number, end: number, fromTs: number, sink: RawSink): PriceRunResult {
+export function simulatePrices(
+  seed: number,
+  tokens: readonly TokenRow[],
+  start: number,
+  end: number,
+  fromTs: number,
+  sink: RawSink,
+  /** the last instant emitted (default `end`); and every this many seconds, each token's price is kept in `marks` */
+  opts: { until?: number; markEvery?: number } = {},
+): PriceRunResult {
+  const until = opts.until ?? end;
+  const markEvery = opts.markEvery ?? Number.POSITIVE_INFINITY;
+  const marks = new Map<string, Map<number, number>>();
   const priced: PricedToken[] = [];
   for (const row of tokens) {
     const cat = tokenByAddress(row.chain_id, row.address);
@@ -90,12 +104,19 @@ export function simulatePrices(seed: number, tokens: readonly TokenRow[], start:
       if (p.gap && ts >= gapStart && ts < gapEnd) continue;
       const usd = pegValue[symbolIndex[j]!]!;
       latestUsd.set(p.key, usd);
-      if (ts <= fromTs) continue;
+      if (ts <= fromTs || ts > until) continue;
       sink.price({ chain_id: p.row.chain_id, address: p.row.address, ts, usd: formatUsd(usd, p.model), source: 'demo' });
       count++;
     }
+    if (ts % markEvery === 0 && ts > fromTs && ts <= until) {
+      for (const [key, usd] of latestUsd) {
+        let m = marks.get(key);
+        if (!m) marks.set(key, (m = new Map()));
+        m.set(ts, usd);
+      }
+    }
   }
-  return { count, latestUsd };
+  return { count, latestUsd, marks };
 }
 
 function reference(model: PriceModel, ts: number, eth: number, btc: number, eur: number): number {

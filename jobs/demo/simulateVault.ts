@@ -29,6 +29,10 @@ export interface VaultSimContext {
   end: number;
   /** rows with ts ≤ fromTs are computed but not emitted */
   fromTs: number;
+  /** rows with ts > until are computed but not emitted (a world built to an instant inside an hour) */
+  until: number;
+  /** the vault's total assets are kept at every snapshot on a multiple of this (the allocation instants) */
+  markEvery: number;
   sink: RawSink;
   pools: WalletPools;
   /** emitted rows per kind */
@@ -58,6 +62,8 @@ export interface VaultSimInput {
 export interface VaultEndState {
   /** snapshots emitted */
   snapshots: number;
+  /** total assets at each emitted snapshot on a multiple of markEvery */
+  marks: Map<number, bigint>;
   /** false when the vault was not yet listed at `end` */
   listed: boolean;
   totalAssets: bigint;
@@ -125,7 +131,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   // A vault listed before the window opens mid-life, with some yield already accrued.
   let P = vault.listed_at < ctx.start + HOUR ? BigInt(Math.round(p0 * 1e6)) * 10n ** 12n : WAD;
   if (first > end) {
-    return { snapshots: 0, listed: false, totalAssets: 0n, totalSupply: 0n, unitPrice: P, pendingDepositAssets: 0n, pendingRedeemShares: 0n };
+    return { snapshots: 0, marks: new Map(), listed: false, totalAssets: 0n, totalSupply: 0n, unitPrice: P, pendingDepositAssets: 0n, pendingRedeemShares: 0n };
   }
 
   const poolN = members.length;
@@ -133,6 +139,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   const curator = curatorAddress(vault);
   let supply = 0n;
   let snapSupply = 0n;
+  const marks = new Map<number, bigint>();
   let pending: Request[] = [];
   let nextDue = Infinity;
   let logCounter = 0;
@@ -170,6 +177,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
     logIndex: number,
   ): void => {
     const tx = logCounter++;
+    if (ts > ctx.until) return;
     markActive(slot);
     if (other >= 0) markActive(other);
     if (ts <= fromTs) return;
@@ -203,8 +211,9 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   const snapshot = (h: number): void => {
     snapSupply = supply;
     ctx.tick();
-    if (h <= fromTs) return;
+    if (h <= fromTs || h > ctx.until) return;
     snapshots++;
+    if (h % ctx.markEvery === 0) marks.set(h, (supply * P) / scale);
     sink.snapshot({
       vault_id: vaultId,
       ts: h,
@@ -360,6 +369,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   }
   return {
     snapshots,
+    marks,
     listed: true,
     totalAssets: (supply * P) / scale,
     totalSupply: supply,
