@@ -1,5 +1,5 @@
 // The hourly metrics writer on real DuckDB files: on random worlds (fast-check) the table it
-// writes equals the one DuckDB computes by SQL alone (engine/series/sqlTwin.ts) both ways; USD
+// writes equals the one DuckDB computes by SQL alone (bench/series/sqlTwin.ts) both ways; USD
 // ties round half-even in both; an incremental write (hours past the last one written)
 // completes the table exactly as a full write does. And the activity writer's formatting SQL
 // (unitsSelect, kept here) still equals formatUnits.
@@ -16,7 +16,7 @@ import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { worldArb, writeWorld, type WorldVault } from '../../test/helpers/seriesWorld.js';
 import { loadWorld } from '../load/loadWorld.js';
 import { computeApy } from '../series/apyWindows.js';
-import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../series/sqlTwin.js';
+import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../../bench/series/sqlTwin.js';
 import { computeUnitPrices } from '../series/unitPrices.js';
 import { unitsSelect, writeVaultMetrics } from './metricsWriter.js';
 

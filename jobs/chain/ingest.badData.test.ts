@@ -4,7 +4,7 @@
 import { keccak256, pad, toEventSelector, toHex, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { createTxQueue } from '../devnet/txQueue.js';
 import { ingestOnce } from './ingestOnce.js';

@@ -3,7 +3,7 @@
 import { createPublicClient, http, parseEventLogs, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
 import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../devnet/abis.js';

@@ -3,7 +3,7 @@
 // bodies, timeouts, dropped connections) ends in identical tables; a dead chain stalls alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { parseConfig, type Config } from '../../common/config.js';
 import { readIngestStatus } from './chainStore.js';

@@ -5,7 +5,7 @@
 import { parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { morphoLikeVaultAbi } from '../devnet/abis.js';
 import { mineBlockAt } from '../devnet/chain.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { formatUnits, trimZeros } from '../../model/format/numbers.js';
 import { testCommon } from '../../test/helpers/common.js';

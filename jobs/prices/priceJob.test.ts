@@ -10,7 +10,7 @@ import { parseConfig, type Config, type ConfigInput } from '../../common/config.
 import { loadTvlSources } from '../../engine/load/loadWorld.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createDemoWorld } from '../demo/createDemoWorld.js';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { createPriceRuntime, formatPriceSummary, hasPriceWork, runPriceRound } from './priceJob.js';
