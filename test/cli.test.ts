@@ -120,30 +120,52 @@ describe('vaultd CLI', () => {
   });
 
   it('keys and wallets wait out another process briefly holding the database; the lock error names the holder', async () => {
+    // the holder lets go when told (its stdin closes), once the CLI has said it is waiting: no race with a timer
     const holder = spawn(
       process.execPath,
       [
         '-e',
         `
       const { DuckDBInstance } = require(${JSON.stringify(require.resolve('@duckdb/node-api'))});
-      DuckDBInstance.create(${JSON.stringify(db)}).then((i) => { process.stdout.write('held\\n'); setTimeout(() => { i.closeSync(); process.exit(0); }, 1500); });
+      DuckDBInstance.create(${JSON.stringify(db)}).then((i) => {
+        process.stdout.write('held\\n');
+        process.stdin.resume();
+        process.stdin.on('end', () => { i.closeSync(); process.exit(0); });
+      });
     `,
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      { stdio: ['pipe', 'pipe', 'inherit'] },
     );
-    await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
-    await expect(createStore(testCommon(), { path: db })).rejects.toThrow(
-      new RegExp(`database ".*" is in use by PID ${holder.pid} \\(.*node.*\\); stop that process or pass another --db`),
-    );
-    const r = vaultd(['wallets', '--db', db, '--limit', '1']);
-    expect(r.status).toBe(0);
-    expect(JSON.parse(oneLine(r.stderr))).toMatchObject({
-      level: 'warn',
-      holder: expect.stringContaining(`PID ${holder.pid} `),
-      msg: 'database is locked by another process; waiting',
-    });
-    expect(r.stdout).toMatch(/^0x[0-9a-f]{40}\n$/);
-    await new Promise((r) => (holder.exitCode === null ? holder.once('exit', r) : r(null)));
+    const holderExit = new Promise((r) => holder.once('exit', r));
+    try {
+      await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
+      await expect(createStore(testCommon(), { path: db })).rejects.toThrow(
+        new RegExp(`database ".*" is in use by PID ${holder.pid} \\(.*node.*\\); stop that process or pass another --db`),
+      );
+      const cli = vaultdSpawn(['wallets', '--db', db, '--limit', '1'], { VAULTD_LOG_LEVEL: 'warn' });
+      let stdout = '';
+      let stderr = '';
+      cli.stdout!.on('data', (d: Buffer) => void (stdout += d.toString()));
+      const exited = new Promise<number | null>((r) => cli.once('exit', (code) => r(code)));
+      await new Promise<void>((resolve, reject) => {
+        cli.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('database is locked by another process; waiting')) resolve();
+        });
+        void exited.then((code) => reject(new Error(`vaultd wallets exited with ${code} before waiting: ${stderr}`)));
+      });
+      holder.stdin!.end();
+      expect(await exited).toBe(0);
+      expect(JSON.parse(oneLine(stderr))).toMatchObject({
+        level: 'warn',
+        holder: expect.stringContaining(`PID ${holder.pid} `),
+        msg: 'database is locked by another process; waiting',
+      });
+      expect(stdout).toMatch(/^0x[0-9a-f]{40}\n$/);
+    } finally {
+      holder.stdin!.end();
+      await holderExit;
+    }
   });
 
   it('demo refuses to replace a world without --force, replaces it with --force', () => {
