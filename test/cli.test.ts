@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
 import { BIN, vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { eventually } from './helpers/eventually.js';
 
 const require = createRequire(import.meta.url);
 const dir = tempDir('vaultd-cli-');
@@ -422,12 +423,11 @@ describe('vaultd CLI', () => {
         as_of: null,
       });
       // the prices round runs in the background: wait for it to have failed
-      let tvl: any;
-      for (let i = 0; i < 100; i++) {
-        tvl = await get('/v1/tvl');
-        if (tvl.meta.partial_errors !== null) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const tvl = await eventually(
+        () => get('/v1/tvl'),
+        (t) => t.meta.partial_errors !== null,
+        200,
+      );
       expect(tvl.data.tvl.usd).toBeNull();
       expect(tvl.meta.partial_errors).toEqual([
         { code: 'PRICE_PROVIDER_FAILED', message: expect.stringContaining('price provider "http:defillama" failed'), resource_id: 'http:defillama' },
@@ -466,7 +466,7 @@ describe('vaultd CLI', () => {
   });
 
   it('at the file-descriptor limit the server stops accepting (no accept spin), keeps serving open connections, and accepts again after', {
-    timeout: 90_000,
+    timeout: 180_000, // a flood of 520 connections and two watcher turns: minutes on a loaded machine
   }, async () => {
     const copy = join(dir, 'fd-limit.duckdb');
     copyFileSync(db, copy);
@@ -491,22 +491,29 @@ describe('vaultd CLI', () => {
         });
       expect(await health()).toBe(200);
       // start-up work done first (the snapshot files are written once the server listens)
-      for (let i = 0; i < 300 && !log.includes('snapshot files written'); i++) await new Promise((r) => setTimeout(r, 100));
+      await eventually(
+        () => log,
+        (l) => l.includes('snapshot files written'),
+      );
       for (let i = 0; i < 520; i++) {
         const s = createConnection(port, '127.0.0.1');
         s.on('error', () => undefined);
         flood.push(s);
       }
       // waits for the watcher (a busy CI machine may take seconds to accept the flood): a condition, not a time limit
-      for (let i = 0; i < 300 && !log.includes('not accepting connections'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(log, log.slice(-2000)).toContain('near the file-descriptor limit: not accepting connections');
+      await eventually(
+        () => log,
+        (l) => l.includes('near the file-descriptor limit: not accepting connections'),
+      );
       // the connection it already had is still served
       expect(await health()).toBe(200);
       // the port can be bound again once the connections of the old listener are gone
       for (const s of flood) s.destroy();
       agent.destroy();
-      for (let i = 0; i < 150 && !log.includes('accepting connections again'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(log, log.slice(-2000)).toContain('accepting connections again');
+      await eventually(
+        () => log,
+        (l) => l.includes('accepting connections again'),
+      );
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     } finally {
       for (const s of flood) s.destroy();
@@ -571,12 +578,12 @@ describe('vaultd CLI', () => {
       const freshPort = await waitForListening(fresh);
       const expected = await get(freshPort, '/v1/tvl');
       expect(expected.data.tvl).not.toEqual(before.data.tvl);
-      let served: any;
-      for (let i = 0; i < 100; i++) {
-        served = await get(port, '/v1/tvl');
-        if (JSON.stringify(served.data) === JSON.stringify(expected.data)) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      // the running server notices the replaced file on a scheduled round and reloads it
+      const served = await eventually(
+        () => get(port, '/v1/tvl'),
+        (t) => JSON.stringify(t.data) === JSON.stringify(expected.data),
+        200,
+      );
       expect(served.data).toEqual(expected.data);
       const id = (await get(freshPort, '/v1/vaults')).data[0].vault_id;
       const series = (p: number) => get(p, `/v1/vaults/${id}/timeseries?granularity=day&limit=10000`);

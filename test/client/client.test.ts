@@ -267,11 +267,10 @@ describe('activityFlows and positionHistory agree with the server for every wall
     expect(byVault.status).toBe('settled');
     expect((await client.waitForSettlement({ wallet: refunded.wallet, requestHash: refunded.flow.request_hash! })).status).toBe('refunded');
 
-    const t0 = Date.now();
+    // the request stays pending for ever: that the call ends at all is its timeout at work
     const err = await client
       .waitForSettlement({ wallet: open.wallet, requestHash: open.flow.request_hash!, vaultId: open.flow.vault_id, pollMs: 50, timeoutMs: 400 })
       .catch((e) => e);
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(err).toMatchObject({
       name: 'VaultdClientError',
       code: 'TIMEOUT',
