@@ -21,7 +21,7 @@ const template = join(dir, 'demo.duckdb');
 beforeAll(() => {
   // small, so the SQL replay (a recursive CTE, one row of every position an iteration) stays quick
   smallDemoDb(template, ['--seed', '7', '--now', '2026-06-01T00:00:00Z', '--wallets', '12', '--days', '10']);
-}, 120_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** recompute --full on `db`, then both SQL tables against vaultd's */
@@ -48,7 +48,7 @@ describe('recompute --full equals DuckDB SQL alone (positions, activity)', () =>
     expect(out.positions.diff.rows_a).toBeGreaterThan(20);
     expect(out.activity.diff).toMatchObject({ only_a: 0, only_b: 0, rows_b: out.activity.diff.rows_a });
     expect(out.positions.diff).toMatchObject({ only_a: 0, only_b: 0, rows_b: out.positions.diff.rows_a });
-  }, 120_000);
+  });
 
   it('on random small worlds', async () => {
     let run = 0;

@@ -43,7 +43,7 @@ const stores: Store[] = [];
 
 beforeAll(async () => {
   sc = await startScenario({ chainId: 4545, days: 1, seed: 17, wallets: 6 });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -94,5 +94,5 @@ describe('bad data', () => {
     stores.push(clean);
     await ingestOnce(testCommon(), clean, scenarioConfig(m));
     expect(await tableHashes(store, ['vault_events', 'vault_snapshots'])).toEqual(await tableHashes(clean, ['vault_events', 'vault_snapshots']));
-  }, 60_000);
+  });
 });

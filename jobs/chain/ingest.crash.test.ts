@@ -29,7 +29,7 @@ beforeAll(async () => {
   sc = await startScenario({ chainId: 4646, days: 7, seed: 19, wallets: 12 });
   // small spans (a provider limit) make many ranges, so kills land between and inside commits
   proxy = await startFaultyRpcProxy(sc.devnet.rpcUrl, { maxLogRange: 4, rangeStyles: ['maxRange'] });
-}, 60_000);
+});
 
 afterAll(async () => {
   await proxy?.close();
@@ -172,6 +172,5 @@ describe('vaultd ingest (CLI)', () => {
     expect(stdout).toMatch(/^prices chainlink:4646: \d+ rows for 3 tokens — ok$/m);
     expect(lines[0]).toMatch(/^chain 4646 \(devnet\): blocks 1\.\.\d+ of \d+, \d+ logs, \d+ events, \d+ snapshots in [\d.]+ s — ok$/);
     expect(lines[1]).toMatch(/^chain 4646 \(devnet\): nothing due \(target \d+\), 0 logs, 0 events, 0 snapshots in [\d.]+ s — ok$/);
-    // two whole rounds, the first of them the full history, on a loaded machine
-  }, 120_000);
+  });
 });

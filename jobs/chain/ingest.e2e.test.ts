@@ -57,7 +57,7 @@ beforeAll(async () => {
       'SELECT * EXCLUDE (ts), epoch(ts)::BIGINT AS ts FROM vault_events ORDER BY block_number, log_index, sub_index',
     )
   ).map((r) => ({ ...r, block_number: Number(r.block_number), log_index: Number(r.log_index), sub_index: Number(r.sub_index), ts: Number(r.ts) }) as Row);
-}, 90_000);
+});
 
 afterAll(async () => {
   await store?.close();

@@ -28,7 +28,7 @@ beforeAll(async () => {
   const [r] = await ingestOnce(testCommon(), store, scenarioConfig(sc.manifest, { rpcUrls: [proxy.url] }));
   expect(r!.status).toBe('ok');
   clean = await tableHashes(store);
-}, 90_000);
+});
 
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -70,7 +70,7 @@ describe('ingest under RPC faults', () => {
     for (const kind of ['range', 'rate_limited', 'server', 'garbage', 'network', 'timeout']) expect(byKind[kind] ?? 0, kind).toBeGreaterThan(0);
     // spans settled at the provider's limit
     expect(runtime.chains[0]!.sizer.size).toBeLessThanOrEqual(24);
-  }, 60_000);
+  });
 
   it('a response over the client’s body-size limit shrinks the range like a "too large" message; the logs are whole', async () => {
     proxy.setPlan({});
@@ -133,5 +133,5 @@ describe('ingest under RPC faults', () => {
     }
     const healthy = await tableHashes(store, ['vault_events', 'vault_snapshots']);
     expect(healthy).toEqual({ vault_events: clean.vault_events, vault_snapshots: clean.vault_snapshots });
-  }, 30_000);
+  });
 });

@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}, 60_000);
+});
 
 afterAll(async () => {
   await store?.close();

@@ -23,8 +23,8 @@ function send(port: number, request: Buffer): Promise<Answer | null> {
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer within 10 s to ${JSON.stringify(request.toString('latin1').slice(0, 300))}`));
-    }, 10_000);
+      reject(new Error(`no answer within 60 s to ${JSON.stringify(request.toString('latin1').slice(0, 300))}`));
+    }, 60_000);
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', () => undefined); // a reset is a close
     socket.on('close', () => {
