@@ -20,7 +20,7 @@ import { createComputePool, type ComputePool } from '../engine/pool/computePool.
 import { recomputeSeries } from '../engine/pool/recomputeSeries.js';
 import { APY_WINDOW_DAYS, apyColumn, computeApy } from '../engine/series/apyWindows.js';
 import { windowPoints, type GridGranularity } from '../engine/series/rollups.js';
-import { dropSqlTwin, readTwinRollup, readTwinSeries, runSqlTwin, type SqlTwinTimings } from '../engine/series/sqlTwin.js';
+import { dropSqlTwin, readTwinRollup, readTwinSeries, runSqlTwin, type SqlTwinTimings } from './series/sqlTwin.js';
 import { computeUnitPrices } from '../engine/series/unitPrices.js';
 import { appendSnapshot, type SeriesSnapshot } from '../engine/series/vaultSeries.js';
 import { createStore, type Store } from '../store/store.js';

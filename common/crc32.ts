@@ -106,9 +106,6 @@ export function crc32Shift(crc: number, bytes: number): number {
   return multmodp(x8n(bytes), crc);
 }
 
-/** @internal the operator bit by bit, for the test that holds the tables to it */
-export const crc32ShiftBitsForTest = (crc: number, bytes: number): number => (bytes === 0 ? crc >>> 0 : multmodp(x8nBits(bytes), crc));
-
 /** CRC of A‖B from crc(A), crc(B) and |B| (zlib's crc32_combine). */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
   return (crc32Shift(crcA, lengthB) ^ crcB) >>> 0;

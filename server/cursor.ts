@@ -177,9 +177,6 @@ function signerOf(macB64: (payload: string | Buffer) => string): (text: string) 
   };
 }
 
-/** @internal the MAC, for the test that holds it to createHmac */
-export const cursorMacForTest = (secret: Buffer): ((json: Buffer) => Buffer) => macOf(macB64Of(secret));
-
 /**
  * The snapshot generation a cursor names, unverified (null when none): it only chooses which
  * retained snapshot answers; the route then verifies the cursor's MAC, which covers it.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { parsePlainForTest, parseQuery, QUERY_SCHEMAS, type QueryRoute } from './params.js';
+import { parsePlainQuery, parseQuery, QUERY_SCHEMAS, type QueryRoute } from './params.js';
 
 describe('parseQuery', () => {
   it('gives defaults and values, the same frozen answer for the same query, per route', () => {
@@ -116,7 +116,7 @@ describe('the plain walk of parseQuery', () => {
           const names = Object.keys(QUERY_SCHEMAS[route].entries);
           const input: Record<string, string> = {};
           for (const [i, text] of picks) input[names[i % names.length]!] = text;
-          const plain = parsePlainForTest(route, input);
+          const plain = parsePlainQuery(route, input);
           expect(plain).not.toBeNull(); // every route has a plain walk
           const strict = v.safeParse(QUERY_SCHEMAS[route], input);
           if (strict.success) expect(plain).toStrictEqual(strict.output);
@@ -129,18 +129,18 @@ describe('the plain walk of parseQuery', () => {
 
   it('covers the valid queries the property draws (not only failures)', () => {
     // a guard on the property above: each route has valid inputs the plain walk answers
-    expect(parsePlainForTest('vaults.timeseries', { granularity: 'hour', limit: '1000', start: '2026-03-01T00:00:00Z' })).toStrictEqual({
+    expect(parsePlainQuery('vaults.timeseries', { granularity: 'hour', limit: '1000', start: '2026-03-01T00:00:00Z' })).toStrictEqual({
       start: 1772323200,
       limit: 1000,
       order: 'asc',
       granularity: 'hour',
     });
-    expect(parsePlainForTest('prices', { address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', chain_id: '1' })).toStrictEqual({
+    expect(parsePlainQuery('prices', { address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', chain_id: '1' })).toStrictEqual({
       address: '0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458',
       chain_id: 1,
     });
-    expect(parsePlainForTest('prices', { chain_id: '1' })).toBeUndefined();
-    expect(parsePlainForTest('users.activity', { include_hidden: '1', vault_id: '' })).toStrictEqual({
+    expect(parsePlainQuery('prices', { chain_id: '1' })).toBeUndefined();
+    expect(parsePlainQuery('users.activity', { include_hidden: '1', vault_id: '' })).toStrictEqual({
       limit: 100,
       order: 'desc',
       vault_id: '',

@@ -174,8 +174,12 @@ function parsePlain(plain: Plain, input: Record<string, string>): Record<string,
   return out;
 }
 
-/** @internal the plain walk, for the test that holds it to valibot (undefined where valibot would fail; null: the route has none) */
-export function parsePlainForTest(route: QueryRoute, input: Record<string, string>): Record<string, unknown> | undefined | null {
+/**
+ * parseQuery's fast path: valibot's output for a route's decoded parameters, by walking the
+ * schema's plain leaves; undefined where a value is invalid (valibot then words the error),
+ * null when the route has a leaf with no plain function (valibot parses it).
+ */
+export function parsePlainQuery(route: QueryRoute, input: Record<string, string>): Record<string, unknown> | undefined | null {
   const plain = PLAIN.get(route);
   if (!plain) return null;
   const out = parsePlain(plain, input);
@@ -235,11 +239,8 @@ function parseFresh<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R
     }
     from = amp + 1;
   }
-  const plain = PLAIN.get(route);
-  if (plain) {
-    const out = parsePlain(plain, input);
-    if (out !== FAIL) return out as QueryOf<R>;
-  }
+  const out = parsePlainQuery(route, input);
+  if (out) return out as QueryOf<R>;
   const result = v.safeParse(schema, input);
   if (!result.success) {
     const issue = result.issues[0]!;

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { createRequestIdGenerator, REQUEST_ID_PATTERN, requestIdFrom } from './requestId.js';
 
@@ -60,17 +59,5 @@ describe('requestIdFrom', () => {
 
   it('error: a prefix outside the id alphabet', () => {
     expect(() => createRequestIdGenerator('a b')).toThrow('request id prefix "a b" must be 1-64 characters of A-Z a-z 0-9 . _ -');
-  });
-
-  it('cost (printed, not asserted)', () => {
-    const n = 1_000_000;
-    const incoming = 'LkR2c9xQb1s-1a2b';
-    let start = performance.now();
-    for (let i = 0; i < n; i++) requestIdFrom(undefined);
-    const fresh = ((performance.now() - start) * 1e6) / n;
-    start = performance.now();
-    for (let i = 0; i < n; i++) requestIdFrom(incoming);
-    const echo = ((performance.now() - start) * 1e6) / n;
-    console.log(`requestIdFrom: fresh ${fresh.toFixed(0)} ns, echo ${echo.toFixed(0)} ns`);
   });
 });

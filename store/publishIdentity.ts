@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BINARY_BUILD } from '../common/runtime.js';
 import { VERSION } from '../common/version.js';
-import { PUBLISH_INPUT_TABLES } from './contentHash.js';
+import { PUBLISH_INPUT_TABLES } from './publishInputs.js';
 import { fileState } from './fileState.js';
 import { getSetting, setSetting } from './settings.js';
 import type { Store } from './store.js';

@@ -10,7 +10,7 @@ import { ensureDir } from '../common/ensureDir.js';
 import { fileDescriptors } from '../common/fds.js';
 import { VaultdError } from '../common/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import { PUBLISH_INPUT_TABLES } from './contentHash.js';
+import { PUBLISH_INPUT_TABLES } from './publishInputs.js';
 import { fileState, tableName, writtenTable } from './fileState.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;

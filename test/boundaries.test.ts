@@ -73,6 +73,15 @@ describe('import boundaries', () => {
     ).toEqual([['engine/a.ts', 'engine/b.ts', 'engine/a.ts']]);
   });
 
+  it('no product file exports a seam made for tests (…ForTest), and would fail on a planted one', () => {
+    const forTest = (list: readonly { path: string; text: string }[]) =>
+      list.flatMap((f) => [...f.text.matchAll(/^export\b[^\n]*?\b(\w+ForTest)\b/gm)].map((m) => `${f.path}: ${m[1]}`));
+    expect(forTest(files)).toEqual([]);
+    expect(forTest([{ path: 'common/planted.ts', text: 'export const crc32ShiftBitsForTest = (crc: number) => crc;' }])).toEqual([
+      'common/planted.ts: crc32ShiftBitsForTest',
+    ]);
+  });
+
   it('devnet/ is reached only by the devnet command, with import() (and would fail on a planted static or foreign import)', () => {
     expect(edges.filter((e) => e.to.startsWith('devnet/')).map((e) => [e.from, e.dynamic])).toEqual([['cli/commands/devnet.ts', true]]);
     const planted = [

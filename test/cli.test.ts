@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
 import { BIN, vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { eventually } from './helpers/eventually.js';
 
 const require = createRequire(import.meta.url);
 const dir = tempDir('vaultd-cli-');
@@ -120,30 +121,52 @@ describe('vaultd CLI', () => {
   });
 
   it('keys and wallets wait out another process briefly holding the database; the lock error names the holder', async () => {
+    // the holder lets go when told (its stdin closes), once the CLI has said it is waiting: no race with a timer
     const holder = spawn(
       process.execPath,
       [
         '-e',
         `
       const { DuckDBInstance } = require(${JSON.stringify(require.resolve('@duckdb/node-api'))});
-      DuckDBInstance.create(${JSON.stringify(db)}).then((i) => { process.stdout.write('held\\n'); setTimeout(() => { i.closeSync(); process.exit(0); }, 1500); });
+      DuckDBInstance.create(${JSON.stringify(db)}).then((i) => {
+        process.stdout.write('held\\n');
+        process.stdin.resume();
+        process.stdin.on('end', () => { i.closeSync(); process.exit(0); });
+      });
     `,
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      { stdio: ['pipe', 'pipe', 'inherit'] },
     );
-    await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
-    await expect(createStore(testCommon(), { path: db })).rejects.toThrow(
-      new RegExp(`database ".*" is in use by PID ${holder.pid} \\(.*node.*\\); stop that process or pass another --db`),
-    );
-    const r = vaultd(['wallets', '--db', db, '--limit', '1']);
-    expect(r.status).toBe(0);
-    expect(JSON.parse(oneLine(r.stderr))).toMatchObject({
-      level: 'warn',
-      holder: expect.stringContaining(`PID ${holder.pid} `),
-      msg: 'database is locked by another process; waiting',
-    });
-    expect(r.stdout).toMatch(/^0x[0-9a-f]{40}\n$/);
-    await new Promise((r) => (holder.exitCode === null ? holder.once('exit', r) : r(null)));
+    const holderExit = new Promise((r) => holder.once('exit', r));
+    try {
+      await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
+      await expect(createStore(testCommon(), { path: db })).rejects.toThrow(
+        new RegExp(`database ".*" is in use by PID ${holder.pid} \\(.*node.*\\); stop that process or pass another --db`),
+      );
+      const cli = vaultdSpawn(['wallets', '--db', db, '--limit', '1'], { VAULTD_LOG_LEVEL: 'warn' });
+      let stdout = '';
+      let stderr = '';
+      cli.stdout!.on('data', (d: Buffer) => void (stdout += d.toString()));
+      const exited = new Promise<number | null>((r) => cli.once('exit', (code) => r(code)));
+      await new Promise<void>((resolve, reject) => {
+        cli.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('database is locked by another process; waiting')) resolve();
+        });
+        void exited.then((code) => reject(new Error(`vaultd wallets exited with ${code} before waiting: ${stderr}`)));
+      });
+      holder.stdin!.end();
+      expect(await exited).toBe(0);
+      expect(JSON.parse(oneLine(stderr))).toMatchObject({
+        level: 'warn',
+        holder: expect.stringContaining(`PID ${holder.pid} `),
+        msg: 'database is locked by another process; waiting',
+      });
+      expect(stdout).toMatch(/^0x[0-9a-f]{40}\n$/);
+    } finally {
+      holder.stdin!.end();
+      await holderExit;
+    }
   });
 
   it('demo refuses to replace a world without --force, replaces it with --force', () => {
@@ -400,12 +423,11 @@ describe('vaultd CLI', () => {
         as_of: null,
       });
       // the prices round runs in the background: wait for it to have failed
-      let tvl: any;
-      for (let i = 0; i < 100; i++) {
-        tvl = await get('/v1/tvl');
-        if (tvl.meta.partial_errors !== null) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const tvl = await eventually(
+        () => get('/v1/tvl'),
+        (t) => t.meta.partial_errors !== null,
+        200,
+      );
       expect(tvl.data.tvl.usd).toBeNull();
       expect(tvl.meta.partial_errors).toEqual([
         { code: 'PRICE_PROVIDER_FAILED', message: expect.stringContaining('price provider "http:defillama" failed'), resource_id: 'http:defillama' },
@@ -443,9 +465,7 @@ describe('vaultd CLI', () => {
     }
   });
 
-  it('at the file-descriptor limit the server stops accepting (no accept spin), keeps serving open connections, and accepts again after', {
-    timeout: 90_000,
-  }, async () => {
+  it('at the file-descriptor limit the server stops accepting (no accept spin), keeps serving open connections, and accepts again after', async () => {
     const copy = join(dir, 'fd-limit.duckdb');
     copyFileSync(db, copy);
     const child = spawn('sh', ['-c', `ulimit -n 512 && exec "${process.execPath}" "${BIN}" serve --db "${copy}" --port 0 --host 127.0.0.1 --no-jobs`], {
@@ -469,22 +489,29 @@ describe('vaultd CLI', () => {
         });
       expect(await health()).toBe(200);
       // start-up work done first (the snapshot files are written once the server listens)
-      for (let i = 0; i < 300 && !log.includes('snapshot files written'); i++) await new Promise((r) => setTimeout(r, 100));
+      await eventually(
+        () => log,
+        (l) => l.includes('snapshot files written'),
+      );
       for (let i = 0; i < 520; i++) {
         const s = createConnection(port, '127.0.0.1');
         s.on('error', () => undefined);
         flood.push(s);
       }
       // waits for the watcher (a busy CI machine may take seconds to accept the flood): a condition, not a time limit
-      for (let i = 0; i < 300 && !log.includes('not accepting connections'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(log, log.slice(-2000)).toContain('near the file-descriptor limit: not accepting connections');
+      await eventually(
+        () => log,
+        (l) => l.includes('near the file-descriptor limit: not accepting connections'),
+      );
       // the connection it already had is still served
       expect(await health()).toBe(200);
       // the port can be bound again once the connections of the old listener are gone
       for (const s of flood) s.destroy();
       agent.destroy();
-      for (let i = 0; i < 150 && !log.includes('accepting connections again'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(log, log.slice(-2000)).toContain('accepting connections again');
+      await eventually(
+        () => log,
+        (l) => l.includes('accepting connections again'),
+      );
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     } finally {
       for (const s of flood) s.destroy();
@@ -549,12 +576,12 @@ describe('vaultd CLI', () => {
       const freshPort = await waitForListening(fresh);
       const expected = await get(freshPort, '/v1/tvl');
       expect(expected.data.tvl).not.toEqual(before.data.tvl);
-      let served: any;
-      for (let i = 0; i < 100; i++) {
-        served = await get(port, '/v1/tvl');
-        if (JSON.stringify(served.data) === JSON.stringify(expected.data)) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      // the running server notices the replaced file on a scheduled round and reloads it
+      const served = await eventually(
+        () => get(port, '/v1/tvl'),
+        (t) => JSON.stringify(t.data) === JSON.stringify(expected.data),
+        200,
+      );
       expect(served.data).toEqual(expected.data);
       const id = (await get(freshPort, '/v1/vaults')).data[0].vault_id;
       const series = (p: number) => get(p, `/v1/vaults/${id}/timeseries?granularity=day&limit=10000`);

@@ -12,7 +12,7 @@ beforeAll(() => {
   db = join(tempDir('vaultd-pipe-'), 'w.duckdb');
   const r = vaultd(['demo', '--db', db, '--seed', '3', '--now', '2026-06-01T00:00:00Z', '--vaults', '20', '--wallets', '12000', '--days', '120']);
   expect(r.status, r.stderr).toBe(0);
-}, 120_000);
+});
 
 /** stdout of `vaultd …` through a shell pipe whose reader starts after a second (the pipe fills and the writer must wait). */
 function slowRead(args: string[]): { status: number | null; text: string } {
@@ -35,5 +35,5 @@ describe('output through a pipe', () => {
     const slow = slowRead(['wallets', '--db', db, '--limit', '10000']);
     expect(slow.status).toBe(0);
     expect(slow.text.trim().split('\n')).toEqual(lines);
-  }, 60_000);
+  });
 });

@@ -2,7 +2,7 @@
 // DESIGN §7 promises, asserted by queries on the database.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableHashes } from '../store/contentHash.js';
+import { tableHashes } from './helpers/contentHash.js';
 import { createStore, type Store } from '../store/store.js';
 import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
 import type { DemoParams } from '../jobs/demo/index.js';

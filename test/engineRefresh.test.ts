@@ -29,7 +29,7 @@ beforeAll(async () => {
   // a serving engine (no APY columns: computed on read); the full recomputes it is compared with keep them
   engine = createEngine(common, access, { clock: () => NOW, apyColumns: false });
   await engine.recomputeFull();
-}, 60_000);
+});
 
 afterAll(() => undefined);
 

@@ -48,7 +48,7 @@ async function visit(base: string, path: string, width = 1200): Promise<Visit> {
   });
   page.on('pageerror', (e) => v.errors.push(e.message));
   await page.goto(base + path);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  await page.waitForSelector('body[data-ready="true"]');
   return v;
 }
 

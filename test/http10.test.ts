@@ -27,14 +27,16 @@ async function serve(transport: 'uws' | 'node'): Promise<number> {
 }
 
 /**
- * Send raw bytes; collect what comes back until the server closes or `idleMs` passes with
- * nothing new. `ms`: from the write to the first byte of the answer (null: none came).
+ * Send raw bytes; collect what comes back until the server closes or, once the answer has
+ * begun, `idleMs` passes with nothing new (before the first byte there is no timer: a loaded
+ * machine may be slow to answer, and the test's timeout bounds that wait). `ms`: from the
+ * write to the first byte of the answer (null: none came).
  */
 function raw(port: number, payload: string, idleMs = 3000): Promise<{ text: string; closed: boolean; ms: number | null }> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
     let text = '';
-    let timer: NodeJS.Timeout;
+    let timer: NodeJS.Timeout | undefined;
     let t0 = 0;
     let ms: number | null = null;
     const done = (closed: boolean) => {
@@ -56,7 +58,6 @@ function raw(port: number, payload: string, idleMs = 3000): Promise<{ text: stri
     s.on('connect', () => {
       t0 = performance.now();
       s.write(payload);
-      arm();
     });
   });
 }
@@ -102,13 +103,15 @@ describe('the default transport (uWebSockets.js)', () => {
   ];
   for (const [what, payload, status] of cases) {
     it(`${what}: ${status} with Connection: close, then closed`, async () => {
-      const r = await raw(port, payload, 5000);
+      // the hang this guards against lasts until the server's 10 s idle timeout; the bound sits
+      // just under it, not at a guess of how fast a loaded machine answers
+      const r = await raw(port, payload, 8000);
       process.stdout.write(`http10: ${what} → ${statusOf(r.text)} after ${r.ms?.toFixed(1)} ms\n`);
       expect(statusOf(r.text)).toBe(status);
       expect(r.text).toMatch(/\r\nConnection: close\r\n/i);
       expect(r.closed).toBe(true);
       expect(r.ms).not.toBeNull();
-      expect(r.ms!).toBeLessThan(2000);
+      expect(r.ms!).toBeLessThan(8000);
     });
   }
 
@@ -142,7 +145,7 @@ describe('server.transport "node"', () => {
 
   it('serves HTTP/1.0 with keep-alive: two requests on one connection', async () => {
     const one = 'GET /v1/vaults HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n';
-    const r = await raw(port, one + one, 1500);
+    const r = await raw(port, one + one, 4000);
     expect(responses(r.text)).toHaveLength(2);
     expect(r.text).toMatch(/Connection: keep-alive/i);
   });

@@ -1,12 +1,12 @@
 // vault_metrics_hourly end to end (issue #9): `vaultd recompute --full` on the demo world writes
-// the same typed table as DuckDB SQL alone (engine/series/sqlTwin.ts) — every column equal both
+// the same typed table as DuckDB SQL alone (bench/series/sqlTwin.ts) — every column equal both
 // ways, APYs within 1e-12 — and a database from before the typed columns (before migration 6, decimal
 // strings) is upgraded: `vaultd serve` starts on it, and `vaultd recompute` without --full
 // then writes every hour, equal to the SQL-only table again.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../engine/series/sqlTwin.js';
+import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../bench/series/sqlTwin.js';
 import { MIGRATIONS } from '../store/migrations.js';
 import { createStore, type Store } from '../store/store.js';
 import { stopChildren, vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vaultd, vaultdSpawn, waitForListening, smallDemoDb, stopChildren } from './helpers/cli.js';
+import { eventually } from './helpers/eventually.js';
 import { tempDir } from './helpers/common.js';
 
 let dir: string;
@@ -72,11 +73,11 @@ describe('vaultd publish and a snapshot reader', () => {
       .split(/\s+/)[0]!;
     expect(vaultd(['keys', 'revoke', id, '--db', db]).status).toBe(0);
     expect(vaultd(['publish', '--db', db, '--out', out]).status).toBe(0);
-    let status = 200;
-    for (let i = 0; i < 100 && status === 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await fetch(`${reader}/v1/tvl`, { headers: auth })).status;
-    }
+    // the reader notices the new manifest on its next poll; the first answer that is not a 200 must be the 401
+    const status = await eventually(
+      async () => (await fetch(`${reader}/v1/tvl`, { headers: auth })).status,
+      (s) => s !== 200,
+    );
     expect(status).toBe(401);
   });
 

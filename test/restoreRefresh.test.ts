@@ -30,7 +30,7 @@ beforeAll(async () => {
   const s = writer.current()!;
   const identity = (await access(readPublishIdentity))!;
   await writeSnapshotDir(dir, s.world, { generation: s.generation, refreshed_at_s: s.refreshed_at_s, stamp: identity.stamp }, null);
-}, 60_000);
+});
 
 describe('a restored world', () => {
   it('refreshes the prices that changed since its publish, and nothing else', async () => {

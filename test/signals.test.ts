@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createStore } from '../store/store.js';
 import { tempDir, testCommon } from './helpers/common.js';
 import { vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
+import { eventually } from './helpers/eventually.js';
 import { PROJECT_ROOT } from '../common/version.js';
 
 const dir = tempDir('vaultd-signals-');
@@ -120,14 +121,15 @@ describe('stop signals', () => {
     npm.kill('SIGTERM');
     await exited;
     // the server itself is gone too, not orphaned: its port refuses connections
-    let up = true;
-    for (let i = 0; i < 50 && up; i++) {
-      up = await fetch(`http://127.0.0.1:${port}/health`).then(
-        () => true,
-        () => false,
-      );
-      if (up) await new Promise((r) => setTimeout(r, 200));
-    }
+    const up = await eventually(
+      () =>
+        fetch(`http://127.0.0.1:${port}/health`).then(
+          () => true,
+          () => false,
+        ),
+      (answered) => !answered,
+      200,
+    );
     expect(up).toBe(false);
   });
 

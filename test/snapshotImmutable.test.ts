@@ -26,7 +26,7 @@ beforeAll(async () => {
   await createDemoWorld(common, { path, params: { seed: 11, now: NOW, vaults: null, wallets: 40, days: 20 }, force: true });
   engine = createEngine(common, access, { clock: () => now });
   await engine.recomputeFull();
-}, 60_000);
+});
 
 /** What a request of this snapshot can read: lengths, last hours, rows, activity. */
 function view(s: Snapshot) {
@@ -79,5 +79,5 @@ describe('published snapshots are immutable', () => {
       }
       expect(lateOld[i]).toBe(oldRows(old, w));
     }
-  }, 60_000);
+  });
 });

@@ -1,5 +1,5 @@
 // The activity table computed by DuckDB SQL alone (issue #9's scale bench): one CREATE TABLE …
-// AS SELECT over vault_events, vaults and the SQL twin's unit prices (engine/series/sqlTwin.ts,
+// AS SELECT over vault_events, vaults and the SQL twin's unit prices (bench/series/sqlTwin.ts,
 // twin_prices) giving the rows of activity_deltas — the key, the numeraire's decimals and the
 // signed share and asset deltas in base units (DESIGN §4.6, engine/activity/activityRows.ts
 // rowDeltas) — and the comparison with the table `vaultd recompute` wrote (EXCEPT ALL both ways).

@@ -1,5 +1,5 @@
 // The scale bench's SQL-only baseline (issue #9): the hourly metrics table computed by DuckDB
-// alone — the series SQL twin (engine/series/sqlTwin.ts: exact unit prices by long division,
+// alone — the series SQL twin (bench/series/sqlTwin.ts: exact unit prices by long division,
 // APY 7/30/90 by ASOF joins) and one CREATE TABLE … AS SELECT of the same typed table
 // (DECIMAL amounts, USD TVL from the prices table by the same as-of/48 h rule, half-even) —
 // then compared with the vault_metrics_hourly table `vaultd recompute --full` wrote into the
@@ -10,7 +10,7 @@ import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
 import { createLogger } from '../../common/logger.js';
-import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../../engine/series/sqlTwin.js';
+import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../series/sqlTwin.js';
 import { createStore } from '../../store/store.js';
 
 export interface SqlBaselineResult {

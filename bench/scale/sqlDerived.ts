@@ -1,7 +1,7 @@
 // The scale bench's SQL-only baselines for the activity and positions tables (issue #9), run as
 // a child process (its own peak RSS) on a database `vaultd recompute --full` has written:
 //   node dist/bench/scale/sqlDerived.js <db>   → one JSON line on stdout
-// The SQL twin's unit prices (engine/series/sqlTwin.ts) are computed first: the metrics baseline
+// The SQL twin's unit prices (bench/series/sqlTwin.ts) are computed first: the metrics baseline
 // (sqlBaseline.ts, another process) times them, so here they are setup, reported and not counted.
 // Then the activity deltas (sqlActivity.ts) and the positions (sqlPositions.ts), each timed and
 // compared with vaultd's table, EXCEPT ALL both ways over every column.
@@ -9,7 +9,7 @@ import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
 import { createLogger } from '../../common/logger.js';
-import { dropSqlTwin, runSqlTwin } from '../../engine/series/sqlTwin.js';
+import { dropSqlTwin, runSqlTwin } from '../series/sqlTwin.js';
 import { createStore, type Store } from '../../store/store.js';
 import { diffTables, type TableDiff } from './diffTables.js';
 import { ACTIVITY_COLUMNS, createSqlActivity } from './sqlActivity.js';

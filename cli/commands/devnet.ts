@@ -38,6 +38,9 @@ export async function devnetCommand(argv: string[]): Promise<number> {
     progress.stop();
     logger.info({ rpc_url: devnet.rpcUrl, vaults: manifest.vaults.length, wallets: manifest.wallets.length }, 'devnet simulated');
     writeFileSync(file, JSON.stringify({ ...devnetConfig(manifest), db }, null, 2));
+    // however the process ends: a stop whose shutdown outlasts its grace (a loaded machine) exits
+    // before the devnet's own step runs
+    process.once('exit', () => rmSync(file, { force: true }));
     const config = loadConfig(VAULT_TYPES, { config: file, db, port });
     process.stdout.write(`devnet: chain ${manifest.chainId} at ${devnet.rpcUrl}; config ${file}; wallets e.g. ${manifest.wallets[0]}\n`);
     return await runServer(config, {

@@ -20,7 +20,7 @@ beforeAll(async () => {
   const path = join(tempDir(), 'activity.duckdb');
   await createDemoWorld(common, { path, params: { seed: 5, now: Date.UTC(2026, 0, 10) / 1000, vaults: null, wallets: 30, days: 20 }, force: false });
   store = await createStore(common, { path });
-}, 60_000);
+});
 afterAll(async () => {
   await store?.close();
 });

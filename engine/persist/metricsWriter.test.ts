@@ -1,5 +1,5 @@
 // The hourly metrics writer on real DuckDB files: on random worlds (fast-check) the table it
-// writes equals the one DuckDB computes by SQL alone (engine/series/sqlTwin.ts) both ways; USD
+// writes equals the one DuckDB computes by SQL alone (bench/series/sqlTwin.ts) both ways; USD
 // ties round half-even in both; an incremental write (hours past the last one written)
 // completes the table exactly as a full write does. And the activity writer's formatting SQL
 // (store/unitsSelect.ts) still equals formatUnits.
@@ -16,7 +16,7 @@ import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { worldArb, writeWorld, type WorldVault } from '../../test/helpers/seriesWorld.js';
 import { loadWorld } from '../load/loadWorld.js';
 import { computeApy } from '../series/apyWindows.js';
-import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../series/sqlTwin.js';
+import { createSqlMetricsTable, diffMetricsTables, runSqlTwin } from '../../bench/series/sqlTwin.js';
 import { computeUnitPrices } from '../series/unitPrices.js';
 import { unitsSelect } from '../../store/unitsSelect.js';
 import { writeVaultMetrics } from './metricsWriter.js';
@@ -54,24 +54,27 @@ async function randomStore(name: string, world: WorldVault[], decimals: number[]
   const store = await createStore(common, { path: join(dir, `${name}.duckdb`), threads: 1, memoryLimit: '512MB' });
   const vaults = world.map((v, i) => ({ ...v, numeraire_decimals: decimals[i % decimals.length]! }));
   await writeWorld(store, vaults, 'clustered-then-interleaved');
-  for (const [i, v] of vaults.entries()) {
-    await store.run('test.numeraire', 'UPDATE vaults SET numeraire_address = $1 WHERE vault_id = $2', [TOKENS[i % TOKENS.length]!, v.vault_id]);
-  }
-  const T0 = 1_704_067_200;
-  for (const p of plans) {
-    let t = T0 + p.start * HOUR;
-    const seen = new Set<number>();
-    for (const s of p.steps) {
-      t += s.gap * HOUR;
-      if (seen.has(t)) continue;
-      seen.add(t);
-      await store.run('test.price', `INSERT INTO prices VALUES (1, $1, to_timestamp($2)::TIMESTAMP, $3::DECIMAL(38, 18), 'test')`, [
-        TOKENS[p.token]!.toLowerCase(),
-        t,
-        s.usd,
-      ]);
+  // one transaction for the set-up rows: a commit per row on a file was most of the test's time
+  await store.transaction('test.setup', async () => {
+    for (const [i, v] of vaults.entries()) {
+      await store.run('test.numeraire', 'UPDATE vaults SET numeraire_address = $1 WHERE vault_id = $2', [TOKENS[i % TOKENS.length]!, v.vault_id]);
     }
-  }
+    const T0 = 1_704_067_200;
+    for (const p of plans) {
+      let t = T0 + p.start * HOUR;
+      const seen = new Set<number>();
+      for (const s of p.steps) {
+        t += s.gap * HOUR;
+        if (seen.has(t)) continue;
+        seen.add(t);
+        await store.run('test.price', `INSERT INTO prices VALUES (1, $1, to_timestamp($2)::TIMESTAMP, $3::DECIMAL(38, 18), 'test')`, [
+          TOKENS[p.token]!.toLowerCase(),
+          t,
+          s.usd,
+        ]);
+      }
+    }
+  });
   return store;
 }
 
@@ -86,10 +89,17 @@ async function computedWorld(store: Store): Promise<World> {
 
 const decimalsArb = fc.array(fc.constantFrom(0, 6, 8, 18, 24, 36), { minLength: 1, maxLength: 4 });
 
+/**
+ * The budget of a property test here: each run opens a fresh file store (migrations), writes it
+ * and runs the SQL twin, ~0.3–1 s on a quiet machine and several times that on a loaded one;
+ * the run counts stay, and the time allowed is what the slowest machine needs for them.
+ */
+const PROPERTY_BUDGET = { timeout: 240_000 };
+
 describe('writeVaultMetrics', () => {
   let run = 0;
 
-  it('random worlds: the table equals the SQL-only table both ways (EXCEPT ALL), NULLs included', async () => {
+  it('random worlds: the table equals the SQL-only table both ways (EXCEPT ALL), NULLs included', PROPERTY_BUDGET, async () => {
     await fc.assert(
       fc.asyncProperty(worldArb(4), decimalsArb, fc.array(pricePlan, { maxLength: 3 }), async (world, decimals, plans) => {
         const store = await randomStore(`w-${run++}`, world, decimals, plans);
@@ -109,7 +119,7 @@ describe('writeVaultMetrics', () => {
     );
   });
 
-  it('incremental: hours past the last one written complete the table exactly as a full write', async () => {
+  it('incremental: hours past the last one written complete the table exactly as a full write', PROPERTY_BUDGET, async () => {
     await fc.assert(
       fc.asyncProperty(
         worldArb(3),
@@ -149,7 +159,7 @@ describe('USD TVL at ties and next to them', () => {
     return 2n * r > m || (2n * r === m && q % 2n === 1n) ? q + 1n : q;
   };
 
-  it('the engine table and the SQL-only one both round half-even, as bigint does', async () => {
+  it('the engine table and the SQL-only one both round half-even, as bigint does', PROPERTY_BUDGET, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(0, 6, 8, 18, 24, 36),
@@ -195,13 +205,15 @@ describe('USD TVL at ties and next to them', () => {
               }),
             };
             await writeWorld(store, [vault]);
-            await store.run('test.numeraire', "UPDATE vaults SET numeraire_address = '0xaa'");
-            for (const [i, { p }] of rows.entries()) {
-              await store.run('test.price', `INSERT INTO prices VALUES (1, '0xaa', to_timestamp($1)::TIMESTAMP, $2::DECIMAL(38, 18), 'test')`, [
-                T0 + i * HOUR,
-                formatUnits(p, 18),
-              ]);
-            }
+            await store.transaction('test.setup', async () => {
+              await store.run('test.numeraire', "UPDATE vaults SET numeraire_address = '0xaa'");
+              for (const [i, { p }] of rows.entries()) {
+                await store.run('test.price', `INSERT INTO prices VALUES (1, '0xaa', to_timestamp($1)::TIMESTAMP, $2::DECIMAL(38, 18), 'test')`, [
+                  T0 + i * HOUR,
+                  formatUnits(p, 18),
+                ]);
+              }
+            });
             await store.transaction('test.write', async () => void (await writeVaultMetrics(store, await computedWorld(store))));
             await runSqlTwin(store);
             await createSqlMetricsTable(store, 'sql_metrics');

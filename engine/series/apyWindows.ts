@@ -50,7 +50,7 @@ export function apyAt(series: ApyColumns, days: ApyWindowDays, i: number): numbe
  * logarithm per point instead of a pow per point and window (3× cheaper), and expm1 keeps
  * tiny yields accurate where pow(x, e) − 1 cancels. The logarithms' rounding costs up to
  * ~2 ulp(ln p) in the exponent, i.e. an absolute APY error below 1e-14 for prices of order 1
- * (the SQL twin's pow-based values agree to ~1e-13; see sqlTwin.case.test.ts). Every point is
+ * (the SQL twin's pow-based values agree to ~1e-13; see test/seriesSqlTwin.case.test.ts). Every point is
  * the same function of (p_i, p_j), so an incremental recompute matches a full one bit for bit.
  */
 export function computeApy(series: ApyColumns, from = 0): void {

@@ -4,7 +4,7 @@
 import { keccak256, pad, toEventSelector, toHex, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { createTxQueue } from '../../devnet/txQueue.js';
 import { ingestOnce } from './ingestOnce.js';
@@ -43,7 +43,7 @@ const stores: Store[] = [];
 
 beforeAll(async () => {
   sc = await startScenario({ chainId: 4545, days: 1, seed: 17, wallets: 6 });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -94,5 +94,5 @@ describe('bad data', () => {
     stores.push(clean);
     await ingestOnce(testCommon(), clean, scenarioConfig(m));
     expect(await tableHashes(store, ['vault_events', 'vault_snapshots'])).toEqual(await tableHashes(clean, ['vault_events', 'vault_snapshots']));
-  }, 60_000);
+  });
 });

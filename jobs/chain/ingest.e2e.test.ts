@@ -3,7 +3,7 @@
 import { createPublicClient, http, parseEventLogs, type Log, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
 import { aeraLikeProvisionerV1Abi, aeraLikeProvisionerV2Abi, aeraLikeVaultAbi, morphoLikeVaultAbi, priceAndFeeCalculatorAbi } from '../../devnet/abis.js';
@@ -58,7 +58,7 @@ beforeAll(async () => {
       'SELECT * EXCLUDE (ts), epoch(ts)::BIGINT AS ts FROM vault_events ORDER BY block_number, log_index, sub_index',
     )
   ).map((r) => ({ ...r, block_number: Number(r.block_number), log_index: Number(r.log_index), sub_index: Number(r.sub_index), ts: Number(r.ts) }) as Row);
-}, 90_000);
+});
 
 afterAll(async () => {
   await store?.close();

@@ -3,7 +3,7 @@
 // bodies, timeouts, dropped connections) ends in identical tables; a dead chain stalls alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { parseConfig, type Config } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   const [r] = await ingestOnce(testCommon(), store, scenarioConfig(sc.manifest, { rpcUrls: [proxy.url] }));
   expect(r!.status).toBe('ok');
   clean = await tableHashes(store);
-}, 90_000);
+});
 
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -44,14 +44,14 @@ describe('ingest under RPC faults', () => {
       maxLogRange: 24,
       rates: { http500: 0.04, http502: 0.03, rate429: 0.05, rpcInternal: 0.04, truncated: 0.05, garbage: 0.05, reset: 0.03, timeout: 0.02 },
       upfront: ['http500', 'rate429', 'truncated', 'garbage', 'reset', 'timeout', 'http502', 'rpcInternal'],
-      caps: { timeout: 3 },
-      timeoutMs: 900,
+      caps: { timeout: 1 }, // each costs the client's whole timeout
     });
     const common = testCommon();
     const store = await createStore(common, { path: ':memory:' });
     stores.push(store);
     const config = scenarioConfig(sc.manifest, { rpcUrls: [proxy.url] });
-    const runtime = createIngestRuntime(common, config, { initialRange: 200, rpc: { timeoutMs: 600, batch: true, retry: fastRetry } });
+    // a timeout fault holds its request until this client gives up; an answer on a loaded machine comes well within it
+    const runtime = createIngestRuntime(common, config, { initialRange: 200, rpc: { timeoutMs: 3000, batch: true, retry: fastRetry } });
     const rounds: ChainRoundResult[] = [];
     // a round may still end stalled when one call draws a fault 8 times running: the next resumes
     for (let i = 0; i < 12; i++) {
@@ -71,7 +71,7 @@ describe('ingest under RPC faults', () => {
     for (const kind of ['range', 'rate_limited', 'server', 'garbage', 'network', 'timeout']) expect(byKind[kind] ?? 0, kind).toBeGreaterThan(0);
     // spans settled at the provider's limit
     expect(runtime.chains[0]!.sizer.size).toBeLessThanOrEqual(24);
-  }, 60_000);
+  });
 
   it('a response over the client’s body-size limit shrinks the range like a "too large" message; the logs are whole', async () => {
     proxy.setPlan({});
@@ -119,7 +119,9 @@ describe('ingest under RPC faults', () => {
       source: null,
       log_level: 'silent',
     };
-    const runtime = createIngestRuntime(common, config, { rpc: { timeoutMs: 500, batch: true, retry: { attempts: 3, baseMs: 5, maxMs: 20 } } });
+    // the dead chain's RPC refuses connections at once, so no timeout is needed to stall it; the healthy chain
+    // gets one a loaded machine cannot reach (a short one stalled it there: "healthy chain reported stalled")
+    const runtime = createIngestRuntime(common, config, { rpc: { timeoutMs: 30_000, batch: true, retry: { attempts: 3, baseMs: 5, maxMs: 20 } } });
     for (let round = 1; round <= 2; round++) {
       const results = await ingestOnce(common, store, config, { runtime });
       const ok = results.find((r) => r.chain_id === 4343)!;
@@ -132,5 +134,5 @@ describe('ingest under RPC faults', () => {
     }
     const healthy = await tableHashes(store, ['vault_events', 'vault_snapshots']);
     expect(healthy).toEqual({ vault_events: clean.vault_events, vault_snapshots: clean.vault_snapshots });
-  }, 30_000);
+  });
 });

@@ -5,7 +5,7 @@
 import { parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCommon } from '../../test/helpers/common.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { morphoLikeVaultAbi } from '../../devnet/abis.js';
 import { mineBlockAt } from '../../devnet/chain.js';
@@ -20,7 +20,7 @@ const HOUR = 3600;
 
 beforeAll(async () => {
   sc = await startScenario({ chainId: 4444, days: 2, seed: 13, wallets: 8 });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -91,5 +91,5 @@ describe('reorg below the ingested head', () => {
     await mineBlockAt(provider, m.endTime + 9 * HOUR);
     const [third] = await ingestOnce(common, store, config, { runtime });
     expect(third).toMatchObject({ status: 'ok', reorg: null, to: m.endBlock + 9 - FINALITY });
-  }, 60_000);
+  });
 });

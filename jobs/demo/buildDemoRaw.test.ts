@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RAW_AND_REGISTRY_TABLES } from '../../store/contentHash.js';
+import { RAW_AND_REGISTRY_TABLES } from '../../store/publishInputs.js';
 import { createRawWriter } from '../../store/rawWriter.js';
 import { writeRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createStore, type Store } from '../../store/store.js';
 import { formatUnits, trimZeros } from '../../model/format/numbers.js';
 import { testCommon } from '../../test/helpers/common.js';
@@ -111,7 +111,7 @@ describe('the Chainlink provider over the devnet', () => {
     sc = await startScenario({ chainId: 4545, days: 3, seed: 21, wallets: 6 });
     client = createPublicClient({ chain: devnetChain(4545, sc.devnet.rpcUrl), transport: http(sc.devnet.rpcUrl), cacheTime: 0 });
     proxy = await startFaultyRpcProxy(sc.devnet.rpcUrl);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     for (const s of stores) await s.close();
@@ -170,7 +170,7 @@ describe('the Chainlink provider over the devnet', () => {
     expect(again.rows).toBe(0);
     expect(again.providers[0]!.status).toBe('ok');
     expect(await tableHashes(store, ['prices'])).toEqual(before);
-  }, 60_000);
+  });
 
   it('through a faulty RPC (errors, 429s, range limits, garbage) the prices table equals a clean run’s', async () => {
     const m = sc.manifest;
@@ -195,7 +195,7 @@ describe('the Chainlink provider over the devnet', () => {
     expect(Object.values(proxy.stats.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(Object.values(proxy.stats.ranges).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(await tableHashes(store, ['prices'])).toEqual(await tableHashes(clean, ['prices']));
-  }, 60_000);
+  });
 
   it('a reorg under the feed checkpoint rescans the feed: the orphaned answers disappear, the new branch’s appear', async () => {
     const m = sc.manifest;
@@ -236,5 +236,5 @@ describe('the Chainlink provider over the devnet', () => {
     const fresh = await open();
     await runPriceRound(common, fresh, createPriceRuntime(common, config), m.endTime + 4 * HOUR + 60);
     expect(await tableHashes(store, ['prices'])).toEqual(await tableHashes(fresh, ['prices']));
-  }, 60_000);
+  });
 });

@@ -406,12 +406,11 @@ describe('http price provider: DefiLlama format', () => {
     fixture = await startCoinPriceFixture({ now: NOW, coins: coins() });
     fixture.failNext('/prices/current/', ['hang']);
     const provider = createHttpPriceProvider(config(fixture.url, { backfill_days: 0, timeout_ms: 300 }), fastRetry);
-    const started = Date.now();
+    // the fixture never answers: that the round ends at all is the client's timeout firing (no clock needed)
     const e = await roundError(provider, fakeRound({ now: NOW, tokens: [tokens[0]!] }).ctx);
     expect(e.message).toBe(
       `http:defillama: 1 of 1 token(s) not priced: GET ${fixture.url}/prices/current/ethereum:${A} timed out after 300 ms — check that the host is up, or raise timeout_ms`,
     );
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('error: JSON of the wrong shape says which API base_url should point at', async () => {

@@ -11,7 +11,7 @@ import { VAULT_TYPES } from '../../families/index.js';
 import { loadTvlSources } from '../../engine/load/loadWorld.js';
 import { readRegistry } from '../../store/registryStore.js';
 import { createStore, type Store } from '../../store/store.js';
-import { tableHashes } from '../../store/contentHash.js';
+import { tableHashes } from '../../test/helpers/contentHash.js';
 import { createDemoWorld } from '../demo/createDemoWorld.js';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { createPriceRuntime, formatPriceSummary, hasPriceWork, runPriceRound } from './priceJob.js';
@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}, 60_000);
+});
 
 afterAll(async () => {
   await store?.close();

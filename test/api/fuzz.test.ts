@@ -24,8 +24,8 @@ function send(port: number, request: Buffer): Promise<Answer | null> {
     let settled = false;
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer within 10 s to ${JSON.stringify(request.toString('latin1').slice(0, 300))}`));
-    }, 10_000);
+      reject(new Error(`no answer within 60 s to ${JSON.stringify(request.toString('latin1').slice(0, 300))}`));
+    }, 60_000);
     /** The answer once it is whole: its head, and a body of its Content-Length (none for HEAD, 304, 204). */
     const finish = (closed: boolean) => {
       if (settled) return;

@@ -2,8 +2,9 @@
 // `vaultd serve` on it, and talk to it over loopback. Every body received is checked against
 // /openapi.json (server/schemas/validateResponse.ts) before a test sees it.
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll } from 'vitest';
@@ -45,7 +46,7 @@ export function idsOf(world: World, visibility: RegistryVault['visibility']): st
   return world.vaults.filter((v) => v.visibility === visibility).map((v) => v.vault_id);
 }
 
-/** `vaultd demo` into a fresh temp dir, then the registry facts tests need. */
+/** The pinned demo world in a fresh temp dir (a copy: each server owns its file), and the registry facts tests need. */
 export async function buildWorld(prefix: string): Promise<World> {
   const dir = tempDir(`vaultd-api-${prefix}-`);
   try {
@@ -56,10 +57,46 @@ export async function buildWorld(prefix: string): Promise<World> {
   }
 }
 
+/**
+ * The pinned demo world's database, built once per test run and copied by every file that
+ * serves it (the build is deterministic: seed, clock and sizes fixed; a build per file was a
+ * dozen identical `vaultd demo` runs). It lives in the run's temp root (test/helpers/
+ * globalSetup.ts), so it goes with the run. The first worker to ask builds it; the others wait
+ * for the file to appear.
+ */
+async function pinnedWorldDb(): Promise<string> {
+  const home = join(tmpdir(), 'pinned-demo-world');
+  const db = join(home, 'world.duckdb');
+  const failed = join(home, 'failed.txt');
+  let builder = false;
+  try {
+    mkdirSync(home);
+    builder = true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  if (builder) {
+    const building = join(home, 'building');
+    mkdirSync(building);
+    const built = vaultd(['demo', '--db', join(building, 'world.duckdb'), ...DEMO]);
+    if (built.status !== 0) {
+      writeFileSync(failed, built.stderr);
+      throw new Error(`vaultd demo failed: ${built.stderr}`);
+    }
+    renameSync(join(building, 'world.duckdb'), db);
+    return db;
+  }
+  // another worker builds it: its file (or its failure) is the event
+  while (!existsSync(db)) {
+    if (existsSync(failed)) throw new Error(`vaultd demo failed in another worker: ${readFileSync(failed, 'utf8')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return db;
+}
+
 async function demoWorld(dir: string): Promise<World> {
   const db = join(dir, 'world.duckdb');
-  const built = vaultd(['demo', '--db', db, ...DEMO]);
-  if (built.status !== 0) throw new Error(`vaultd demo failed: ${built.stderr}`);
+  copyFileSync(await pinnedWorldDb(), db);
   const store = await createStore(testCommon(), { path: db });
   try {
     const vaults = await store.rows<RegistryVault>(

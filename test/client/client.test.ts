@@ -52,13 +52,19 @@ describe('client: one method per route, typed bodies equal to the raw answers', 
     const health = valid('getHealth', await client.health());
     expect(health.status).toMatch(/^(ok|degraded)$/);
     expect(stable(health)).toEqual(stable(await ctx.api.ok('/health')));
-    // lag_seconds is counted from the second each answer is made: two calls may straddle one
+    // lag_seconds is counted from the second each answer is made: the second answer's may be
+    // larger by the whole seconds between the two calls (one or two more on a loaded machine)
+    const before = Date.now();
     const chains = valid('listChainHealth', await client.chains());
     const raw = (await ctx.api.ok('/health/chains')) as typeof chains;
+    const apart = Math.ceil((Date.now() - before) / 1000);
     expect(chains.map((c) => ({ ...c, lag_seconds: null }))).toEqual(raw.map((c) => ({ ...c, lag_seconds: null })));
     chains.forEach((c, k) => {
       if (c.lag_seconds === null) expect(raw[k]!.lag_seconds).toBeNull();
-      else expect(raw[k]!.lag_seconds! - c.lag_seconds).toBeOneOf([0, 1]);
+      else {
+        expect(raw[k]!.lag_seconds! - c.lag_seconds).toBeGreaterThanOrEqual(0);
+        expect(raw[k]!.lag_seconds! - c.lag_seconds).toBeLessThanOrEqual(apart);
+      }
     });
     for (const [op, body, raw] of [
       ['listVaults', await client.vaults(), '/v1/vaults'],
@@ -267,11 +273,10 @@ describe('activityFlows and positionHistory agree with the server for every wall
     expect(byVault.status).toBe('settled');
     expect((await client.waitForSettlement({ wallet: refunded.wallet, requestHash: refunded.flow.request_hash! })).status).toBe('refunded');
 
-    const t0 = Date.now();
+    // the request stays pending for ever: that the call ends at all is its timeout at work
     const err = await client
       .waitForSettlement({ wallet: open.wallet, requestHash: open.flow.request_hash!, vaultId: open.flow.vault_id, pollMs: 50, timeoutMs: 400 })
       .catch((e) => e);
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(err).toMatchObject({
       name: 'VaultdClientError',
       code: 'TIMEOUT',

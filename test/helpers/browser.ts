@@ -50,7 +50,11 @@ export async function launchBrowser(): Promise<Browser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'vaultd-chromium-'));
   try {
     // a persistent context is how playwright takes a user-data-dir of our choosing
-    const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: FLAGS });
+    // no playwright deadlines (30 s each by default): a loaded machine is slow, not broken, and
+    // the test's own timeout bounds every wait
+    const context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: FLAGS, timeout: 0 });
+    context.setDefaultTimeout(0);
+    context.setDefaultNavigationTimeout(0);
     return {
       context,
       newPage: () => context.newPage(),

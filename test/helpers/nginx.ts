@@ -70,8 +70,10 @@ ${opts.http10 ? '' : '    keepalive 32;'}
     listen 127.0.0.1:${port};
     location / {
       proxy_pass http://readers;
-      proxy_connect_timeout 2s;
-      proxy_read_timeout 5s;
+      # a reader on a loaded machine may be slow, not dead: only a refused or reset connection
+      # should move a request on (a short read timeout marked slow readers down)
+      proxy_connect_timeout 30s;
+      proxy_read_timeout 60s;
       proxy_next_upstream error timeout;
 ${opts.http10 ? '' : '      proxy_http_version 1.1;\n      proxy_set_header Connection "";'}
     }

@@ -20,7 +20,11 @@ export interface FaultPlan {
   /** eth_getLogs spans above this fail in one of `rangeStyles` (rotating) */
   maxLogRange?: number;
   rangeStyles?: readonly RangeStyle[];
-  /** how long a `timeout` holds the request before dropping it (above the client's timeout) */
+  /**
+   * the longest a `timeout` holds the request before dropping it (default 60 s); it is dropped
+   * as soon as the client gives up, so the client's own timer always fires first however slow
+   * the machine (a hold of fixed length would race that timer)
+   */
   timeoutMs?: number;
   /** faults for every other one of the first requests, in this order (each kind surely happens) */
   upfront?: readonly FaultKind[];
@@ -151,7 +155,13 @@ export async function startFaultyRpcProxy(target: string, initial: FaultPlan = {
         req.socket.destroy();
         return;
       case 'timeout':
-        await new Promise((r) => setTimeout(r, plan.timeoutMs ?? 3_000));
+        await new Promise<void>((resolve) => {
+          const hold = setTimeout(resolve, plan.timeoutMs ?? 60_000);
+          req.socket.once('close', () => {
+            clearTimeout(hold);
+            resolve();
+          });
+        });
         req.socket.destroy();
         return;
       case 'http500':

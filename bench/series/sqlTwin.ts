@@ -9,7 +9,7 @@
 import { PUBLISHED_PRICE_TYPES } from '../../families/index.js';
 import { VaultdError } from '../../common/errors.js';
 import type { Store } from '../../store/store.js';
-import { PRICE_MAX_AGE_SECONDS } from './asOf.js';
+import { PRICE_MAX_AGE_SECONDS } from '../../engine/series/asOf.js';
 
 /**
  * Exact unit price in SQL: floor(assets · 10^(36−dec) / supply) overflows HUGEINT

@@ -1,23 +1,7 @@
 // Content hashes of tables, independent of physical row order: the equality check used by
 // determinism, crash-recovery and fault-injection tests ("end state identical").
-import type { Store } from './store.js';
-
-export const RAW_AND_REGISTRY_TABLES = [
-  'chains',
-  'strategies',
-  'vault_groups',
-  'vaults',
-  'tokens',
-  'tvl_sources',
-  'vault_snapshots',
-  'vault_events',
-  'prices',
-  'allocations',
-  'tvl_source_values',
-] as const;
-
-/** The tables a published snapshot is built from: registry and raw facts, and the per-chain ingest status. */
-export const PUBLISH_INPUT_TABLES = [...RAW_AND_REGISTRY_TABLES, 'ingest_status'] as const;
+import { RAW_AND_REGISTRY_TABLES } from '../../store/publishInputs.js';
+import type { Store } from '../../store/store.js';
 
 export async function tableHash(store: Store, table: string): Promise<{ rows: number; md5: string }> {
   const row = await store.one<{ n: bigint; h: string | null }>(

@@ -2,17 +2,17 @@
 // JS kernels (load + unit price + APY + rollups) against the DuckDB SQL twin on random worlds.
 // Unit prices and rollup indices must be equal; APY equal to ~1e-12: the JS kernel evaluates
 // expm1((365/N)·(ln p_i − ln p_j)) and SQL pow(p_i/p_j, 365/N) − 1, two roundings of the same
-// real number (see apyWindows.ts), so they may differ in the last few bits, never more.
+// real number (see engine/series/apyWindows.ts), so they may differ in the last few bits, never more.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { testCommon } from '../../test/helpers/common.js';
-import { closeApy, worldArb, writeWorld, type Layout } from '../../test/helpers/seriesWorld.js';
-import { loadVaultSeries } from '../load/loadSeries.js';
-import { createStore } from '../../store/store.js';
-import { APY_WINDOW_DAYS, apyColumn, computeApy } from './apyWindows.js';
-import { windowPoints } from './rollups.js';
-import { readTwinRollup, readTwinSeries, runSqlTwin } from './sqlTwin.js';
-import { computeUnitPrices } from './unitPrices.js';
+import { testCommon } from './helpers/common.js';
+import { closeApy, worldArb, writeWorld, type Layout } from './helpers/seriesWorld.js';
+import { loadVaultSeries } from '../engine/load/loadSeries.js';
+import { createStore } from '../store/store.js';
+import { APY_WINDOW_DAYS, apyColumn, computeApy } from '../engine/series/apyWindows.js';
+import { windowPoints } from '../engine/series/rollups.js';
+import { readTwinRollup, readTwinSeries, runSqlTwin } from '../bench/series/sqlTwin.js';
+import { computeUnitPrices } from '../engine/series/unitPrices.js';
 
 const common = testCommon();
 
