@@ -622,6 +622,21 @@ describe('explorer', () => {
     }
   });
 
+  it('the wallet box opens a wallet page (lowercased); a malformed address stays and says why', async () => {
+    const wallet = ctx.world.wallets[0]!;
+    const v = await visit(ctx.server.base, '/');
+    await v.page.fill('#wallet', '0x1234');
+    await v.page.click('#wallet-form button');
+    expect(await v.page.evaluate(() => (document.querySelector('#wallet') as HTMLInputElement).validationMessage)).not.toBe('');
+    expect(new URL(v.page.url()).pathname).toBe('/');
+    await v.page.fill('#wallet', wallet.toUpperCase().replace('0X', '0x'));
+    await Promise.all([v.page.waitForURL(`**/wallets/${wallet}`), v.page.click('#wallet-form button')]);
+    await v.page.waitForSelector('body[data-ready="true"]');
+    expect(await v.page.$$eval('#positions tbody tr', (trs) => trs.length)).toBeGreaterThan(0);
+    expect(v.errors).toEqual([]);
+    await v.page.close();
+  });
+
   it('with anonymous access off the page says a key is needed; given one, it works', async () => {
     const v = await visit(closed.base, '/');
     expect(await v.page.textContent('.error')).toContain('needs an API key');

@@ -170,8 +170,12 @@ function walletForm(): HTMLFormElement {
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const w = input.value.trim();
-    if (WALLET.test(w)) location.href = `/wallets/${w.toLowerCase()}`;
-    else input.setCustomValidity('A wallet address is 0x and 40 hex digits.'), input.reportValidity();
+    if (WALLET.test(w)) {
+      location.href = `/wallets/${w.toLowerCase()}`;
+      return;
+    }
+    input.setCustomValidity('A wallet address is 0x and 40 hex digits.');
+    input.reportValidity();
   });
   input.addEventListener('input', () => input.setCustomValidity(''));
   return form;
