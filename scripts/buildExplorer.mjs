@@ -1,14 +1,16 @@
-// Part of `npm run build` (after tsc): the explorer pages into dist/explorer/ — one bundled
-// script (explorer/app.ts + the client SDK + uPlot, by esbuild, no CDN), one stylesheet, and
-// the HTML of `/`, `/vaults/{id}`, `/wallets/{address}` and `/docs`; the reference in /docs is
-// generated here from the OpenAPI document the server serves (dist/server/openapi.js), with a
-// schema-checked example body per route. No inline script or style: the pages run under
+// Part of `npm run build` (after tsc): the explorer pages into dist/explorer/ — the entry
+// script app.js with one chunk per page and shared chunks (explorer/*.ts + the client SDK +
+// uPlot, by esbuild, no CDN), one stylesheet, and the HTML of `/`, `/vaults/{id}`,
+// `/wallets/{address}` and `/docs`, each preloading its own chunks; the reference in /docs is
+// generated here from the OpenAPI document the server serves (dist/server/openapi.js), its
+// Markdown rendered by explorer/markdown.ts, with an example answer per route and "try it"
+// fields pre-filled from a demo world. No inline script or style: the pages run under
 // `Content-Security-Policy: default-src 'self'`.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -18,18 +20,46 @@ const out = join(root, 'dist', 'explorer');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-await build({
+// One entry (app.js) that loads its page's module on demand: shared code and uPlot land in
+// chunks, so the list page never downloads the chart library and /docs only its forms.
+const bundle = await build({
   entryPoints: [join(root, 'explorer', 'app.ts')],
   bundle: true,
+  splitting: true,
   format: 'esm',
   platform: 'browser',
   target: 'es2022',
   minify: true,
   sourcemap: true,
-  outfile: join(out, 'app.js'),
+  outdir: out,
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
   logLevel: 'warning',
   legalComments: 'none',
 });
+
+/** URL paths of the chunks a page needs at once: app.js's static imports and its page module's closure. */
+function preloads(pageModule) {
+  const outputs = bundle.metafile.outputs;
+  const closure = (file, seen) => {
+    for (const i of outputs[file]?.imports ?? []) {
+      if (i.kind === 'import-statement' && !seen.has(i.path)) {
+        seen.add(i.path);
+        closure(i.path, seen);
+      }
+    }
+    return seen;
+  };
+  const app = Object.keys(outputs).find((f) => outputs[f].entryPoint === 'explorer/app.ts');
+  const page = Object.keys(outputs).find((f) => outputs[f].entryPoint === `explorer/pages/${pageModule}.ts`);
+  if (!app || !page) throw new Error(`build: no output for explorer/pages/${pageModule}.ts`);
+  const files = new Set([page]);
+  closure(app, files);
+  closure(page, files);
+  return [...files].map((f) => `/explorer/${relative(out, join(root, f)).split(sep).join('/')}`).sort();
+}
+
 writeFileSync(
   join(out, 'app.css'),
   readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8') + '\n' + readFileSync(join(root, 'explorer', 'style.css'), 'utf8'),
@@ -45,7 +75,12 @@ const param = (doc, p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
+const PAGE_MODULE = { vaults: 'home', vault: 'vault', wallet: 'wallet', docs: 'docs' };
+
 function page(name, title, body) {
+  const links = preloads(PAGE_MODULE[name])
+    .map((href) => `<link rel="modulepreload" href="${href}">`)
+    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -55,14 +90,16 @@ function page(name, title, body) {
 <link rel="icon" href="/explorer/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/explorer/app.css">
 <script type="module" src="/explorer/app.js"></script>
+${links}
 </head>
 <body data-page="${name}">
+<a class="skip" href="#main">Skip to content</a>
 <header>
 <a class="brand" href="/">vaultd</a>
-<nav><a href="/">Vaults</a> <a href="/docs">API reference</a></nav>
+<nav aria-label="Pages"><a href="/">Vaults</a> <a href="/docs">API reference</a></nav>
 <form id="key-form"><input id="api-key" type="password" placeholder="API key (optional)" aria-label="API key" autocomplete="off"><button>Use key</button></form>
 </header>
-<main id="main">${body}</main>
+<main id="main" tabindex="-1">${body}</main>
 </body>
 </html>
 `;
@@ -74,6 +111,16 @@ writeFileSync(join(out, 'vault.html'), page('vault', 'Vault', loading));
 writeFileSync(join(out, 'wallet.html'), page('wallet', 'Wallet', loading));
 
 // ---- /docs: the reference ----
+// the Markdown of descriptions, by the explorer's own renderer (TypeScript, compiled here)
+const markdownJs = await build({
+  entryPoints: [join(root, 'explorer', 'markdown.ts')],
+  bundle: true,
+  write: false,
+  format: 'esm',
+  platform: 'node',
+  logLevel: 'warning',
+});
+const { renderMarkdown, renderInline } = await import(`data:text/javascript;base64,${Buffer.from(markdownJs.outputFiles[0].text).toString('base64')}`);
 const { buildOpenApi } = await import(pathToFileURL(join(root, 'dist', 'server', 'openapi.js')).href);
 const { SAMPLE_BODIES } = await import(pathToFileURL(join(root, 'dist', 'server', 'schemas', 'sampleBodies.js')).href);
 const doc = buildOpenApi();
@@ -152,10 +199,16 @@ async function captureExamples(doc) {
         else if (v !== undefined && (p.required || ['limit', 'granularity'].includes(p.name))) query.set(p.name, v);
       }
       const target = `${url}${query.size ? `?${query}` : ''}`;
+      // what the "try it" form starts with: the values this example was asked with
+      const prefill = {};
+      for (const p of (op.parameters ?? []).map((x) => param(doc, x))) {
+        const v = p.in === 'path' ? decodeURIComponent(url.split('/').find((_, i) => path.split('/')[i] === `{${p.name}}`) ?? '') : query.get(p.name);
+        if (v) prefill[p.name] = v;
+      }
       try {
         const body = await get(target);
         if (body?.meta?.request_id) body.meta.request_id = 'example';
-        out[op.operationId] = { target, body };
+        out[op.operationId] = { target, body, prefill };
       } catch (err) {
         process.stderr.write(`build: no demo-world example for ${target} (${err.message}); its schema sample stands in\n`);
       }
@@ -167,17 +220,47 @@ async function captureExamples(doc) {
   }
 }
 
+/** A parameter's type and limits for people: "integer, 1 to 1000", "one of asc, desc", "boolean". */
 function typeOf(schema) {
   if (!schema) return '';
-  if (schema.$ref) return schema.$ref.split('/').at(-1);
-  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
-  if (schema.anyOf || schema.oneOf) return (schema.anyOf ?? schema.oneOf).map(typeOf).join(' | ');
-  const t = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? '');
-  const limits = [];
-  if (schema.minimum !== undefined) limits.push(`≥ ${schema.minimum}`);
-  if (schema.maximum !== undefined) limits.push(`≤ ${schema.maximum}`);
-  if (schema.pattern) limits.push(`pattern ${schema.pattern}`);
-  return `${t}${limits.length ? ` (${limits.join(', ')})` : ''}`;
+  if (schema.$ref) return esc(schema.$ref.split('/').at(-1));
+  if (schema.enum) return `one of ${schema.enum.map((v) => `<code>${esc(v)}</code>`).join(', ')}`;
+  if (schema.anyOf || schema.oneOf) return (schema.anyOf ?? schema.oneOf).map(typeOf).join(' or ');
+  const t = esc(Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? ''));
+  if (schema.minimum !== undefined && schema.maximum !== undefined) return `${t}, ${schema.minimum} to ${schema.maximum}`;
+  if (schema.minimum !== undefined) return `${t}, at least ${schema.minimum}`;
+  if (schema.maximum !== undefined) return `${t}, at most ${schema.maximum}`;
+  // a pattern is for machines: its words are in the description, the regex in a title
+  if (schema.pattern) return `<span title="pattern ${esc(schema.pattern)}">${t}, see the pattern</span>`;
+  return t;
+}
+
+/** A placeholder that says what to type: an example value, the default, or the date format. */
+function placeholderOf(p) {
+  const s = p.schema ?? {};
+  if (s.examples?.length) return String(s.examples[0]);
+  if (s.default !== undefined) return `default ${s.default}`;
+  if (/ISO 8601/.test(s.description ?? '')) return '2026-01-31 or 2026-01-31T12:00:00Z';
+  if (/^\^0x\[0-9a-fA-F\]\{40\}\$$/.test(s.pattern ?? '')) return '0x… (40 hex digits)';
+  return '';
+}
+
+/** The "try it" control of a parameter: a select for enums, a checkbox for booleans, else an input; pre-filled from the demo world. */
+function control(p, prefill) {
+  const s = p.schema ?? {};
+  const name = esc(p.name);
+  const value = prefill[p.name];
+  const common = `name="${name}" data-in="${esc(p.in)}"`;
+  if (s.enum) {
+    const none = p.required ? '' : `<option value="">${s.default !== undefined ? `default (${esc(s.default)})` : '—'}</option>`;
+    const options = s.enum.map((v) => `<option value="${esc(v)}"${value === String(v) ? ' selected' : ''}>${esc(v)}</option>`).join('');
+    return `<label>${name} <select ${common}${p.required ? ' required' : ''}>${none}${options}</select></label>`;
+  }
+  if (s.type === 'boolean') return `<label class="check"><input type="checkbox" ${common}${value === 'true' ? ' checked' : ''}> ${name}</label>`;
+  const type = s.type === 'integer' ? ' type="number" inputmode="numeric"' : '';
+  const limits = `${s.minimum !== undefined ? ` min="${s.minimum}"` : ''}${s.maximum !== undefined ? ` max="${s.maximum}"` : ''}`;
+  const attrs = `${type}${limits}${p.required ? ' required' : ''}${value !== undefined ? ` value="${esc(value)}"` : ''}`;
+  return `<label>${name} <input ${common}${attrs} placeholder="${esc(placeholderOf(p))}" autocomplete="off" spellcheck="false"></label>`;
 }
 
 const sections = [];
@@ -185,34 +268,29 @@ const toc = [];
 for (const [path, ops] of Object.entries(doc.paths)) {
   for (const [method, op] of Object.entries(ops)) {
     const id = op.operationId ?? `${method}-${path}`;
-    toc.push(`<li><a href="#${esc(id)}"><code>${method.toUpperCase()} ${esc(path)}</code></a> ${esc(op.summary ?? '')}</li>`);
+    toc.push(`<li><a href="#${esc(id)}"><code>${method.toUpperCase()} ${esc(path)}</code></a> ${renderInline(op.summary ?? '')}</li>`);
     const params = (op.parameters ?? []).map((x) => param(doc, x));
     const rows = params
       .map(
         (p) =>
-          `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'required' : 'optional'}</td><td>${esc(typeOf(p.schema))}</td><td>${p.schema?.default !== undefined ? `<code>${esc(JSON.stringify(p.schema.default))}</code>` : ''}</td><td>${esc(p.description ?? p.schema?.description ?? '')}</td></tr>`,
+          `<tr><td data-label="parameter"><code>${esc(p.name)}</code> <span class="muted">${esc(p.in)}${p.required ? ', required' : ''}</span></td><td data-label="type">${typeOf(p.schema)}</td><td data-label="default">${p.schema?.default !== undefined ? `<code>${esc(JSON.stringify(p.schema.default))}</code>` : ''}</td><td data-label="description">${renderInline(p.description ?? p.schema?.description ?? '')}</td></tr>`,
       )
       .join('');
     const errors = Object.entries(op.responses)
       .filter(([s]) => Number(s) >= 400)
-      .map(([s, r]) => `<li><code>${s}</code> ${esc(r.description ?? '')}</li>`)
+      .map(([s, r]) => `<li><code>${s}</code> ${renderInline(r.description ?? '')}</li>`)
       .join('');
     const live = examples[id];
     const example = live ? live.body : SAMPLE_BODIES[id];
     const exampleTitle = live ? `Example response: <code>GET ${esc(live.target)}</code> on the demo world` : 'Example response';
-    const inputs = params
-      .map(
-        (p) =>
-          `<label>${esc(p.name)} <input name="${esc(p.name)}" data-in="${esc(p.in)}"${p.required ? ' required' : ''} placeholder="${esc(typeOf(p.schema))}"></label>`,
-      )
-      .join(' ');
+    const inputs = params.map((p) => control(p, live?.prefill ?? {})).join(' ');
     sections.push(`<section class="op" id="${esc(id)}" data-path="${esc(path)}">
 <h2><code>${method.toUpperCase()} ${esc(path)}</code></h2>
-<p>${esc(op.description ?? op.summary ?? '')}</p>
-${params.length ? `<table><thead><tr><th>parameter</th><th>in</th><th></th><th>type and limits</th><th>default</th><th>description</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No parameters.</p>'}
+${renderMarkdown(op.description ?? op.summary ?? '')}
+${params.length ? `<table class="params"><caption class="visually-hidden">Parameters</caption><thead><tr><th scope="col">parameter</th><th scope="col">type and limits</th><th scope="col">default</th><th scope="col">description</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No parameters.</p>'}
 ${errors ? `<h3>Errors</h3><ul>${errors}</ul>` : ''}
-${example !== undefined ? `<h3 class="example-title">${exampleTitle}</h3><pre class="example">${esc(JSON.stringify(example, null, 2))}</pre>` : ''}
-<form class="try" data-path="${esc(path)}"><h3>Try it</h3>${inputs}<button>Send</button><output></output></form>
+${example !== undefined ? `<h3 class="example-title">${exampleTitle}</h3><pre class="example" tabindex="0">${esc(JSON.stringify(example, null, 2))}</pre>` : ''}
+<form class="try" data-path="${esc(path)}"><h3>Try it</h3><div class="inputs">${inputs}</div><button>Send</button><output></output></form>
 </section>`);
   }
 }
@@ -222,8 +300,8 @@ writeFileSync(
     'docs',
     'API reference',
     `<h1>${esc(doc.info.title)} ${esc(doc.info.version)}</h1>
-<p>Every route of <a href="/openapi.json">/openapi.json</a> (OpenAPI ${esc(doc.openapi)}). "Try it" calls this server, with the API key above when one is set.</p>
-<ul id="operations">${toc.join('\n')}</ul>
+<p>Every route of <a href="/openapi.json">/openapi.json</a> (OpenAPI ${esc(doc.openapi)}). "Try it" calls this server, with the API key above when one is set; its fields start with the values of the demo world's examples.</p>
+<nav aria-label="Operations"><ul id="operations">${toc.join('\n')}</ul></nav>
 ${sections.join('\n')}`,
   ),
 );

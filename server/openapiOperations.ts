@@ -39,7 +39,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getHealth',
     tag: 'health',
     summary: 'Liveness: version and uptime',
-    description: '`status` is `degraded` when the published snapshot is older than its freshness budget. Not enveloped.',
+    description:
+      '`status` is `degraded` when no snapshot is published yet, or, while jobs run, when the published snapshot is more than 2 h old or a chain with an enabled vault is stalled or never synced (named in `stalled_chains`); else `ok`. Not enveloped.',
     body: 'Health',
   }),
   'health.chains': plain({

@@ -71,3 +71,56 @@ export async function launchBrowser(): Promise<Browser> {
     throw err;
   }
 }
+
+export interface PageCost {
+  /** bytes on the wire (headers included) of every response the page loaded, by kind */
+  bytes: { document: number; script: number; stylesheet: number; api: number; other: number; total: number };
+  requests: number;
+  /** first contentful paint, ms after navigation start (a measurement, never asserted) */
+  fcpMs: number | null;
+}
+
+/**
+ * Load `url` in a new page with the browser cache off (every byte comes over the wire, as on a
+ * first visit) and add up what it transferred (CDP `Network.loadingFinished`) until `ready`
+ * shows and the network has been idle; with its first contentful paint from the Paint Timing API.
+ */
+export async function measurePage(browser: Browser, url: string, width: number, ready: string): Promise<PageCost> {
+  const page = await browser.newPage();
+  try {
+    await page.setViewportSize({ width, height: 900 });
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    const kinds = new Map<string, string>();
+    const bytes = { document: 0, script: 0, stylesheet: 0, api: 0, other: 0, total: 0 };
+    let requests = 0;
+    cdp.on('Network.responseReceived', (e) => {
+      const path = new URL(e.response.url).pathname;
+      const kind = /^\/(v1|health)(\/|$)/.test(path)
+        ? 'api'
+        : e.type === 'Document'
+          ? 'document'
+          : e.type === 'Script'
+            ? 'script'
+            : e.type === 'Stylesheet'
+              ? 'stylesheet'
+              : 'other';
+      kinds.set(e.requestId, kind);
+    });
+    cdp.on('Network.loadingFinished', (e) => {
+      const kind = (kinds.get(e.requestId) ?? 'other') as keyof typeof bytes;
+      bytes[kind] += e.encodedDataLength;
+      bytes.total += e.encodedDataLength;
+      requests++;
+    });
+    await page.goto(url);
+    await page.waitForSelector(ready, { timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    const fcpMs = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
+    await cdp.detach();
+    return { bytes, requests, fcpMs: fcpMs === null ? null : Math.round(fcpMs) };
+  } finally {
+    await page.close();
+  }
+}
