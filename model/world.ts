@@ -24,6 +24,8 @@ export interface VaultSeries {
   length: number;
   /** Unix seconds, strictly ascending, on the hour */
   ts: Float64Array;
+  /** the block each snapshot was read at (APY provenance, DESIGN §11.2); NaN where unknown */
+  block: Float64Array;
   /** base units of the numeraire */
   total_assets: I128Array;
   /** 18-decimal share base units */

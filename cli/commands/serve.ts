@@ -113,7 +113,11 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: true, apyColumns: false });
   let served: ReadModel | null = null;
   engine.subscribe((snapshot) => {
-    served = createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) });
+    served = createReadModel(snapshot, {
+      positionWindow: (task) => pool.positionWindow(task),
+      seriesBlocks: (task) => pool.seriesBlocks(task),
+      positionAudit: (task) => pool.positionAudit(task),
+    });
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.

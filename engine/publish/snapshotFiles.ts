@@ -23,7 +23,7 @@ import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, Vau
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
 import { planReader, readPlanned, removeStaleTemps, sha256, tempFile, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/7';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/8';
 
 /** Threads that read a snapshot's big files (page faults on fresh memory are most of a restart's read). */
 const READ_THREADS = 2;
@@ -98,7 +98,7 @@ export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
 
 // ---- series: per vault, its columns of `length` points; the published unit price only where the family publishes one.
 // No APY columns: a restored (serving) world computes a point's APY when it reads it (apyAt).
-const F64 = ['ts', 'unit_price_f'] as const;
+const F64 = ['ts', 'block', 'unit_price_f'] as const;
 const seriesI128 = (s: Pick<VaultSeries, 'publishes_unit_price'>) =>
   s.publishes_unit_price
     ? (['total_assets', 'total_supply', 'published_price', 'unit_price'] as const)
