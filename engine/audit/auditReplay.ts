@@ -90,6 +90,7 @@ export function createAuditor(ctx: PositionContext, table: EventTable) {
     let proceedsUsdLeft = proceedsUsd;
     while (left > 0n && st.head < st.lots.length) {
       const lot = st.lots[st.head]!;
+      // biome-ignore lint/complexity/useMathMinMax: bigints (Math.min takes numbers)
       const take = left < lot.sharesOpen ? left : lot.sharesOpen;
       const whole = take === lot.sharesOpen;
       const cost = whole ? lot.costOpen : (lot.costOpen * take) / lot.sharesOpen;

@@ -25,7 +25,8 @@ export function npv(flows: readonly CashFlow[], t0: number, r: number): number {
 
 /** The annual IRR of `flows`, or null without a sign change or a root in (−0.9999, 10⁶). */
 export function irr(flows: readonly CashFlow[]): number | null {
-  if (flows.length < 2) return null;
+  // the flows themselves must change sign: money in and money out
+  if (!flows.some((f) => f.amount > 0) || !flows.some((f) => f.amount < 0)) return null;
   let t0 = Number.POSITIVE_INFINITY;
   for (const f of flows) if (f.t < t0) t0 = f.t;
   const lo = Math.log1p(IRR_MIN);

@@ -2,7 +2,7 @@
 // §5.2): the read model answers with the position items computed at publish and the wallet's
 // activity rows; a request only parses, asks and pages.
 import type { ActivityKey, ItemsAnswer } from '../../engine/publish/index.js';
-import { includeKey, includes, invalid, parseQuery, parseVaultId, parseWallet } from '../params.js';
+import { invalid, parseQuery, parseVaultId, parseWallet } from '../params.js';
 import type { Body, JsonBody } from '../reply.js';
 import { found, ready, type RouteContext } from './context.js';
 
