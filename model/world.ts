@@ -11,6 +11,8 @@ export interface PositionItemsRef {
   offsets: Int32Array;
   flags: Uint8Array;
   skipped: Map<number, { rows: number; message: string }>;
+  /** each open position's `returns` JSON (DESIGN §11.5), laid out as `json`/`offsets`; null when not computed */
+  returns: { json: Uint8Array; offsets: Int32Array } | null;
 }
 import type { I128Array } from './int128.js';
 

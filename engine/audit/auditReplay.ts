@@ -6,10 +6,9 @@
 import { KIND, NONE, sliceOf, type EventTable, type RowSlice } from '../../model/events.js';
 import type { EventRow } from '../../model/rows.js';
 import { halfEven, USD_DECIMALS } from '../../model/format/numbers.js';
-import { usdIndexAt } from '../series/asOf.js';
 import { marketValue } from '../positions/marketValue.js';
 import { applyRow, createPositionState, foreignTokens, type PositionContext, type PositionState } from '../positions/replayPosition.js';
-import { USD_PRICE_DECIMALS, usdE18 } from '../positions/usdPriceCache.js';
+import { USD_PRICE_DECIMALS, usdBig } from '../positions/usdPriceCache.js';
 
 export interface Disposal {
   /** the disposing row (event-table index) */
@@ -62,8 +61,13 @@ interface OpenRequest {
   flow: number;
 }
 
-/** The stepper: apply rows one by one (positionPoints steps it between instants). */
-export function createAuditor(ctx: PositionContext, table: EventTable) {
+/**
+ * The stepper: apply rows one by one (positionPoints steps it between instants). `lots: false`
+ * keeps only the average state and the flows (what returns need: publish computes them for
+ * every position).
+ */
+export function createAuditor(ctx: PositionContext, table: EventTable, opts: { lots?: boolean } = {}) {
+  const keepLots = opts.lots ?? true;
   const avg = createPositionState(ctx);
   const foreign = foreignTokens(table, ctx);
   const d = ctx.numeraire.decimals;
@@ -71,19 +75,20 @@ export function createAuditor(ctx: PositionContext, table: EventTable) {
   const st: AuditState = { avg, lots: [], head: 0, realized: 0n, realizedUsd: 0n, flows: [] };
   const deposits = new Map<number, OpenRequest>();
 
-  const priceAt = (t: number): bigint | null => {
-    const j = usdIndexAt(ctx.prices, t);
-    return j < 0 ? null : usdE18(ctx.prices!, j);
-  };
+  // the USD price of the row just applied: the average replay looked it up (rowUsd leaves its
+  // index in usdJ); once a row was unpriced every USD leg is null (DESIGN §4.4), so none is needed
+  const priceAt = (): bigint | null => (avg.usdComplete && avg.usdJ >= 0 ? usdBig(avg.usdTable!, avg.usdJ) : null);
   const usdOf = (a: bigint, price: bigint | null) => (price === null ? null : halfEven(a * price, usdShift));
   const flow = (t: number, native: bigint, price: bigint | null) => st.flows.push({ t, native, usd: usdOf(native, price) }) - 1;
 
   function acquire(row: number, kind: Lot['kind'], s: bigint, a: bigint, price: bigint | null) {
+    if (!keepLots) return;
     const usd = usdOf(a, price);
     st.lots.push({ row, kind, sharesAcquired: s, sharesOpen: s, cost: a, costUsd: usd, costOpen: a, costOpenUsd: usd, disposals: [] });
   }
 
   function dispose(row: number, s: bigint, a: bigint, price: bigint | null) {
+    if (!keepLots) return;
     const proceedsUsd = usdOf(a, price);
     let left = s;
     let proceedsLeft = a;
@@ -126,7 +131,7 @@ export function createAuditor(ctx: PositionContext, table: EventTable) {
       case KIND.deposit: {
         if (request === NONE) {
           const a = isForeign ? marketValue(ctx.series, d, s, t) : table.assets.get(i);
-          const price = priceAt(t);
+          const price = priceAt();
           acquire(i, 'deposit', s, a, price);
           flow(t, -a, price);
         } else if (openDeposit) {
@@ -143,7 +148,7 @@ export function createAuditor(ctx: PositionContext, table: EventTable) {
         break;
       }
       case KIND.deposit_pending: {
-        const price = priceAt(t);
+        const price = priceAt();
         const assets = isForeign ? 0n : table.assets.get(i);
         deposits.set(request, { t, assets, foreign: isForeign, usd: price, flow: flow(t, -assets, price) });
         break;
@@ -151,28 +156,28 @@ export function createAuditor(ctx: PositionContext, table: EventTable) {
       case KIND.deposit_refunded: {
         if (openDeposit) {
           deposits.delete(request);
-          flow(t, openDeposit.assets, priceAt(t));
+          flow(t, openDeposit.assets, priceAt());
         }
         break;
       }
       case KIND.withdraw: {
         const shares = request === NONE ? s : (escrowed ?? 0n);
         const a = isForeign ? marketValue(ctx.series, d, shares, t) : table.assets.get(i);
-        const price = priceAt(t);
+        const price = priceAt();
         dispose(i, shares, a, price);
         flow(t, a, price);
         break;
       }
       case KIND.transfer_in: {
         const a = marketValue(ctx.series, d, s, t);
-        const price = priceAt(t);
+        const price = priceAt();
         acquire(i, 'transfer_in', s, a, price);
         flow(t, -a, price);
         break;
       }
       case KIND.transfer_out: {
         const a = marketValue(ctx.series, d, s, t);
-        const price = priceAt(t);
+        const price = priceAt();
         dispose(i, s, a, price);
         flow(t, a, price);
         break;

@@ -169,11 +169,11 @@ export function lotJson(lot: LotOut, t: EventTable, rowFacts: (i: number) => { t
   };
 }
 
-/** Time- and money-weighted returns side by side (DESIGN §11.5), valued at `now`. */
-export function positionReturns(st: AuditState, ctx: PositionContext, now: number): PositionReturns {
+/** Time- and money-weighted returns side by side (DESIGN §11.5), valued at `now`; `roi` = the position's roi_pct when already computed. */
+export function positionReturns(st: AuditState, ctx: PositionContext, now: number, roi?: PositionMetrics['roi_pct']): PositionReturns {
   const avg = st.avg;
   const d = ctx.numeraire.decimals;
-  const m = positionMetrics(avg, ctx, now);
+  const m = { roi_pct: roi ?? positionMetrics(avg, ctx, now).roi_pct };
   const t0 = st.flows.length > 0 ? st.flows[0]!.t : null;
   const days = t0 === null ? null : (now - t0) / DAY;
   const annual = (pct: number | null) => (pct === null || days === null || days < 1 ? null : finite((Math.pow(1 + pct / 100, 365 / days) - 1) * 100));

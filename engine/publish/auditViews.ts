@@ -35,6 +35,14 @@ export const AUDITS_IN_FLIGHT = 16;
 export const IN_THREAD_QUALITY_POINTS = 256;
 
 const COMMA = Buffer.from(',');
+const RETURNS_KEY = Buffer.from(',"returns":');
+const CLOSE = Buffer.from('}');
+
+/** Position p's returns JSON (a view, no copy). */
+function returnsBytes(r: { json: Uint8Array; offsets: Int32Array }, p: number): Buffer {
+  const at = r.offsets[p]!;
+  return Buffer.from(r.json.buffer, r.json.byteOffset + at, r.offsets[p + 1]! - at);
+}
 
 /** A found position: its index and its rows in the wallet index. */
 export interface FoundPosition {
@@ -91,7 +99,8 @@ export function createAuditViews(
       to: found.rows.to,
       vault,
       wallet,
-      parts: { fifo: true, lots: true, returns: true },
+      // returns are made at publish, with the items (positionItems.ts)
+      parts: { fifo: true, lots: true, returns: false },
     };
     if (!run || found.rows.to - found.rows.from <= IN_THREAD_AUDIT_ROWS) {
       const out = computePositionAudit(task);
@@ -159,7 +168,7 @@ export function createAuditViews(
 
     /**
      * Position items with FIFO cost basis and/or returns (DESIGN §11.4, §11.5): the average item
-     * (or the FIFO one) with `returns` added after `metrics`.
+     * (or the FIFO one, audited on request) with the `returns` made at publish added after `metrics`.
      */
     positionItems(
       wallet: string,
@@ -168,13 +177,18 @@ export function createAuditViews(
     ): Buffer[] | Promise<Buffer[]> {
       const items = world.positionItems!;
       const x = world.walletIndex;
-      const outs = positions.map(({ p, vaultId }) => audit(wallet, vaultId, { p, rows: { from: x.rowStart[p]!, to: x.rowStart[p + 1]! } }));
-      const build = (done: (PositionAuditOutput | null)[]) =>
-        done.flatMap((out, k) => {
-          const base = opts.fifo && out?.fifoItem ? Buffer.from(out.fifoItem) : itemBytes(items, positions[k]!.p);
-          const item = opts.returns && out?.returns ? Buffer.concat([base.subarray(0, base.length - 1), Buffer.from(`,"returns":${out.returns}}`)]) : base;
+      const returns = items.returns;
+      if (opts.returns && !returns) throw new Error('a snapshot was published without its position returns');
+      const build = (done: (PositionAuditOutput | null)[] | null) =>
+        positions.flatMap(({ p }, k) => {
+          const fifoItem = done?.[k]?.fifoItem;
+          const base = fifoItem ? Buffer.from(fifoItem) : itemBytes(items, p);
+          // `,"returns":{…}` spliced before the item's closing brace
+          const item = opts.returns ? Buffer.concat([base.subarray(0, base.length - 1), RETURNS_KEY, returnsBytes(returns!, p), CLOSE]) : base;
           return k === 0 ? [item] : [COMMA, item];
         });
+      if (!opts.fifo) return build(null);
+      const outs = positions.map(({ p, vaultId }) => audit(wallet, vaultId, { p, rows: { from: x.rowStart[p]!, to: x.rowStart[p + 1]! } }));
       if (outs.every((o) => !(o instanceof Promise))) return build(outs as (PositionAuditOutput | null)[]);
       return Promise.all(outs).then(build);
     },

@@ -91,7 +91,7 @@ interface WorldFile {
   events: number;
   wallets: { wallets: number; positions: number };
   /** the position items (engine/positions/positionItems.ts): their JSON's length, and the skipped-rows messages */
-  items: { bytes: number; skipped: [number, { rows: number; message: string }][] };
+  items: { bytes: number; skipped: [number, { rows: number; message: string }][]; returns_bytes: number | null };
 }
 
 export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
@@ -371,6 +371,11 @@ function writePositionItems(sink: ByteSink, items: PositionItemsRef): void {
   const pad = pad8(items.flags.length) - items.flags.length;
   if (pad > 0) sink.bytes(PAD.subarray(0, pad));
   sink.bytes(items.json);
+  // each open position's returns (DESIGN §11.5): their offsets, then their JSON
+  if (items.returns) {
+    sink.bytes(items.returns.offsets);
+    sink.bytes(items.returns.json);
+  }
 }
 
 function readPositionItems(r: FileReader, positions: number, meta: WorldFile['items']): PositionItemsRef {
@@ -381,7 +386,13 @@ function readPositionItems(r: FileReader, positions: number, meta: WorldFile['it
   r.into(flags);
   r.skip(pad8(positions) - positions);
   r.into(json);
-  return { positions, json, offsets, flags, skipped: new Map(meta.skipped) };
+  let returns: PositionItemsRef['returns'] = null;
+  if (meta.returns_bytes !== null) {
+    returns = { offsets: new Int32Array(positions + 1), json: new Uint8Array(new SharedArrayBuffer(meta.returns_bytes)) };
+    r.into(returns.offsets);
+    r.into(returns.json);
+  }
+  return { positions, json, offsets, flags, skipped: new Map(meta.skipped), returns };
 }
 
 /**
@@ -413,7 +424,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     chainHeads: [...world.chainHeads],
     events: world.events.length,
     wallets: { wallets: world.walletIndex.wallets, positions: world.walletIndex.positions },
-    items: { bytes: items.json.length, skipped: [...items.skipped] },
+    items: { bytes: items.json.length, skipped: [...items.skipped], returns_bytes: items.returns ? items.returns.json.length : null },
   };
   return {
     world: await writeStreamed(dir, 'world', 'json', (sink) => writeJsonObject(sink, meta)),
