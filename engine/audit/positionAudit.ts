@@ -1,17 +1,15 @@
-// One position's audit detail as a compute-pool task (DESIGN §11.4, §11.5): its item under FIFO
-// cost basis, its lots, its time- and money-weighted returns. A replay of the position's rows
-// (cheap for most; a whale's takes milliseconds), so the read model runs it in-thread when
-// small and on a worker otherwise, and keeps results in a bounded cache. Lots come back
-// unformatted (row indexes and exact amounts as strings): a page of them is formatted when asked.
+// One position's audit detail, as published (DESIGN §11.4, §11.5): its metrics under FIFO cost
+// basis, its lots as exact strings, its time- and money-weighted returns — pure functions of an
+// audit replay (auditReplay.ts), run by the pool task (positionAuditTask.ts), by publish
+// (returns, engine/positions/positionItems.ts) and by the position timeseries (FIFO points).
 import { formatUnits, halfEven, isoSeconds, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../../model/format/numbers.js';
 import type { EventTable } from '../../model/events.js';
-import { contextOf, eventTableOf, type PositionsInput, type VaultInput } from '../positions/positionItems.js';
-import { positionMetrics, positionNow, type PositionMetrics } from '../positions/positionMetrics.js';
+import { positionMetrics, type PositionMetrics } from '../positions/positionMetrics.js';
 import type { PositionContext, PositionState } from '../positions/replayPosition.js';
 import { sharesToAssets, unitPriceAt } from '../positions/marketValue.js';
 import { usdIndexAt } from '../series/asOf.js';
 import { usdE18, USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
-import { type AuditState, auditReplay, fifoOpenCost, type Lot } from './auditReplay.js';
+import { type AuditState, fifoOpenCost, type Lot } from './auditReplay.js';
 import { irr } from './irr.js';
 
 export type CostBasisMethod = 'average' | 'fifo';
@@ -20,17 +18,6 @@ export interface AuditParts {
   fifo: boolean;
   lots: boolean;
   returns: boolean;
-}
-
-export interface PositionAuditInput {
-  kind: 'positionAudit';
-  events: PositionsInput['events'];
-  rows: Int32Array;
-  from: number;
-  to: number;
-  vault: VaultInput;
-  wallet: string;
-  parts: AuditParts;
 }
 
 /** A lot with its amounts as published strings and its rows as event-table indexes (formatted per page). */
@@ -51,14 +38,6 @@ export interface LotOut {
   }[];
 }
 
-export interface PositionAuditOutput {
-  /** the position item under FIFO cost basis (the average item's shape), JSON */
-  fifoItem: string | null;
-  /** the `returns` object, JSON */
-  returns: string | null;
-  lots: LotOut[] | null;
-}
-
 export interface PctPair {
   native: number | null;
   usd: number | null;
@@ -73,23 +52,6 @@ export interface PositionReturns {
 }
 
 const DAY = 86_400;
-
-/** The audit of one position (pure; in a worker or in-thread). */
-export function computePositionAudit(input: PositionAuditInput): PositionAuditOutput {
-  const ctx = contextOf(input.vault);
-  const now = ctx ? positionNow(ctx) : null;
-  if (!ctx || now === null) return { fifoItem: null, returns: null, lots: null };
-  const table = eventTableOf(input.events);
-  const st = auditReplay({ table, idx: input.rows, from: input.from, to: input.to }, ctx);
-  const v = input.vault;
-  return {
-    fifoItem: input.parts.fifo
-      ? JSON.stringify({ vault_id: v.vault_id, wallet_address: input.wallet, numeraire_token: v.numeraire, metrics: fifoMetrics(st, ctx, now) })
-      : null,
-    returns: input.parts.returns ? JSON.stringify(positionReturns(st, ctx, now)) : null,
-    lots: input.parts.lots ? lotsOut(st, ctx) : null,
-  };
-}
 
 /** The average state with its cost basis and realized PnL replaced by the FIFO ones. */
 export function fifoState(st: AuditState, ctx: PositionContext): PositionState {

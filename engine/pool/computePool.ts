@@ -12,7 +12,7 @@ import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import { BINARY_BUILD } from '../../common/runtime.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
-import { computePositionAudit, type PositionAuditInput, type PositionAuditOutput } from '../audit/positionAudit.js';
+import { computePositionAudit, type PositionAuditInput, type PositionAuditOutput } from '../audit/positionAuditTask.js';
 import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
 import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from '../publish/seriesBlocksTask.js';
@@ -28,7 +28,7 @@ export interface ComputePool {
   positionWindow(task: PositionWindowInput): Promise<PositionWindowOutput>;
   /** blocks of a vault's serialized series (engine/publish/seriesBlocksTask.ts) */
   seriesBlocks(task: SeriesBlocksInput): Promise<SeriesBlocksOutput>;
-  /** one position's FIFO item, lots or returns (engine/audit/positionAudit.ts) */
+  /** one position's FIFO item, lots or returns (engine/audit/positionAuditTask.ts) */
   positionAudit(task: PositionAuditInput): Promise<PositionAuditOutput>;
   close(): Promise<void>;
 }

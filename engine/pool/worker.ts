@@ -1,7 +1,7 @@
 // Piscina worker entry: runs a pool task on shared memory (engine/pool/computePool.ts): series
 // kernels, position items (engine/positions/positionItems.ts) or a window of one position's
-// history (engine/positions/positionWindowTask.ts), or one position's audit (engine/audit/positionAudit.ts).
-import { computePositionAudit, type PositionAuditInput, type PositionAuditOutput } from '../audit/positionAudit.js';
+// history (engine/positions/positionWindowTask.ts), or one position's audit (engine/audit/positionAuditTask.ts).
+import { computePositionAudit, type PositionAuditInput, type PositionAuditOutput } from '../audit/positionAuditTask.js';
 import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
 import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from '../publish/seriesBlocksTask.js';

@@ -20,7 +20,7 @@ import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } 
 import { type Block, coldBlocks, type DeflatedItems, putBlocks, type SeriesBuffer, seriesBuffer, sliceSeries, windowBlocks } from './seriesBuffers.js';
 import type { PositionContext } from '../positions/replayPosition.js';
 import { positionContext, walletOf } from './walletIndex.js';
-import type { PositionAuditInput, PositionAuditOutput } from '../audit/positionAudit.js';
+import type { PositionAuditInput, PositionAuditOutput } from '../audit/positionAuditTask.js';
 import type { ApyWindowProvenance } from '../audit/apyProvenance.js';
 import type { PointOptions } from '../positions/positionTimeseries.js';
 import { createAuditViews, type Include, type LotState } from './auditViews.js';
