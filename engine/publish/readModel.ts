@@ -234,6 +234,17 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     return latest && series ? { latest, series, key } : null;
   }
 
+  /** The index of the first vault strictly after the cursor key in (listed_at desc, vault_id asc) order; 0 without one. */
+  function vaultListFrom(list: readonly { vault_id: string }[], after: [number, string] | null): number {
+    if (after === null) return 0;
+    const [at, vaultId] = after;
+    const from = list.findIndex((d) => {
+      const l = listedAt(d.vault_id);
+      return l < at || (l === at && d.vault_id > vaultId);
+    });
+    return from < 0 ? list.length : from;
+  }
+
   /** The positions of a positions page (DESIGN §5.2: cursor over position_id), its next key and partial errors. */
   function positionsPage(wallet: string, { includeHidden, after, limit }: { includeHidden: boolean; after: number; limit: number }) {
     const its = positionItems();
@@ -283,16 +294,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
 
     vaultList({ includeHidden, after, limit }) {
       const list = includeHidden ? snapshot.vaultList.withHidden : snapshot.vaultList.visible;
-      let from = 0;
-      if (after !== null) {
-        const [at, vaultId] = after;
-        // first item strictly after the cursor key in (listed_at desc, vault_id asc) order
-        from = list.findIndex((d) => {
-          const l = listedAt(d.vault_id);
-          return l < at || (l === at && d.vault_id > vaultId);
-        });
-        if (from < 0) from = list.length;
-      } else if (limit === VAULT_LIST_LIMIT) {
+      const from = vaultListFrom(list, after);
+      if (after === null && limit === VAULT_LIST_LIMIT) {
         const page = snapshot.pages.get(includeHidden ? '/v1/vaults?include_hidden=true' : '/v1/vaults');
         if (page) return { page };
       }
@@ -509,15 +512,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
 
     vaultListWith({ includeHidden, after, limit }) {
       const list = includeHidden ? snapshot.vaultList.withHidden : snapshot.vaultList.visible;
-      let from = 0;
-      if (after !== null) {
-        const [at, vaultId] = after;
-        from = list.findIndex((d) => {
-          const l = listedAt(d.vault_id);
-          return l < at || (l === at && d.vault_id > vaultId);
-        });
-        if (from < 0) from = list.length;
-      }
+      const from = vaultListFrom(list, after);
       const slice = list.slice(from, from + limit);
       const last = slice.at(-1);
       const more = from + limit < list.length;
