@@ -76,7 +76,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'listVaults',
     tag: 'vaults',
     summary: 'List curated vaults',
-    description: 'Most-recent-first by listing time, ties by vault_id. Visible vaults; `include_hidden=true` adds hidden ones.',
+    description:
+      'Most-recent-first by listing time, ties by vault_id. Visible vaults; `include_hidden=true` adds hidden ones. `include=quality` adds `metrics.quality` and `metrics.stale_reason` to each vault.',
     pathParams: [],
     query: 'vaults.list',
     body: 'VaultListResponse',
@@ -128,7 +129,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getVaultTimeseries',
     tag: 'vaults',
     summary: 'Metric history',
-    description: 'Grid points carry the as-of snapshot (never an average). `start` after `end` is 422.',
+    description: 'Grid points carry the as-of snapshot (never an average). `start` after `end` is 422. `include=quality` adds `quality` to each point.',
     pathParams: ['vault_id'],
     query: 'vaults.timeseries',
     body: 'VaultTimeseriesResponse',

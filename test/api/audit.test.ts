@@ -247,6 +247,12 @@ describe('data quality (DESIGN §11.3)', () => {
     const withQuality = await walk(`${path}&include=quality`);
     expect(withQuality.map(({ quality: _, ...rest }) => rest)).toEqual(plain);
     for (const p of withQuality) expect(p.quality.snapshot_age_seconds).toBeGreaterThanOrEqual(0);
+    // hourly, a position point's instant is its snapshot's time: the vault point's flags exactly
+    const hourly = await walk(`/v1/users/${wallet}/positions/${vault_id}/timeseries?granularity=hour&limit=10000&include=quality`);
+    const vault = await walk(`/v1/vaults/${vault_id}/timeseries?granularity=hour&limit=10000&include=quality&start=${hourly[0].timestamp}`);
+    const byTime = new Map(vault.map((p) => [p.timestamp, p.quality]));
+    expect(hourly.length).toBeGreaterThan(24);
+    for (const p of hourly) expect(p.quality, p.timestamp).toEqual(byTime.get(p.timestamp));
   });
 });
 
