@@ -4,8 +4,9 @@
 // SQL alone with equal contents asserted, `vaultd serve` spawn → first 200 recomputing and then restoring its saved
 // snapshot (same ETag and refreshed_at), the server's RSS after a minute of mixed traffic,
 // and /v1/users/{w}/positions latency for random wallets at a fixed request rate (also while
-// the first start writes its snapshot files, as a serving writer does at every publish; and,
-// as its floor, bare uWebSockets.js answering the same bytes at the same rate); then the
+// the first start writes its snapshot files, as a serving writer does at every publish; with
+// include=returns, whose CPU per request is held to 1.2× the plain one's; and, as its floor,
+// bare uWebSockets.js answering the same bytes at the same rate); then the
 // scaling curve: build and `recompute --full` (wall, peak RSS) at each size of
 // VAULTD_SCALE_CURVE (vault counts, default 250,500,2000,4000; empty to skip), same wallets
 // per vault and days. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;
@@ -30,7 +31,16 @@ import type { SqlDerivedResult } from './scale/sqlDerived.js';
 import { cacheDir, ensureWorld, timedScript, timedVaultd, VAULTD, workingCopy, worldLabel, worldParams, type WorldParams } from './scale/world.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
-export const TARGETS = { recompute_s: 20, recompute_rss_gib: 3, restart_s: 3, serve_rss_gib: 2, positions_p99_ms: 2, over_sql: 3 };
+export const TARGETS = {
+  recompute_s: 20,
+  recompute_rss_gib: 3,
+  restart_s: 3,
+  serve_rss_gib: 2,
+  positions_p99_ms: 2,
+  over_sql: 3,
+  /** CPU per request of positions with include=returns over the plain positions' (issue #36) */
+  returns_cpu_ratio: 1.2,
+};
 
 const say = (line: string) => console.log(line);
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -241,12 +251,12 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
  * each request a random wallet of a sample: the server's latency without a node client's own
  * event loop in it. Null when wrk is unavailable.
  */
-async function fixedRateWrk(base: string, pid: number, wallets: string[], rate: number, seconds: number, dir: string) {
+async function fixedRateWrk(base: string, pid: number, wallets: string[], rate: number, seconds: number, dir: string, query = '') {
   const sample = Array.from({ length: Math.min(20_000, wallets.length) }, () => pick(wallets));
   return pacedWrk(
     base,
     pid,
-    sample.map((w) => `/v1/users/${w}/positions`),
+    sample.map((w) => `/v1/users/${w}/positions${query}`),
     rate,
     seconds,
     dir,
@@ -392,6 +402,9 @@ export async function run(): Promise<BenchOutput> {
     const positions = await fixedRate(warm.base, wallets, rate, rateS);
     say(`scale: the same with wrk as the client …`);
     const positionsWrk = await medianRound(() => fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir));
+    // the same with the returns of DESIGN §11.5 (made at publish: the request splices bytes)
+    say(`scale: positions with include=returns at ${rate} req/s (wrk) …`);
+    const returnsWrk = positionsWrk ? await medianRound(() => fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir, '?include=returns')) : null;
     const hwm = rssMib(warm.child.pid!, 'VmHWM');
     say(`scale: baseline: the same bytes from bare uWebSockets.js at ${rate} req/s …`);
     const positionsBare = positionsWrk ? await medianRound(() => bareUwsPositions(port, wallets, rate, rateS, dir)) : null;
@@ -424,6 +437,7 @@ export async function run(): Promise<BenchOutput> {
       positions,
       positions_wrk: positionsWrk,
       positions_bare_uws: positionsBare,
+      positions_returns_wrk: returnsWrk,
       positions_wrk_during_snapshot_write: duringWrite,
       curve,
     };
@@ -481,6 +495,17 @@ export async function run(): Promise<BenchOutput> {
                 value: `${positionsWrk.p50_ms} / ${positionsWrk.p99_ms} ms (p99s ${positionsWrk.rounds_p99_ms.join(', ')})`,
                 baseline: `${positionsWrk.req_per_s} req/s, ${positionsWrk.non_2xx_3xx} non-2xx, ${positionsWrk.server_cpu_us_per_req} µs CPU/req${positionsBare ? `; bare uWS, same bytes: ${positionsBare.p50_ms} / ${positionsBare.p99_ms} ms (p99s ${positionsBare.rounds_p99_ms.join(', ')}), ${positionsBare.server_cpu_us_per_req} µs CPU/req` : ''}`,
                 target: `p99 ≤ ${TARGETS.positions_p99_ms} ms`,
+              },
+            ]
+          : []),
+        ...(positionsWrk && returnsWrk
+          ? [
+              {
+                figure: `positions with include=returns at ${rate} req/s (wrk): p50 / p99, server CPU per request`,
+                value: `${returnsWrk.p50_ms} / ${returnsWrk.p99_ms} ms, ${returnsWrk.server_cpu_us_per_req} µs CPU/req`,
+                baseline: `without include: ${positionsWrk.server_cpu_us_per_req} µs CPU/req; ${returnsWrk.req_per_s} req/s, ${returnsWrk.non_2xx_3xx} non-2xx`,
+                ratio: Math.round((returnsWrk.server_cpu_us_per_req / positionsWrk.server_cpu_us_per_req) * 100) / 100,
+                target: `CPU ≤ ${TARGETS.returns_cpu_ratio}× the plain positions'`,
               },
             ]
           : []),

@@ -24,9 +24,26 @@ export interface PageOptions {
   next?: string;
 }
 
+/** Opt-in blocks of a route (DESIGN §11.1); sent as a comma-separated list, left out when empty. */
+export type Include<T extends string> = readonly T[];
+
+export type CostBasisMethod = NonNullable<Query<'getPosition'>['cost_basis_method']>;
+
 export interface VaultsOptions extends PageOptions, RequestOptions {
   /** add hidden vaults */
   includeHidden?: boolean;
+  /** `quality`: a data-quality block on each vault's metrics (DESIGN §11.3) */
+  include?: Include<'quality'>;
+}
+
+export interface VaultOptions extends RequestOptions {
+  /** `provenance`: how each APY was computed; `quality`: data-quality flags (DESIGN §11.2, §11.3) */
+  include?: Include<'provenance' | 'quality'>;
+}
+
+export interface ApyOptions extends RequestOptions {
+  /** the provenance as of this instant (Unix seconds, a Date or ISO 8601); default the latest snapshot */
+  at?: Instant | number;
 }
 
 export interface TimeseriesOptions extends PageOptions, RequestOptions {
@@ -34,6 +51,25 @@ export interface TimeseriesOptions extends PageOptions, RequestOptions {
   end?: Instant;
   granularity?: Query<'getVaultTimeseries'>['granularity'];
   order?: Query<'getVaultTimeseries'>['order'];
+  /** `quality`: data-quality flags on each point (DESIGN §11.3) */
+  include?: Include<'quality'>;
+}
+
+export interface PositionTimeseriesOptions extends TimeseriesOptions {
+  /** `average` (default, DESIGN §4.4) or `fifo` (§11.4) */
+  costBasisMethod?: CostBasisMethod;
+}
+
+export interface PositionOptions extends RequestOptions {
+  /** `average` (default, DESIGN §4.4) or `fifo` (§11.4) */
+  costBasisMethod?: CostBasisMethod;
+  /** `returns`: time- and money-weighted returns side by side (DESIGN §11.5) */
+  include?: Include<'returns'>;
+}
+
+export interface LotsOptions extends PageOptions, RequestOptions {
+  /** open lots, closed ones, or all (default) */
+  state?: Query<'listPositionLots'>['state'];
 }
 
 export interface TvlOptions extends RequestOptions {
@@ -41,7 +77,7 @@ export interface TvlOptions extends RequestOptions {
   includeBreakdown?: boolean;
 }
 
-export interface PositionsOptions extends PageOptions, RequestOptions {
+export interface PositionsOptions extends PageOptions, PositionOptions {
   /** add positions in hidden vaults */
   includeHidden?: boolean;
 }
@@ -84,7 +120,9 @@ export interface VaultdApiWithResponse {
   /** GET /v1/vaults/slug/{slug}: every deployment of a logical vault */
   vaultsBySlug(slug: string, options?: RequestOptions): Promise<Answer<Body<'listVaultsBySlug'>>>;
   /** GET /v1/vaults/{vault_id}: one deployment with its current metrics */
-  vault(vaultId: string, options?: RequestOptions): Promise<Answer<Body<'getVault'>>>;
+  vault(vaultId: string, options?: VaultOptions): Promise<Answer<Body<'getVault'>>>;
+  /** GET /v1/vaults/{vault_id}/apy: how each APY window was computed (provenance) */
+  apy(vaultId: string, options?: ApyOptions): Promise<Answer<Body<'getVaultApy'>>>;
   /** GET /v1/vaults/{vault_id}/definition: identity plus the family's fields */
   definition(vaultId: string, options?: RequestOptions): Promise<Answer<Body<'getVaultDefinition'>>>;
   /** GET /v1/vaults/{vault_id}/allocations */
@@ -98,9 +136,11 @@ export interface VaultdApiWithResponse {
   /** GET /v1/users/{wallet}/positions: one page of a wallet's open positions */
   positions(wallet: string, options?: PositionsOptions): Promise<Answer<Body<'listPositions'>>>;
   /** GET /v1/users/{wallet}/positions/{vault_id} */
-  position(wallet: string, vaultId: string, options?: RequestOptions): Promise<Answer<Body<'getPosition'>>>;
+  position(wallet: string, vaultId: string, options?: PositionOptions): Promise<Answer<Body<'getPosition'>>>;
   /** GET /v1/users/{wallet}/positions/{vault_id}/timeseries: one page of a position's history */
-  positionTimeseries(wallet: string, vaultId: string, options?: TimeseriesOptions): Promise<Answer<Body<'getPositionTimeseries'>>>;
+  positionTimeseries(wallet: string, vaultId: string, options?: PositionTimeseriesOptions): Promise<Answer<Body<'getPositionTimeseries'>>>;
+  /** GET /v1/users/{wallet}/positions/{vault_id}/lots: one page of the position's FIFO lots */
+  lots(wallet: string, vaultId: string, options?: LotsOptions): Promise<Answer<Body<'listPositionLots'>>>;
   /** GET /v1/users/{wallet}/activity: one page of the wallet's activity log */
   activity(wallet: string, options?: ActivityOptions): Promise<Answer<Body<'listActivity'>>>;
   /** GET /v1/prices: the flat price object (no envelope) */
@@ -119,7 +159,8 @@ export interface VaultdIterators {
   vaults(options?: VaultsOptions): AsyncGenerator<Row<'listVaults'>, void, undefined>;
   timeseries(vaultId: string, options?: TimeseriesOptions): AsyncGenerator<Row<'getVaultTimeseries'>, void, undefined>;
   positions(wallet: string, options?: PositionsOptions): AsyncGenerator<Row<'listPositions'>, void, undefined>;
-  positionTimeseries(wallet: string, vaultId: string, options?: TimeseriesOptions): AsyncGenerator<Row<'getPositionTimeseries'>, void, undefined>;
+  positionTimeseries(wallet: string, vaultId: string, options?: PositionTimeseriesOptions): AsyncGenerator<Row<'getPositionTimeseries'>, void, undefined>;
+  lots(wallet: string, vaultId: string, options?: LotsOptions): AsyncGenerator<Row<'listPositionLots'>, void, undefined>;
   activity(wallet: string, options?: ActivityOptions): AsyncGenerator<Row<'listActivity'>, void, undefined>;
 }
 
@@ -143,6 +184,8 @@ const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getVaultDefinition: '/v1/vaults/{vault_id}/definition',
   getVaultTimeseries: '/v1/vaults/{vault_id}/timeseries',
   getVaultAllocations: '/v1/vaults/{vault_id}/allocations',
+  getVaultApy: '/v1/vaults/{vault_id}/apy',
+  listPositionLots: '/v1/users/{wallet_address}/positions/{vault_id}/lots',
   listPositions: '/v1/users/{wallet_address}/positions',
   getPosition: '/v1/users/{wallet_address}/positions/{vault_id}',
   getPositionTimeseries: '/v1/users/{wallet_address}/positions/{vault_id}/timeseries',
@@ -156,6 +199,11 @@ const PATHS: { [O in Used]: Operations[O]['path'] } = {
 function instant(value: Instant | undefined): string | undefined {
   if (value === undefined) return undefined;
   return value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : value;
+}
+
+/** An include list as the wire has it; undefined (not sent) when empty. */
+function includeText(values: readonly string[] | undefined): string | undefined {
+  return values && values.length > 0 ? values.join(',') : undefined;
 }
 
 function request(options: RequestOptions | undefined): RequestOptions {
@@ -177,23 +225,34 @@ export function createClient(options: ClientOptions): VaultdClient {
     limit: o.limit,
     order: o.order,
     granularity: o.granularity,
+    include: includeText(o.include),
   });
 
   const withResponse: VaultdApiWithResponse = {
     health: (o) => call('getHealth', {}, {}, o),
     chains: (o) => call('listChainHealth', {}, {}, o),
-    vaults: (o = {}) => call('listVaults', {}, { next: o.next, limit: o.limit, include_hidden: o.includeHidden }, o),
+    vaults: (o = {}) => call('listVaults', {}, { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include) }, o),
     featured: (o) => call('listFeaturedVaults', {}, {}, o),
     vaultsBySlug: (slug, o) => call('listVaultsBySlug', { slug }, {}, o),
-    vault: (vault_id, o) => call('getVault', { vault_id }, {}, o),
+    vault: (vault_id, o = {}) => call('getVault', { vault_id }, { include: includeText(o.include) }, o),
+    apy: (vault_id, o = {}) => call('getVaultApy', { vault_id }, { at: typeof o.at === 'number' ? String(o.at) : instant(o.at) }, o),
     definition: (vault_id, o) => call('getVaultDefinition', { vault_id }, {}, o),
     allocations: (vault_id, o) => call('getVaultAllocations', { vault_id }, {}, o),
     timeseries: (vault_id, o) => call('getVaultTimeseries', { vault_id }, timeseriesQuery(o), o),
     strategies: (o) => call('listStrategies', {}, {}, o),
     tvl: (o = {}) => call('getTvl', {}, { include_breakdown: o.includeBreakdown }, o),
-    positions: (wallet_address, o = {}) => call('listPositions', { wallet_address }, { next: o.next, limit: o.limit, include_hidden: o.includeHidden }, o),
-    position: (wallet_address, vault_id, o) => call('getPosition', { wallet_address, vault_id }, {}, o),
-    positionTimeseries: (wallet_address, vault_id, o) => call('getPositionTimeseries', { wallet_address, vault_id }, timeseriesQuery(o), o),
+    positions: (wallet_address, o = {}) =>
+      call(
+        'listPositions',
+        { wallet_address },
+        { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include), cost_basis_method: o.costBasisMethod },
+        o,
+      ),
+    position: (wallet_address, vault_id, o = {}) =>
+      call('getPosition', { wallet_address, vault_id }, { include: includeText(o.include), cost_basis_method: o.costBasisMethod }, o),
+    positionTimeseries: (wallet_address, vault_id, o = {}) =>
+      call('getPositionTimeseries', { wallet_address, vault_id }, { ...timeseriesQuery(o), cost_basis_method: o.costBasisMethod }, o),
+    lots: (wallet_address, vault_id, o = {}) => call('listPositionLots', { wallet_address, vault_id }, { next: o.next, limit: o.limit, state: o.state }, o),
     activity: (wallet_address, o = {}) =>
       call('listActivity', { wallet_address }, { next: o.next, limit: o.limit, order: o.order, vault_id: o.vaultId, include_hidden: o.includeHidden }, o),
     price: (o) => call('getPrice', {}, { chain_id: o.chainId, address: o.address, at: instant(o.at) }, o),
@@ -231,6 +290,7 @@ export function createClient(options: ClientOptions): VaultdClient {
     timeseries: (id, o = {}) => pages((next) => api.timeseries(id, { ...o, next }), o.next),
     positions: (wallet, o = {}) => pages((next) => api.positions(wallet, { ...o, next }), o.next),
     positionTimeseries: (wallet, id, o = {}) => pages((next) => api.positionTimeseries(wallet, id, { ...o, next }), o.next),
+    lots: (wallet, id, o = {}) => pages((next) => api.lots(wallet, id, { ...o, next }), o.next),
     activity: (wallet, o = {}) => pages((next) => api.activity(wallet, { ...o, next }), o.next),
   };
 

@@ -3,10 +3,16 @@
 export { createClient } from './createClient.js';
 export type {
   ActivityOptions,
+  ApyOptions,
   ClientOptions,
+  CostBasisMethod,
+  Include,
   Instant,
+  LotsOptions,
   PageOptions,
+  PositionOptions,
   PositionsOptions,
+  PositionTimeseriesOptions,
   PriceOptions,
   PriceTimeseriesOptions,
   TimeseriesOptions,
@@ -15,6 +21,7 @@ export type {
   VaultdApiWithResponse,
   VaultdClient,
   VaultdIterators,
+  VaultOptions,
   VaultsOptions,
 } from './createClient.js';
 export type { Answer, FetchLike, RateLimit, RequestOptions, ResponseInfo, RetryOptions } from './transport.js';

@@ -42,6 +42,9 @@ export interface VaultMetrics {
   apy_30d: number | null;
   apy_90d: number | null;
   as_of: number | null;
+  apy_provenance?: ApyWindowProvenance[] | null;
+  quality?: PointQuality | null;
+  stale_reason?: 'fresh' | 'chain_lag' | 'never_read' | 'unpriced';
 }
 
 export interface VaultDetail {
@@ -66,6 +69,7 @@ export interface VaultTimeseriesPoint {
   apy_7d: number | null;
   apy_30d: number | null;
   apy_90d: number | null;
+  quality?: PointQuality;
 }
 
 export interface AeraV3Definition {
@@ -177,6 +181,7 @@ export interface PositionMetrics {
   pending_redeem_shares: string;
   pnl: Pnl;
   roi_pct: RoiPct;
+  quality?: PointQuality;
 }
 
 export interface Position {
@@ -184,6 +189,7 @@ export interface Position {
   wallet_address: string;
   numeraire_token: TokenRef | null;
   metrics: PositionMetrics;
+  returns?: PositionReturns;
 }
 
 export interface PositionTimeseriesPoint {
@@ -194,6 +200,106 @@ export interface PositionTimeseriesPoint {
   cost_basis: AmountPair;
   pnl: Pnl;
   roi_pct: RoiPct;
+  quality?: PointQuality;
+}
+
+export interface ProvenanceSnapshot {
+  /** RFC 3339 date-time (UTC) */
+  timestamp: string;
+  block_number: number | null;
+  unit_price: string;
+}
+
+export interface ApyWindowProvenance {
+  window: '7d' | '30d' | '90d';
+  days: 7 | 30 | 90;
+  apy: number | null;
+  method: 'compound';
+  start: ProvenanceSnapshot | null;
+  end: ProvenanceSnapshot;
+  elapsed_seconds: number | null;
+  points: number | null;
+  reason: 'warming_up' | 'non_positive_price' | null;
+}
+
+export interface VaultApy {
+  vault_id: string;
+  /** RFC 3339 date-time (UTC) */
+  at: string;
+  windows: ApyWindowProvenance[];
+}
+
+export interface PointQuality {
+  flags: ('carried' | 'stale_snapshot' | 'unpriced' | 'stale_price' | 'jump' | 'warming_up')[];
+  snapshot_age_seconds: number;
+  price_age_seconds: number | null;
+}
+
+export interface PositionReturns {
+  twr_pct: {
+    native: number | null;
+    usd: number | null;
+  };
+  twr_annualized_pct: {
+    native: number | null;
+    usd: number | null;
+  };
+  mwr_annualized_pct: {
+    native: number | null;
+    usd: number | null;
+  };
+  net_invested: AmountPair;
+  period: {
+    /** RFC 3339 date-time (UTC) */
+    start: string | null;
+    /** RFC 3339 date-time (UTC) */
+    end: string;
+    days: number | null;
+  };
+}
+
+export interface Lot {
+  lot_id: string;
+  acquired: {
+    type: 'deposit' | 'transfer_in';
+    /** RFC 3339 date-time (UTC) */
+    timestamp: string;
+    block_number: number;
+    tx_hash: string;
+    log_index: number;
+  };
+  shares_acquired: string;
+  shares_open: string;
+  cost: {
+    native: string;
+    usd: string | null;
+  };
+  cost_open: {
+    native: string;
+    usd: string | null;
+  };
+  unit_cost: {
+    native: string;
+    usd: string | null;
+  };
+  disposals: ({
+    /** RFC 3339 date-time (UTC) */
+    timestamp: string;
+    tx_hash: string;
+    shares: string;
+    proceeds: {
+      native: string;
+      usd: string | null;
+    };
+    cost: {
+      native: string;
+      usd: string | null;
+    };
+    realized: {
+      native: string;
+      usd: string | null;
+    };
+  })[];
 }
 
 export interface ActivityRow {
@@ -503,6 +609,16 @@ export interface PriceTimeseriesResponse {
 
 export type ChainHealthList = ChainHealth[];
 
+export interface VaultApyResponse {
+  data: VaultApy;
+  meta: ItemMeta;
+}
+
+export interface LotListResponse {
+  data: Lot[];
+  meta: ListMeta;
+}
+
 /** Every operation of the document: its path, parameters and 200 body. */
 export interface Operations {
   /** Liveness: version and uptime */
@@ -556,6 +672,8 @@ export interface Operations {
       limit?: number;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
+      /** Must not name a value twice. */
+      include?: string;
       /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
@@ -588,7 +706,12 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
       vault_id: string;
     };
-    query: {};
+    query: {
+      /** Must not name a value twice. */
+      include?: string;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
+    };
     response: VaultResponse;
   };
   /** Identity merged with the per-family definition fields */
@@ -622,10 +745,26 @@ export interface Operations {
       order?: 'asc' | 'desc';
       /** Default "day". */
       granularity?: 'hour' | 'day' | 'week' | 'month';
+      /** Must not name a value twice. */
+      include?: string;
       /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: VaultTimeseriesResponse;
+  };
+  /** How each APY window was computed (provenance) */
+  getVaultApy: {
+    method: 'GET';
+    path: '/v1/vaults/{vault_id}/apy';
+    pathParams: {
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      vault_id: string;
+    };
+    query: {
+      /** Must be Unix seconds or an ISO 8601 date or date-time, e.g. 1767225600 or 2026-01-01. */
+      at?: string;
+    };
+    response: VaultApyResponse;
   };
   /** Current allocations */
   getVaultAllocations: {
@@ -652,6 +791,10 @@ export interface Operations {
       limit?: number;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
+      /** Must not name a value twice. */
+      include?: string;
+      /** Default "average". */
+      cost_basis_method?: 'average' | 'fifo';
       /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
@@ -667,7 +810,14 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
       vault_id: string;
     };
-    query: {};
+    query: {
+      /** Must not name a value twice. */
+      include?: string;
+      /** Default "average". */
+      cost_basis_method?: 'average' | 'fifo';
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
+    };
     response: PositionResponse;
   };
   /** Position history */
@@ -692,10 +842,33 @@ export interface Operations {
       order?: 'asc' | 'desc';
       /** Default "day". */
       granularity?: 'hour' | 'day' | 'week' | 'month';
+      /** Must not name a value twice. */
+      include?: string;
+      /** Default "average". */
+      cost_basis_method?: 'average' | 'fifo';
       /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: PositionTimeseriesResponse;
+  };
+  /** FIFO lots of a position, in acquisition order */
+  listPositionLots: {
+    method: 'GET';
+    path: '/v1/users/{wallet_address}/positions/{vault_id}/lots';
+    pathParams: {
+      /** An EVM wallet address, matched case-insensitively. */
+      wallet_address: string;
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      vault_id: string;
+    };
+    query: {
+      next?: string;
+      /** 1 to 1000. Default 100. */
+      limit?: number;
+      /** Default "all". */
+      state?: 'open' | 'closed' | 'all';
+    };
+    response: LotListResponse;
   };
   /** One page of the wallet's immutable activity log */
   listActivity: {

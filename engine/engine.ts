@@ -302,7 +302,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
     const s = w.series.get(r.vault_id);
     if (!s || (s.length > 0 && r.ts <= s.ts[s.length - 1]!)) continue;
     if (!from.has(s)) from.set(s, s.length);
-    appendSnapshot(s, { ts: r.ts, total_assets: r.total_assets, total_supply: r.total_supply, unit_price: r.unit_price });
+    appendSnapshot(s, { ts: r.ts, block_number: r.block_number, total_assets: r.total_assets, total_supply: r.total_supply, unit_price: r.unit_price });
   }
 
   const before = w.events.length;

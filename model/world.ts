@@ -11,6 +11,8 @@ export interface PositionItemsRef {
   offsets: Int32Array;
   flags: Uint8Array;
   skipped: Map<number, { rows: number; message: string }>;
+  /** each open position's `returns` JSON (DESIGN §11.5), laid out as `json`/`offsets`; null when not computed */
+  returns: { json: Uint8Array; offsets: Int32Array } | null;
 }
 import type { I128Array } from './int128.js';
 
@@ -24,6 +26,8 @@ export interface VaultSeries {
   length: number;
   /** Unix seconds, strictly ascending, on the hour */
   ts: Float64Array;
+  /** the block each snapshot was read at (APY provenance, DESIGN §11.2); NaN where unknown */
+  block: Float64Array;
   /** base units of the numeraire */
   total_assets: I128Array;
   /** 18-decimal share base units */

@@ -61,6 +61,9 @@ describe('the document', () => {
       '/v1/strategies',
       '/v1/prices',
       '/v1/prices/timeseries',
+      // wave 3 (DESIGN §11.2, §11.4)
+      '/v1/vaults/{vault_id}/apy',
+      '/v1/users/{wallet_address}/positions/{vault_id}/lots',
     ];
     expect(Object.keys(doc().paths).sort()).toEqual([...seedPaths].sort());
     for (const path of seedPaths) {
@@ -140,8 +143,10 @@ describe('parameters', () => {
     }
   });
 
-  test('the position timeseries takes the vault timeseries parameters', () => {
-    expect(get('/v1/users/{wallet_address}/positions/{vault_id}/timeseries').parameters.slice(2)).toEqual(queryParameters('vaults.timeseries'));
+  test('the position timeseries takes the vault timeseries parameters, and the cost-basis method', () => {
+    const params = get('/v1/users/{wallet_address}/positions/{vault_id}/timeseries').parameters.slice(2) as Json[];
+    expect(params.slice(0, -1)).toEqual(queryParameters('vaults.timeseries'));
+    expect(params.at(-1)).toMatchObject({ name: 'cost_basis_method', required: false, schema: { enum: ['average', 'fifo'], default: 'average' } });
   });
 
   test('include_sources is deprecated, include_breakdown is not', () => {

@@ -88,33 +88,101 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T, messag
 const string = (message?: string) => leaf(v.string(message), (s) => s);
 const address = leaf(v.pipe(string('is required'), v.regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address')), (s) => (ADDRESS.test(s) ? s : FAIL));
 
+/** Unix seconds (digits) or an ISO 8601 date or date-time (DESIGN §11.2 `at`). */
+const UNIX_SECONDS = /^\d{1,12}$/;
+const instantOrUnix = leaf(
+  v.pipe(
+    v.string(),
+    v.check((s) => UNIX_SECONDS.test(s) || parseInstant(s) !== null, 'must be Unix seconds or an ISO 8601 date or date-time, e.g. 1767225600 or 2026-01-01'),
+    v.transform((s) => (UNIX_SECONDS.test(s) ? Number(s) : parseInstant(s)!)),
+  ),
+  (s) => (UNIX_SECONDS.test(s) ? Number(s) : (parseInstant(s) ?? FAIL)),
+);
+
+/** What `include` asks for (DESIGN §11.1); every flag false is the plain answer. */
+export interface Include {
+  provenance: boolean;
+  quality: boolean;
+  returns: boolean;
+}
+export const NO_INCLUDE: Include = Object.freeze({ provenance: false, quality: false, returns: false });
+/** Whether `include` asks for anything (an absent or empty one does not: the answer is the plain one). */
+export const includes = (inc: Include | undefined): inc is Include => inc !== undefined && (inc.provenance || inc.quality || inc.returns);
+/** The canonical text of an include (ETag seeds): its values in a fixed order. */
+export const includeKey = (inc: Include): string => `${inc.provenance ? 'provenance,' : ''}${inc.quality ? 'quality,' : ''}${inc.returns ? 'returns' : ''}`;
+
+/**
+ * `include`: a comma-separated list of the route's opt-in blocks (DESIGN §11.1); empty means
+ * none. An unknown or repeated value is a 422.
+ */
+function includeOf<const T extends readonly (keyof Include)[]>(allowed: T) {
+  const one = `(?:${allowed.join('|')})`;
+  const pattern = new RegExp(`^(?:${one}(?:,${one})*)?$`);
+  const message = `must be a comma-separated list of ${allowed.join(', ')}`;
+  const unique = (s: string) => {
+    const parts = s === '' ? [] : s.split(',');
+    return new Set(parts).size === parts.length;
+  };
+  const toInclude = (s: string): Include => {
+    const parts = s === '' ? [] : s.split(',');
+    return Object.freeze({ provenance: parts.includes('provenance'), quality: parts.includes('quality'), returns: parts.includes('returns') });
+  };
+  return leaf(v.pipe(v.string(), v.regex(pattern, message), v.check(unique, 'must not name a value twice'), v.transform(toInclude)), (s) =>
+    pattern.test(s) && unique(s) ? toInclude(s) : FAIL,
+  );
+}
+
+const costBasisMethod = oneOf(['average', 'fifo'], 'must be average or fifo');
+
 const order = oneOf(['asc', 'desc'], 'must be asc or desc');
 const cursor = leaf(v.pipe(v.string(), v.minLength(1, 'must be a cursor from meta.next_cursor')), (s) => (s.length >= 1 ? s : FAIL));
 const granularity = oneOf(['hour', 'day', 'week', 'month'], 'must be one of hour, day, week, month');
+
+const WINDOW = {
+  start: v.optional(instant),
+  end: v.optional(instant),
+  next: v.optional(cursor),
+  limit: v.optional(intIn(1, 10000), '1000'),
+  order: v.optional(order, 'asc'),
+  granularity: v.optional(granularity, 'day'),
+};
 
 export const QUERY_SCHEMAS = {
   'vaults.list': v.object({
     next: v.optional(cursor),
     limit: v.optional(intIn(1, 1000), '1000'),
     include_hidden: v.optional(bool, 'false'),
+    include: v.optional(includeOf(['quality'])),
     as_of: v.optional(instant),
   }),
   /** routes whose only parameter is as_of (DESIGN §11.6) */
   as_of: v.object({ as_of: v.optional(instant) }),
-  'vaults.timeseries': v.object({
-    start: v.optional(instant),
-    end: v.optional(instant),
-    next: v.optional(cursor),
-    limit: v.optional(intIn(1, 10000), '1000'),
-    order: v.optional(order, 'asc'),
-    granularity: v.optional(granularity, 'day'),
-    as_of: v.optional(instant),
-  }),
+  'vaults.get': v.object({ include: v.optional(includeOf(['provenance', 'quality'])), as_of: v.optional(instant) }),
+  'vaults.apy': v.object({ at: v.optional(instantOrUnix) }),
+  'vaults.timeseries': v.object({ ...WINDOW, include: v.optional(includeOf(['quality'])), as_of: v.optional(instant) }),
   'users.positions': v.object({
     next: v.optional(cursor),
     limit: v.optional(intIn(1, 500), '100'),
     include_hidden: v.optional(bool, 'false'),
+    include: v.optional(includeOf(['returns'])),
+    cost_basis_method: v.optional(costBasisMethod, 'average'),
     as_of: v.optional(instant),
+  }),
+  'users.position': v.object({
+    include: v.optional(includeOf(['returns'])),
+    cost_basis_method: v.optional(costBasisMethod, 'average'),
+    as_of: v.optional(instant),
+  }),
+  'users.position.timeseries': v.object({
+    ...WINDOW,
+    include: v.optional(includeOf(['quality'])),
+    cost_basis_method: v.optional(costBasisMethod, 'average'),
+    as_of: v.optional(instant),
+  }),
+  'users.position.lots': v.object({
+    next: v.optional(cursor),
+    limit: v.optional(intIn(1, 1000), '100'),
+    state: v.optional(oneOf(['open', 'closed', 'all'], 'must be one of open, closed, all'), 'all'),
   }),
   'users.activity': v.object({
     next: v.optional(cursor),

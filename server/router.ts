@@ -14,9 +14,11 @@ export type RouteName =
   | 'vaults.definition'
   | 'vaults.timeseries'
   | 'vaults.allocations'
+  | 'vaults.apy'
   | 'users.positions'
   | 'users.position'
   | 'users.position.timeseries'
+  | 'users.position.lots'
   | 'users.activity'
   | 'tvl'
   | 'strategies'
@@ -83,7 +85,9 @@ export function matchRoute(path: string): RouteMatch | null {
     const vault_id = seg[0]!;
     if (seg.length === 1) return { name: 'vaults.get', params: { vault_id } };
     if (seg.length === 2) {
-      const sub = ({ definition: 'vaults.definition', timeseries: 'vaults.timeseries', allocations: 'vaults.allocations' } as const)[seg[1] as 'definition'];
+      const sub = ({ definition: 'vaults.definition', timeseries: 'vaults.timeseries', allocations: 'vaults.allocations', apy: 'vaults.apy' } as const)[
+        seg[1] as 'definition'
+      ];
       if (sub) return { name: sub, params: { vault_id } };
     }
     return null;
@@ -96,5 +100,6 @@ export function matchRoute(path: string): RouteMatch | null {
   if (seg.length === 4 && seg[1] === 'positions' && seg[3] === 'timeseries') {
     return { name: 'users.position.timeseries', params: { wallet_address, vault_id: seg[2]! } };
   }
+  if (seg.length === 4 && seg[1] === 'positions' && seg[3] === 'lots') return { name: 'users.position.lots', params: { wallet_address, vault_id: seg[2]! } };
   return null;
 }

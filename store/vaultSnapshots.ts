@@ -43,12 +43,12 @@ export function snapshotBlockLayout(store: Store, blockBits: number): Promise<Sn
   );
 }
 
-const COLUMNS = 'epoch(ts) AS ts, total_assets, total_supply, coalesce(unit_price, 0::HUGEINT) AS unit_price';
+const COLUMNS = 'epoch(ts) AS ts, total_assets, total_supply, coalesce(unit_price, 0::HUGEINT) AS unit_price, block_number::DOUBLE AS block';
 
 /**
  * The rows in table order — all of them, or those with rowid in `span` — as chunks of the
  * columns (0) `rowid` BIGINT, (1) `ts` DOUBLE (unix s), (2) `total_assets`, (3) `total_supply`,
- * (4) `unit_price` HUGEINT (0 where none is published).
+ * (4) `unit_price` HUGEINT (0 where none is published), (5) `block` DOUBLE (the block number).
  */
 export function streamSnapshotsByRowid(store: Store, span: readonly [number, number] | null, onChunk: OnChunk, signal?: AbortSignal): Promise<void> {
   const where = span ? ` WHERE rowid BETWEEN ${Number(span[0])} AND ${Number(span[1])}` : '';
@@ -58,7 +58,7 @@ export function streamSnapshotsByRowid(store: Store, span: readonly [number, num
 /**
  * The rows of `vaults` with rowid in any of `ranges`, in no order, as chunks of the columns
  * (0) `k` DOUBLE — the vault's index in `vaults` —, (1) `rowid` BIGINT, (2) `ts` DOUBLE,
- * (3) `total_assets`, (4) `total_supply`, (5) `unit_price` HUGEINT.
+ * (3) `total_assets`, (4) `total_supply`, (5) `unit_price` HUGEINT, (6) `block` DOUBLE.
  */
 export function streamSnapshotsOfRanges(
   store: Store,
@@ -70,7 +70,7 @@ export function streamSnapshotsOfRanges(
   const values = vaults.map((v, k) => `('${v.vault_id.replaceAll("'", "''")}', ${k})`).join(', ');
   const where = ranges.map(([a, b]) => `s.rowid BETWEEN ${Number(a)} AND ${Number(b)}`).join(' OR ');
   const sql = `WITH idx(vault_id, k) AS (VALUES ${values})
-    SELECT idx.k::DOUBLE AS k, s.rowid, epoch(s.ts) AS ts, s.total_assets, s.total_supply, coalesce(s.unit_price, 0::HUGEINT) AS unit_price
+    SELECT idx.k::DOUBLE AS k, s.rowid, epoch(s.ts) AS ts, s.total_assets, s.total_supply, coalesce(s.unit_price, 0::HUGEINT) AS unit_price, s.block_number::DOUBLE AS block
     FROM vault_snapshots s JOIN idx ON s.vault_id = idx.vault_id WHERE ${where}`;
   return forEachChunk(store, 'series.load.mixed', sql, onChunk, undefined, signal);
 }

@@ -13,12 +13,16 @@ import { tempDir } from './helpers/common.js';
 const NOW = '2026-06-01T00:00:00Z';
 let dir: string;
 let db: string;
+let wallet: string;
 
 beforeAll(() => {
   dir = tempDir();
   db = join(dir, 'world.duckdb');
   const r = vaultd(['demo', '--db', db, '--seed', '7', '--now', NOW, '--wallets', '50', '--days', '30']);
   expect(r.status, r.stderr).toBe(0);
+  const w = vaultd(['wallets', '--db', db, '--limit', '1']);
+  expect(w.status, w.stderr).toBe(0);
+  wallet = w.stdout.trim();
 });
 afterAll(() => {});
 
@@ -38,7 +42,16 @@ async function serveOnce(): Promise<Run> {
     const vaults = (await (await fetch(`${base}/v1/vaults`)).json()) as { data: { vault_id: string }[] };
     const v = vaults.data[0]!.vault_id;
     const answers: Run['answers'] = {};
-    for (const path of ['/v1/vaults', `/v1/vaults/${v}`, `/v1/vaults/${v}/timeseries?granularity=hour&limit=500`, '/v1/tvl']) {
+    const paths = [
+      '/v1/vaults',
+      `/v1/vaults/${v}`,
+      `/v1/vaults/${v}/timeseries?granularity=hour&limit=500`,
+      '/v1/tvl',
+      // what snapshot files keep beyond the plain answers: snapshots' blocks, positions' returns (DESIGN §11)
+      `/v1/vaults/${v}/apy`,
+      `/v1/users/${wallet}/positions?include=returns`,
+    ];
+    for (const path of paths) {
       const res = await fetch(`${base}${path}`, { headers: { 'x-request-id': 'same' } });
       expect(res.status).toBe(200);
       const body = await res.text();
@@ -59,6 +72,7 @@ describe('restart without recompute', () => {
     const first = await serveOnce();
     expect(first.log).toMatch(/"msg":"recomputed"/);
     expect(first.log).not.toMatch(/serving the saved snapshot/);
+    expect(first.answers[`/v1/users/${wallet}/positions?include=returns`]!.body).toContain('"twr_pct"');
 
     const second = await serveOnce();
     expect(second.log).toMatch(/serving the saved snapshot \(inputs unchanged\)/);

@@ -117,7 +117,11 @@ async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?:
   const secret = Buffer.from(await access(cursorSecret), 'base64url');
   let served: ReadModel | null = null;
   engine.subscribe((snapshot) => {
-    served = createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) });
+    served = createReadModel(snapshot, {
+      positionWindow: (task) => pool.positionWindow(task),
+      seriesBlocks: (task) => pool.seriesBlocks(task),
+      positionAudit: (task) => pool.positionAudit(task),
+    });
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.

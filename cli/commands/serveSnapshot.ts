@@ -67,7 +67,11 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
         const loaded = await readSnapshotDir(dir, m);
         const snapshot = buildSnapshot(loaded.world, { generation: m.generation, now: m.refreshed_at_s });
         generations.publish(
-          createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) }),
+          createReadModel(snapshot, {
+            positionWindow: (task) => pool.positionWindow(task),
+            seriesBlocks: (task) => pool.seriesBlocks(task),
+            positionAudit: (task) => pool.positionAudit(task),
+          }),
         );
         common.logger.info({ dir, generation: m.generation, ms: Math.round(performance.now() - t0) }, 'serving a published snapshot');
       } catch (err) {

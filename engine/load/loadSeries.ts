@@ -76,6 +76,7 @@ interface Target {
   /** rowid of each mixed row, in slot order (only for ordering and duplicates) */
   mixedRowids: number[];
   tsBytes: Uint8Array;
+  blockBytes: Uint8Array;
   assets: Uint8Array;
   supply: Uint8Array;
   published: Uint8Array | null;
@@ -115,6 +116,7 @@ export async function loadVaultSeries(store: Store, vaults: readonly VaultSeries
       cursor: positional[k]!,
       mixedRowids: [],
       tsBytes: bytesOf(series.ts),
+      blockBytes: bytesOf(series.block),
       assets: bytesOf(series.total_assets.words),
       supply: bytesOf(series.total_supply.words),
       // only Aera vaults read it: elsewhere its pages are never touched
@@ -223,13 +225,15 @@ async function readPositional(store: Store, segments: Segment[], tableRows: numb
       const assets = hugeintBytes(chunk.getColumnVector(2));
       const supply = hugeintBytes(chunk.getColumnVector(3));
       const price = hugeintBytes(chunk.getColumnVector(4));
+      const blockItems = float64Items(chunk.getColumnVector(5));
+      const block = new Uint8Array(blockItems.buffer, blockItems.byteOffset, n * 8);
       const r0 = Number(rowids[0]!);
       if (Number(rowids[n - 1]!) - r0 !== n - 1) {
         // not one run of rowids (never seen for a plain scan): place row by row
-        for (let k = 0; k < n; k++) copyRun(segments, targets, Number(rowids[k]!), k, 1, ts, assets, supply, price);
+        for (let k = 0; k < n; k++) copyRun(segments, targets, Number(rowids[k]!), k, 1, ts, assets, supply, price, block);
         return;
       }
-      copyRun(segments, targets, r0, 0, n, ts, assets, supply, price);
+      copyRun(segments, targets, r0, 0, n, ts, assets, supply, price, block);
     },
     signal,
   );
@@ -246,6 +250,7 @@ function copyRun(
   assets: Uint8Array,
   supply: Uint8Array,
   price: Uint8Array,
+  block: Uint8Array,
 ): void {
   let p = firstSegmentEndingAtOrAfter(segments, r);
   const end = k + count;
@@ -262,6 +267,7 @@ function copyRun(
     const t = targets[s.vault]!;
     const d = s.dest + (r - s.lo);
     t.tsBytes.set(ts.subarray(8 * k, 8 * (k + m)), 8 * d);
+    t.blockBytes.set(block.subarray(8 * k, 8 * (k + m)), 8 * d);
     t.assets.set(assets.subarray(16 * k, 16 * (k + m)), 16 * d);
     t.supply.set(supply.subarray(16 * k, 16 * (k + m)), 16 * d);
     t.published?.set(price.subarray(16 * k, 16 * (k + m)), 16 * d);
@@ -297,10 +303,12 @@ async function readMixed(store: Store, vaults: readonly VaultSeriesMeta[], range
       const assets = hugeintBytes(chunk.getColumnVector(3));
       const supply = hugeintBytes(chunk.getColumnVector(4));
       const price = hugeintBytes(chunk.getColumnVector(5));
+      const blocks = float64Items(chunk.getColumnVector(6));
       for (let j = 0; j < n; j++) {
         const t = targets[ks[j]!]!;
         const d = t.cursor++;
         t.series.ts[d] = tsItems[j]!;
+        t.series.block[d] = blocks[j]!;
         t.assets.set(assets.subarray(16 * j, 16 * j + 16), 16 * d);
         t.supply.set(supply.subarray(16 * j, 16 * j + 16), 16 * d);
         t.published?.set(price.subarray(16 * j, 16 * j + 16), 16 * d);
@@ -347,9 +355,11 @@ function normalize(t: Target, segments: Segment[]): void {
   const order: number[] = [];
   for (const i of keep) if (order.length === 0 || ts[order[order.length - 1]!]! !== ts[i]!) order.push(i);
   const srcTs = ts.slice(0, n);
+  const srcBlock = s.block.slice(0, n);
   const cols = [s.total_assets.words, s.total_supply.words, s.published_price.words].map((w) => ({ w, src: w.slice(0, 2 * n) }));
   order.forEach((i, k) => {
     ts[k] = srcTs[i]!;
+    s.block[k] = srcBlock[i]!;
     for (const c of cols) {
       c.w[2 * k] = c.src[2 * i]!;
       c.w[2 * k + 1] = c.src[2 * i + 1]!;

@@ -6,6 +6,8 @@ import { apyAt } from '../series/apyWindows.js';
 import { usdIndexAt } from '../series/asOf.js';
 import { usdE18 } from '../positions/usdPriceCache.js';
 import { usdString, usdUnits } from './usdValue.js';
+import type { ApyWindowProvenance } from '../audit/apyProvenance.js';
+import type { PointQuality, StaleReason } from '../audit/pointQuality.js';
 
 export interface AmountPair {
   native: string;
@@ -23,6 +25,8 @@ export interface VaultPointValues {
 
 export interface VaultTimeseriesPoint extends VaultPointValues {
   timestamp: string;
+  /** with include=quality (DESIGN §11.3) */
+  quality?: PointQuality;
 }
 
 /** Current metrics; a vault never read yet has every value null (unknown, not zero). */
@@ -34,6 +38,10 @@ export interface VaultMetrics {
   apy_30d: number | null;
   apy_90d: number | null;
   as_of: number | null;
+  /** opt-in blocks (DESIGN §11.2, §11.3): never in the published metrics, added per request */
+  apy_provenance?: ApyWindowProvenance[] | null;
+  quality?: PointQuality | null;
+  stale_reason?: StaleReason;
 }
 
 const apy = (x: number): number | null => (Number.isFinite(x) ? x : null);

@@ -12,6 +12,7 @@ import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import { BINARY_BUILD } from '../../common/runtime.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
+import { computePositionAudit, type PositionAuditInput, type PositionAuditOutput } from '../audit/positionAuditTask.js';
 import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
 import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from '../publish/seriesBlocksTask.js';
@@ -27,6 +28,8 @@ export interface ComputePool {
   positionWindow(task: PositionWindowInput): Promise<PositionWindowOutput>;
   /** blocks of a vault's serialized series (engine/publish/seriesBlocksTask.ts) */
   seriesBlocks(task: SeriesBlocksInput): Promise<SeriesBlocksOutput>;
+  /** one position's FIFO item, lots or returns (engine/audit/positionAuditTask.ts) */
+  positionAudit(task: PositionAuditInput): Promise<PositionAuditOutput>;
   close(): Promise<void>;
 }
 
@@ -80,6 +83,7 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
     positions: (task) => submit(task) as Promise<PositionsOutput>,
     positionWindow: (task) => submit(task) as Promise<PositionWindowOutput>,
     seriesBlocks: (task) => submit(task) as Promise<SeriesBlocksOutput>,
+    positionAudit: (task) => submit(task) as Promise<PositionAuditOutput>,
     async close() {
       if (closed) return;
       closed = true;
@@ -99,6 +103,7 @@ export function createInThreadPool(): ComputePool {
     positions: async (task) => computePositions(task),
     positionWindow: async (task) => computePositionWindow(task),
     seriesBlocks: async (task) => computeSeriesBlocks(task),
+    positionAudit: async (task) => computePositionAudit(task),
     close: async () => undefined,
   };
 }

@@ -15,6 +15,7 @@ export interface SeriesJob {
   /** recompute points i ≥ from */
   from: number;
   ts: Float64Array;
+  block: Float64Array;
   total_assets: BigUint64Array;
   total_supply: BigUint64Array;
   published_price: BigUint64Array;
@@ -44,6 +45,7 @@ export function toJob(series: VaultSeries, from = 0): SeriesJob {
     length: series.length,
     from,
     ts: series.ts,
+    block: series.block,
     total_assets: series.total_assets.words,
     total_supply: series.total_supply.words,
     published_price: series.published_price.words,
@@ -63,6 +65,7 @@ export function fromJob(job: SeriesJob): VaultSeries {
     publishes_unit_price: job.publishes_unit_price,
     length: job.length,
     ts: job.ts,
+    block: job.block,
     total_assets: I128Array.from(job.total_assets),
     total_supply: I128Array.from(job.total_supply),
     published_price: I128Array.from(job.published_price),

@@ -12,7 +12,9 @@ import type { SeriesJob } from '../pool/seriesTask.js';
 import { fromJob, toJob } from '../pool/seriesTask.js';
 import { isHourlyContiguous, primeHourlyContiguous } from './fastAsOf.js';
 import { positionColumns, positionMetrics, positionNow } from './positionMetrics.js';
-import { isPositionOpen, replayPosition, type PositionContext } from './replayPosition.js';
+import { isPositionOpen, replayPosition, type PositionContext, type PositionState } from './replayPosition.js';
+import { createAuditor } from '../audit/auditReplay.js';
+import { positionReturns } from '../audit/positionAudit.js';
 import { primeUsdTable, usdTable, type UsdTable } from './usdPriceCache.js';
 import { priceKey, type PositionItemsRef } from '../../model/world.js';
 
@@ -34,6 +36,12 @@ export interface PositionItems extends PositionItemsRef {
   skipped: Map<number, { rows: number; message: string }>;
   /** the positions table's columns, when asked for (a recompute writes them; not saved in files) */
   rows?: PositionRow[] | null;
+}
+
+/** Each open position's `returns` JSON, concatenated as the items are (empty for the others). */
+export interface ReturnsBytes {
+  json: Uint8Array;
+  offsets: Int32Array;
 }
 
 /** The positions table's columns per position (a recompute writes them; null for unvalued ones). */
@@ -83,6 +91,8 @@ export interface PositionsOutput {
   offsets: Int32Array;
   flags: Uint8Array;
   skipped: [number, { rows: number; message: string }][];
+  /** each open position's `returns` JSON (DESIGN §11.5; with the items' JSON only) */
+  returns: ReturnsBytes | null;
   /**
    * The table's columns, packed (one string crosses back from a worker, not seven per
    * position): a line per position of `list`, empty for an unvalued one, else its columns
@@ -214,6 +224,10 @@ export function computePositions(input: PositionsInput): PositionsOutput {
   const skipped: [number, { rows: number; message: string }][] = [];
   const rows: string[] | null = input.table ? new Array<string>(n).fill('') : null;
   const { posWallet, posVault, rowStart, rows: idx } = input.index;
+  // returns (DESIGN §11.5) are served beside the items, so they are made with them
+  const returnsParts: string[] | null = input.json ? new Array<string>(n).fill('') : null;
+  const returnsOffsets = input.json ? new Int32Array(n + 1) : null;
+  let returnsBytes = 0;
   let bytes = 0;
   for (let k = 0; k < n; k++) {
     const p = input.list[k]!;
@@ -229,7 +243,15 @@ export function computePositions(input: PositionsInput): PositionsOutput {
       const now = ctx ? positionNow(ctx) : null;
       if (ctx && now !== null) {
         f |= VALUED;
-        const st = replayPosition({ table, idx, from: rowStart[p]!, to: input.ends ? input.ends[k]! : rowStart[p + 1]! }, ctx);
+        const to = input.ends ? input.ends[k]! : rowStart[p + 1]!;
+        let st: PositionState;
+        let audit: ReturnType<typeof createAuditor> | null = null;
+        if (input.json) {
+          // the same replay, keeping the cash flows the returns need
+          audit = createAuditor(ctx, table, { lots: false });
+          for (let r = rowStart[p]!; r < to; r++) audit.step(idx[r]!);
+          st = audit.state.avg;
+        } else st = replayPosition({ table, idx, from: rowStart[p]!, to }, ctx);
         if (isPositionOpen(st)) f |= OPEN;
         if (st.skipped > 0) {
           f |= SKIPPED;
@@ -238,13 +260,11 @@ export function computePositions(input: PositionsInput): PositionsOutput {
             { rows: st.skipped, message: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` },
           ]);
         }
-        if (input.json)
-          json = JSON.stringify({
-            vault_id: v.vault_id,
-            wallet_address: input.wallets[posWallet[p]!]!,
-            numeraire_token: v.numeraire,
-            metrics: positionMetrics(st, ctx, now),
-          });
+        if (input.json) {
+          const metrics = positionMetrics(st, ctx, now);
+          json = JSON.stringify({ vault_id: v.vault_id, wallet_address: input.wallets[posWallet[p]!]!, numeraire_token: v.numeraire, metrics });
+          if (f & OPEN && audit) returnsParts![k] = JSON.stringify(positionReturns(audit.state, ctx, now, metrics.roi_pct));
+        }
         if (rows) rows[k] = packRow(positionColumns(st));
       }
     }
@@ -252,13 +272,22 @@ export function computePositions(input: PositionsInput): PositionsOutput {
     flags[k] = f;
     offsets[k] = bytes;
     bytes += Buffer.byteLength(json);
+    if (returnsOffsets) {
+      returnsOffsets[k] = returnsBytes;
+      returnsBytes += returnsParts![k]!.length; // ASCII: numbers, decimal strings and dates
+    }
   }
   offsets[n] = bytes;
-  const buf = Buffer.from(parts.join(''));
-  // its own ArrayBuffer, so a worker can transfer it
-  const json = new Uint8Array(new ArrayBuffer(buf.length));
-  json.set(buf);
-  return { list: input.list, json, offsets, flags, skipped, rows: rows && rows.join('\n') };
+  if (returnsOffsets) returnsOffsets[n] = returnsBytes;
+  // each on its own ArrayBuffer, so a worker can transfer it
+  const own = (text: string) => {
+    const buf = Buffer.from(text);
+    const out = new Uint8Array(new ArrayBuffer(buf.length));
+    out.set(buf);
+    return out;
+  };
+  const returns = returnsParts && returnsOffsets ? { json: own(returnsParts.join('')), offsets: returnsOffsets } : null;
+  return { list: input.list, json: own(parts.join('')), offsets, flags, skipped, returns, rows: rows && rows.join('\n') };
 }
 
 /**
@@ -281,6 +310,18 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
     else if (previous && p < previous.positions) bytes += previous.offsets[p + 1]! - previous.offsets[p]!;
     else throw new Error(`position ${p} was neither computed nor known`);
   }
+  // returns are merged when every source has them (a served publish); else there are none
+  const withReturns = outputs.every((o) => o.returns) && (previous === null || previous.returns !== null || outputs.length === 0);
+  const returnsOf = (from: PositionsOutput | PositionItems) => ('returns' in from && from.returns ? from.returns : null);
+  let returnsBytes = 0;
+  if (withReturns && (outputs.length > 0 || previous?.returns)) {
+    for (let p = 0; p < positions; p++) {
+      const k = source[p]!;
+      const r = k >= 0 ? returnsOf(outputs[k]!)! : previous!.returns!;
+      const j = k >= 0 ? slot[p]! : p;
+      returnsBytes += r.offsets[j + 1]! - r.offsets[j]!;
+    }
+  }
   // on shared memory: the snapshot writer's thread reads it where it is (engine/publish/fileIo.ts)
   const json = Buffer.from(new SharedArrayBuffer(bytes));
   const offsets = new Int32Array(positions + 1);
@@ -289,10 +330,23 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
   const rows: PositionRow[] | null = outputs.length > 0 && outputs.every((o) => o.rows) && !previous ? new Array<PositionRow>(positions).fill(null) : null;
   const outSkipped = outputs.map((o) => new Map(o.skipped));
   const outRows = rows ? outputs.map((o) => unpackRows(o.rows!)) : null;
+  const returns: ReturnsBytes | null =
+    withReturns && (outputs.length > 0 || previous?.returns)
+      ? { json: Buffer.from(new SharedArrayBuffer(returnsBytes)), offsets: new Int32Array(positions + 1) }
+      : null;
   let at = 0;
+  let rat = 0;
   for (let p = 0; p < positions; p++) {
     const k = source[p]!;
     offsets[p] = at;
+    if (returns) {
+      const r = k >= 0 ? returnsOf(outputs[k]!)! : previous!.returns!;
+      const j = k >= 0 ? slot[p]! : p;
+      const part = r.json.subarray(r.offsets[j]!, r.offsets[j + 1]!);
+      returns.offsets[p] = rat;
+      returns.json.set(part, rat);
+      rat += part.length;
+    }
     const from = k >= 0 ? outputs[k]! : previous!;
     const j = k >= 0 ? slot[p]! : p;
     const part = from.json.subarray(from.offsets[j]!, from.offsets[j + 1]!);
@@ -304,7 +358,8 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
     if (rows) rows[p] = outRows![k]![j]!;
   }
   offsets[positions] = at;
-  return { positions, json, offsets, flags, skipped, rows };
+  if (returns) returns.offsets[positions] = rat;
+  return { positions, json, offsets, flags, skipped, rows, returns };
 }
 
 /** Positions per task: fewer are not worth a worker round trip (and run in-thread). */

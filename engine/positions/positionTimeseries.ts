@@ -6,6 +6,9 @@ import type { EventRow } from '../../model/rows.js';
 import { sliceOf, type RowSlice } from '../../model/events.js';
 import { positionMetrics, type AmountPair } from './positionMetrics.js';
 import { applyRow, createPositionState, foreignTokens, type PositionContext } from './replayPosition.js';
+import { createAuditor } from '../audit/auditReplay.js';
+import { fifoState } from '../audit/positionAudit.js';
+import { pointQuality, type PointQuality } from '../audit/pointQuality.js';
 
 export interface PositionPoint {
   timestamp: string;
@@ -14,6 +17,14 @@ export interface PositionPoint {
   cost_basis: AmountPair;
   pnl: { realized: AmountPair; unrealized: AmountPair; total: AmountPair };
   roi_pct: { native: number | null; usd: number | null };
+  /** with include=quality (DESIGN §11.3) */
+  quality?: PointQuality;
+}
+
+/** Opt-in detail of a position's points: FIFO cost basis (§11.4), quality (§11.3). */
+export interface PointOptions {
+  fifo?: boolean;
+  quality?: boolean;
 }
 
 export type Granularity = 'hour' | 'day' | 'week' | 'month';
@@ -22,30 +33,41 @@ export type Granularity = 'hour' | 'day' | 'week' | 'month';
  * Points at `instants` (Unix seconds, ascending). Instants before the position's first row, or
  * before the vault's first snapshot, have no point (DESIGN §4.8, §4.3).
  */
-export function positionPoints(rows: readonly EventRow[] | RowSlice, ctx: PositionContext, instants: readonly number[]): PositionPoint[] {
+export function positionPoints(
+  rows: readonly EventRow[] | RowSlice,
+  ctx: PositionContext,
+  instants: readonly number[],
+  opts: PointOptions = {},
+): PositionPoint[] {
   const out: PositionPoint[] = [];
   const { table, idx, from, to } = Array.isArray(rows) ? sliceOf(rows) : (rows as RowSlice);
   if (from >= to) return out;
   const first = table.ts[idx[from]!]!;
   const { series } = ctx;
-  const st = createPositionState(ctx);
+  const auditor = opts.fifo ? createAuditor(ctx, table) : null;
+  const st = auditor ? auditor.state.avg : createPositionState(ctx);
   const foreign = foreignTokens(table, ctx);
   let k = from;
   let prev = -Infinity;
   for (const t of instants) {
     if (!(t >= prev)) throw new RangeError(`positionPoints: instants must ascend, got ${t} after ${prev}`);
     prev = t;
-    if (t < first || asOfIndex(series.ts, series.length, t) < 0) continue;
-    while (k < to && table.ts[idx[k]!]! <= t) applyRow(st, table, idx[k++]!, ctx, foreign);
-    const m = positionMetrics(st, ctx, t);
-    out.push({
+    const i = asOfIndex(series.ts, series.length, t);
+    if (t < first || i < 0) continue;
+    if (auditor) while (k < to && table.ts[idx[k]!]! <= t) auditor.step(idx[k++]!);
+    else while (k < to && table.ts[idx[k]!]! <= t) applyRow(st, table, idx[k++]!, ctx, foreign);
+    const m = positionMetrics(auditor ? fifoState(auditor.state, ctx) : st, ctx, t);
+    const point: PositionPoint = {
       timestamp: isoSeconds(t),
       shares_owned: m.shares_owned,
       value: m.value,
       cost_basis: m.cost_basis,
       pnl: m.pnl,
       roi_pct: m.roi_pct,
-    });
+    };
+    // a position point's USD legs are priced at its instant (spot), so its price is judged there
+    if (opts.quality) point.quality = pointQuality(series, i, t, ctx.prices, t);
+    out.push(point);
   }
   return out;
 }

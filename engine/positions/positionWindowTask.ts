@@ -7,7 +7,7 @@
 import { constants as zlibConstants, deflateRawSync } from 'node:zlib';
 import { crc32 } from '../../common/crc32.js';
 import { contextOf, eventTableOf, type PositionsInput, type VaultInput } from './positionItems.js';
-import { positionPoints } from './positionTimeseries.js';
+import { type PointOptions, positionPoints } from './positionTimeseries.js';
 
 export interface PositionWindowInput {
   kind: 'positionWindow';
@@ -23,6 +23,8 @@ export interface PositionWindowInput {
   desc: boolean;
   /** also deflate the points (a gzip answer) */
   deflate: boolean;
+  /** opt-in detail (DESIGN §11.3, §11.4); absent: the plain points */
+  options?: PointOptions;
 }
 
 export interface PositionWindowOutput {
@@ -37,7 +39,7 @@ export function computePositionWindow(input: PositionWindowInput): PositionWindo
   const ctx = contextOf(input.vault);
   if (!ctx) return { json: new Uint8Array(0), count: 0, deflated: null };
   const table = eventTableOf(input.events);
-  const points = positionPoints({ table, idx: input.rows, from: input.from, to: input.to }, ctx, Array.from(input.instants));
+  const points = positionPoints({ table, idx: input.rows, from: input.from, to: input.to }, ctx, Array.from(input.instants), input.options);
   if (input.desc) points.reverse();
   let text = '';
   for (let k = 0; k < points.length; k++) text += k === 0 ? JSON.stringify(points[k]) : `,${JSON.stringify(points[k])}`;

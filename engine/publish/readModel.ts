@@ -22,6 +22,10 @@ import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } 
 import { type Block, coldBlocks, type DeflatedItems, putBlocks, type SeriesBuffer, seriesBuffer, sliceSeries, windowBlocks } from './seriesBuffers.js';
 import type { PositionContext } from '../positions/replayPosition.js';
 import { positionContext, walletOf } from './walletIndex.js';
+import type { PositionAuditInput, PositionAuditOutput } from '../audit/positionAuditTask.js';
+import type { ApyWindowProvenance } from '../audit/apyProvenance.js';
+import type { PointOptions } from '../positions/positionTimeseries.js';
+import { createAuditViews, type Include, type LotState } from './auditViews.js';
 
 /** A page of serialized list items: the items joined by commas (no brackets), and what the envelope's meta needs. */
 export interface ItemsAnswer<K> {
@@ -142,7 +146,7 @@ export interface ReadModel {
    * compute pool and kept for the snapshot's life within a byte budget; 503 NOT_READY while too
    * many are being computed.
    */
-  positionWindow(wallet: string, vaultId: string, q: WindowQuery): PointsAnswer | Promise<PointsAnswer>;
+  positionWindow(wallet: string, vaultId: string, q: WindowQuery, options?: PointOptions): PointsAnswer | Promise<PointsAnswer>;
   /** the wallet's activity page; a long one is formatted a slice per turn of the event loop (then a Promise) */
   activity(
     wallet: string,
@@ -159,6 +163,30 @@ export interface ReadModel {
 
   /** each chain with an enabled vault: its newest indexed block */
   chainHeads(): ChainHead[];
+
+  // ---- opt-in audit detail (DESIGN §11): answers of the same snapshot, never part of the plain ones ----
+  /** APY provenance at the as-of snapshot of `at` (default the latest); a string saying why when there is none */
+  vaultApy(vaultId: string, at?: number): { vault_id: string; at: string; windows: ApyWindowProvenance[] } | { missing: string };
+  /** the vault's detail JSON with `metrics.apy_provenance` and/or `metrics.quality`; undefined for an unknown or disabled vault */
+  vaultDetailWith(vaultId: string, include: Pick<Include, 'provenance' | 'quality'>): Buffer | undefined;
+  /** the vault list's page with `metrics.quality` on every item */
+  vaultListWith(q: { includeHidden: boolean; after: [number, string] | null; limit: number }): ItemsAnswer<[number, string]> & { offset: number };
+  /** a vault window with `quality` on every point (no prepared deflate pieces) */
+  vaultWindowWith(vaultId: string, q: WindowQuery): WindowAnswer | Promise<WindowAnswer>;
+  /** the positions page with FIFO cost basis and/or returns */
+  positionsWith(
+    wallet: string,
+    q: { includeHidden: boolean; after: number; limit: number },
+    opts: { fifo: boolean; returns: boolean },
+  ): ItemsAnswer<number> | Promise<ItemsAnswer<number>>;
+  /** the open position's item with FIFO cost basis and/or returns */
+  positionWith(wallet: string, vaultId: string, opts: { fifo: boolean; returns: boolean }): Buffer | { missing: string } | Promise<Buffer>;
+  /** the position's FIFO lots (an exited position's too); `after` is the index of the page's first lot */
+  lots(
+    wallet: string,
+    vaultId: string,
+    q: { state: LotState; after: number; limit: number },
+  ): ItemsAnswer<number> | { missing: string } | Promise<ItemsAnswer<number>>;
 }
 
 const COMMA = Buffer.from(',');
@@ -176,6 +204,8 @@ export interface ReadModelOptions {
   positionWindow?: (task: PositionWindowInput) => Promise<PositionWindowOutput>;
   /** builds series blocks on the compute pool (absent: on this thread, when a window first needs them) */
   seriesBlocks?: (task: SeriesBlocksInput) => Promise<SeriesBlocksOutput>;
+  /** audits a position (FIFO, lots, returns) on the compute pool (absent: on this thread) */
+  positionAudit?: (task: PositionAuditInput) => Promise<PositionAuditOutput>;
 }
 
 /** Views of the past kept per snapshot (each holds its vault pages and the wallets it replayed). */
@@ -228,6 +258,50 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     return latest && series ? { latest, series, key } : null;
   }
 
+  /** The index of the first vault strictly after the cursor key in (listed_at desc, vault_id asc) order; 0 without one. */
+  function vaultListFrom(list: readonly { vault_id: string }[], after: [number, string] | null): number {
+    if (after === null) return 0;
+    const [at, vaultId] = after;
+    const from = list.findIndex((d) => {
+      const l = listedAt(d.vault_id);
+      return l < at || (l === at && d.vault_id > vaultId);
+    });
+    return from < 0 ? list.length : from;
+  }
+
+  /** The positions of a positions page (DESIGN §5.2: cursor over position_id), its next key and partial errors. */
+  function positionsPage(wallet: string, { includeHidden, after, limit }: { includeHidden: boolean; after: number; limit: number }) {
+    const w = walletOf(world, wallet);
+    const partialErrors: PartialError[] = [];
+    const list: number[] = [];
+    let lastId: number | undefined;
+    let more = false;
+    const end = w < 0 ? 0 : x.walletPosStart[w + 1]!;
+    for (let k = w < 0 ? 0 : x.walletPosStart[w]!; k < end; k++) {
+      const p = x.walletPos[k]!;
+      const f = src.flags(p);
+      if (p + 1 <= after || !(f & ENABLED)) continue;
+      if (!includeHidden && f & HIDDEN) continue;
+      if (!(f & VALUED)) {
+        partialErrors.push({
+          code: 'POSITION_NOT_VALUED',
+          message: 'the vault has no snapshot yet, so the position cannot be valued',
+          resource_id: vaultIds[x.posVault[p]!]!,
+        });
+        continue;
+      }
+      if (!(f & OPEN)) continue;
+      if (list.length === limit) {
+        more = true;
+        break;
+      }
+      if (f & SKIPPED) partialErrors.push({ code: 'CORRUPT_ROWS_SKIPPED', message: src.skipped(p)!, resource_id: vaultIds[x.posVault[p]!]! });
+      list.push(p);
+      lastId = p + 1;
+    }
+    return { list, nextKey: more && lastId !== undefined ? lastId : null, partialErrors };
+  }
+
   const windows = createWindowCache();
   // views of the past asked for recently, by instant (the oldest use out first)
   const views = new Map<number, ReadModel>();
@@ -235,6 +309,10 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   // serialized vault series are the latest publish's: a view of the past slices them
   const seriesBase = opts.seriesBase ?? snapshot;
   const blocks = createBlockBuilder(seriesBase.world, opts.seriesBlocks);
+  const audit = createAuditViews(snapshot, opts.positionAudit, (wallet, vaultId) => {
+    const found = findPosition(wallet, vaultId);
+    return found && { p: found.p, rows: { from: found.rows.from, to: found.rows.to } };
+  });
 
   const model: ReadModel = {
     generation: snapshot.generation,
@@ -268,16 +346,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
 
     vaultList({ includeHidden, after, limit }) {
       const list = includeHidden ? snapshot.vaultList.withHidden : snapshot.vaultList.visible;
-      let from = 0;
-      if (after !== null) {
-        const [at, vaultId] = after;
-        // first item strictly after the cursor key in (listed_at desc, vault_id asc) order
-        from = list.findIndex((d) => {
-          const l = listedAt(d.vault_id);
-          return l < at || (l === at && d.vault_id > vaultId);
-        });
-        if (from < 0) from = list.length;
-      } else if (limit === VAULT_LIST_LIMIT) {
+      const from = vaultListFrom(list, after);
+      if (after === null && limit === VAULT_LIST_LIMIT) {
         const page = snapshot.pages.get(includeHidden ? '/v1/vaults?include_hidden=true' : '/v1/vaults');
         if (page) return { page };
       }
@@ -337,39 +407,14 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       return w < 0 ? undefined : src.ready(w);
     },
 
-    positions(wallet, { includeHidden, after, limit }) {
-      const w = walletOf(world, wallet);
-      const partialErrors: PartialError[] = [];
+    positions(wallet, q) {
+      const page = positionsPage(wallet, q);
       const parts: Buffer[] = [];
-      let count = 0;
-      let lastId: number | undefined;
-      let more = false;
-      const end = w < 0 ? 0 : x.walletPosStart[w + 1]!;
-      for (let k = w < 0 ? 0 : x.walletPosStart[w]!; k < end; k++) {
-        const p = x.walletPos[k]!;
-        const f = src.flags(p);
-        if (p + 1 <= after || !(f & ENABLED)) continue;
-        if (!includeHidden && f & HIDDEN) continue;
-        if (!(f & VALUED)) {
-          partialErrors.push({
-            code: 'POSITION_NOT_VALUED',
-            message: 'the vault has no snapshot yet, so the position cannot be valued',
-            resource_id: vaultIds[x.posVault[p]!]!,
-          });
-          continue;
-        }
-        if (!(f & OPEN)) continue;
-        if (count === limit) {
-          more = true;
-          break;
-        }
-        if (f & SKIPPED) partialErrors.push({ code: 'CORRUPT_ROWS_SKIPPED', message: src.skipped(p)!, resource_id: vaultIds[x.posVault[p]!]! });
-        if (count > 0) parts.push(COMMA);
+      for (const p of page.list) {
+        if (parts.length > 0) parts.push(COMMA);
         parts.push(src.bytes(p));
-        count++;
-        lastId = p + 1;
       }
-      return { parts, count, nextKey: more && lastId !== undefined ? lastId : null, partialErrors };
+      return { parts, count: page.list.length, nextKey: page.nextKey, partialErrors: page.partialErrors };
     },
 
     position(wallet, vaultId) {
@@ -395,7 +440,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       return { startS: q.start ?? defaultStart, endS: q.end ?? s.ts[s.length - 1]! };
     },
 
-    positionWindow(wallet, vaultId, q) {
+    positionWindow(wallet, vaultId, q, options) {
       const found = findPosition(wallet, vaultId);
       const pctx = positionContext(world, vaultId);
       if (!found || !pctx || pctx.series.length === 0) throw new Error(`positionWindow: ${model.positionSeriesMissing(wallet, vaultId)}`);
@@ -417,7 +462,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
         startS: start,
         endS: end,
       };
-      const key = `${found.p}|${q.granularity}|${start}|${end}|${q.order}|${q.limit}|${q.after}`;
+      const opted = options?.fifo || options?.quality ? options : undefined;
+      const key = `${found.p}|${q.granularity}|${start}|${end}|${q.order}|${q.limit}|${q.after}${opted ? `|${opted.fifo ?? false}|${opted.quality ?? false}` : ''}`;
       const input = () =>
         positionWindowInput(
           world,
@@ -426,6 +472,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
           found.rows.to,
           Float64Array.from(q.order === 'asc' ? pts.instants : [...pts.instants].reverse()),
           q.order === 'desc',
+          opted,
         );
       const kept = windows.kept(key);
       if (kept) return { ...frame, ...windowAnswer(kept) };
@@ -518,6 +565,69 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
           return { chain_id, latest_block: head?.block ?? null, latest_timestamp: head?.ts ?? null, stalled: head?.stalled ?? false };
         });
     },
+
+    vaultApy: (vaultId, at) => audit.vaultApy(vaultId, at),
+    vaultDetailWith: (vaultId, include) => audit.vaultDetail(vaultId, include),
+
+    vaultListWith({ includeHidden, after, limit }) {
+      const list = includeHidden ? snapshot.vaultList.withHidden : snapshot.vaultList.visible;
+      const from = vaultListFrom(list, after);
+      const slice = list.slice(from, from + limit);
+      const last = slice.at(-1);
+      const more = from + limit < list.length;
+      return {
+        parts: audit.vaultItems(list, from, limit),
+        count: slice.length,
+        nextKey: more && last ? [listedAt(last.vault_id), last.vault_id] : null,
+        partialErrors: [],
+        offset: from,
+      };
+    },
+
+    vaultWindowWith(vaultId, q) {
+      const s = world.series.get(vaultId);
+      const first = s && s.length > 0 ? s.ts[0]! : null;
+      const last = s && s.length > 0 ? s.ts[s.length - 1]! : null;
+      const start = q.start ?? first ?? 0;
+      const end = q.end ?? last ?? 0;
+      const pts = audit.vaultQualityPoints(vaultId, { granularity: q.granularity, start, end, order: q.order, limit: q.limit, after: q.after });
+      const answer = (parts: Buffer[]): WindowAnswer => ({
+        parts,
+        count: pts.count,
+        nextKey: pts.nextKey,
+        start: q.start !== undefined || first !== null ? iso(start) : null,
+        end: q.end !== undefined || last !== null ? iso(end) : null,
+        startS: start,
+        endS: end,
+      });
+      return pts.parts instanceof Promise ? pts.parts.then(answer) : answer(pts.parts);
+    },
+
+    positionsWith(wallet, q, o) {
+      const page = positionsPage(wallet, q);
+      const items = audit.positionItems(
+        wallet,
+        page.list.map((p) => ({ p, vaultId: vaultIds[x.posVault[p]!]! })),
+        o,
+      );
+      const answer = (parts: Buffer[]) => ({ parts, count: page.list.length, nextKey: page.nextKey, partialErrors: page.partialErrors });
+      return items instanceof Promise ? items.then(answer) : answer(items);
+    },
+
+    positionWith(wallet, vaultId, o) {
+      const found = findPosition(wallet, vaultId);
+      const plain = model.position(wallet, vaultId);
+      if (!found || !Buffer.isBuffer(plain)) return plain;
+      const items = audit.positionItems(wallet, [{ p: found.p, vaultId }], o);
+      return items instanceof Promise ? items.then((parts) => parts[0]!) : items[0]!;
+    },
+
+    lots(wallet, vaultId, q) {
+      const page = audit.lots(wallet, vaultId, q);
+      const answer = (a: { count: number; nextKey: number | null; parts: Buffer[] }): ItemsAnswer<number> => ({ ...a, partialErrors: [] });
+      if (page instanceof Promise) return page.then(answer);
+      return 'missing' in page ? page : answer(page);
+    },
   };
   return Object.freeze(model);
 }
@@ -532,6 +642,7 @@ function positionWindowInput(
   to: number,
   instants: Float64Array,
   desc: boolean,
+  options?: PointOptions,
 ): PositionWindowInput | null {
   const vault = vaultInputOf(world, vaultId);
   const x = world.walletIndex;
@@ -547,6 +658,7 @@ function positionWindowInput(
     instants,
     desc,
     deflate: instants.length > 2,
+    ...(options ? { options } : {}),
   };
 }
 

@@ -23,7 +23,7 @@ import type { AllocationItem, PositionItemsRef, PriceSeries, TvlSourceState, Vau
 import { createVaultSeries, DEFAULT_SPARE_HOURS } from '../series/vaultSeries.js';
 import { planReader, readPlanned, removeStaleTemps, sha256, tempFile, writeStreamed, type ByteSink, type FileReader, type PlannedFile } from './fileIo.js';
 
-export const SNAPSHOT_FORMAT = 'vaultd-snapshot/7';
+export const SNAPSHOT_FORMAT = 'vaultd-snapshot/8';
 
 /** Threads that read a snapshot's big files (page faults on fresh memory are most of a restart's read). */
 const READ_THREADS = 2;
@@ -96,14 +96,14 @@ interface WorldFile {
   events: number;
   wallets: { wallets: number; positions: number };
   /** the position items (engine/positions/positionItems.ts): their JSON's length, and the skipped-rows messages */
-  items: { bytes: number; skipped: [number, { rows: number; message: string }][] };
+  items: { bytes: number; skipped: [number, { rows: number; message: string }][]; returns_bytes: number | null };
 }
 
 export type WorldFiles = Omit<SnapshotManifest['files'], 'auth'>;
 
 // ---- series: per vault, its columns of `length` points; the published unit price only where the family publishes one.
 // No APY columns: a restored (serving) world computes a point's APY when it reads it (apyAt).
-const F64 = ['ts', 'unit_price_f'] as const;
+const F64 = ['ts', 'block', 'unit_price_f'] as const;
 const seriesI128 = (s: Pick<VaultSeries, 'publishes_unit_price'>) =>
   s.publishes_unit_price
     ? (['total_assets', 'total_supply', 'published_price', 'unit_price'] as const)
@@ -372,6 +372,11 @@ function writePositionItems(sink: ByteSink, items: PositionItemsRef): void {
   const pad = pad8(items.flags.length) - items.flags.length;
   if (pad > 0) sink.bytes(PAD.subarray(0, pad));
   sink.bytes(items.json);
+  // each open position's returns (DESIGN §11.5): their offsets, then their JSON
+  if (items.returns) {
+    sink.bytes(items.returns.offsets);
+    sink.bytes(items.returns.json);
+  }
 }
 
 function readPositionItems(r: FileReader, positions: number, meta: WorldFile['items']): PositionItemsRef {
@@ -382,7 +387,13 @@ function readPositionItems(r: FileReader, positions: number, meta: WorldFile['it
   r.into(flags);
   r.skip(pad8(positions) - positions);
   r.into(json);
-  return { positions, json, offsets, flags, skipped: new Map(meta.skipped) };
+  let returns: PositionItemsRef['returns'] = null;
+  if (meta.returns_bytes !== null) {
+    returns = { offsets: new Int32Array(positions + 1), json: new Uint8Array(new SharedArrayBuffer(meta.returns_bytes)) };
+    r.into(returns.offsets);
+    r.into(returns.json);
+  }
+  return { positions, json, offsets, flags, skipped: new Map(meta.skipped), returns };
 }
 
 /**
@@ -415,7 +426,7 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     ...(world.history ? { history: { allocations: [...world.history.allocations], tvlValues: [...world.history.tvlValues] } } : {}),
     events: world.events.length,
     wallets: { wallets: world.walletIndex.wallets, positions: world.walletIndex.positions },
-    items: { bytes: items.json.length, skipped: [...items.skipped] },
+    items: { bytes: items.json.length, skipped: [...items.skipped], returns_bytes: items.returns ? items.returns.json.length : null },
   };
   return {
     world: await writeStreamed(dir, 'world', 'json', (sink) => writeJsonObject(sink, meta)),

@@ -17,7 +17,7 @@ export interface VaultSeriesMeta {
 }
 
 /** The fields of a raw snapshot row (store/rows.ts) the series keeps. */
-export type SeriesSnapshot = Pick<SnapshotRow, 'ts' | 'total_assets' | 'total_supply' | 'unit_price'>;
+export type SeriesSnapshot = Pick<SnapshotRow, 'ts' | 'total_assets' | 'total_supply' | 'unit_price'> & Partial<Pick<SnapshotRow, 'block_number'>>;
 
 /** Whether the family publishes its unit price, used as-is (DESIGN §4.1); '' (a bare copy) does not. */
 export function publishesUnitPrice(vaultType: string): boolean {
@@ -50,6 +50,7 @@ export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts:
     publishes_unit_price: publishesUnitPrice(meta.vault_type),
     length: 0,
     ts: f64(),
+    block: f64(),
     total_assets: i128(),
     total_supply: i128(),
     published_price: i128(),
@@ -62,8 +63,8 @@ export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts:
   };
 }
 
-/** ts, unit_price_f and three APY doubles; assets, supply, published and unit price 128-bit */
-const BYTES_PER_POINT = 5 * 8 + 4 * 16;
+/** ts, block, unit_price_f and three APY doubles; assets, supply, published and unit price 128-bit */
+const BYTES_PER_POINT = 6 * 8 + 4 * 16;
 const APY_BYTES_PER_POINT = 3 * 8;
 const NO_APY = new Float64Array(0);
 
@@ -80,12 +81,13 @@ export function ensureCapacity(series: VaultSeries, needed: number): void {
     apy: keepsApy(series),
   });
   const n = series.length;
-  for (const k of ['ts', 'unit_price_f'] as const) next[k].set(series[k].subarray(0, n));
+  for (const k of ['ts', 'block', 'unit_price_f'] as const) next[k].set(series[k].subarray(0, n));
   if (keepsApy(series)) for (const k of ['apy_7d', 'apy_30d', 'apy_90d'] as const) next[k].set(series[k].subarray(0, n));
   for (const k of ['total_assets', 'total_supply', 'published_price', 'unit_price'] as const) {
     next[k].words.set(series[k].words.subarray(0, 2 * n));
   }
   series.ts = next.ts;
+  series.block = next.block;
   series.total_assets = next.total_assets;
   series.total_supply = next.total_supply;
   series.published_price = next.published_price;
@@ -115,11 +117,13 @@ export function appendSnapshot(series: VaultSeries, row: SeriesSnapshot): number
   ensureCapacity(series, n + 1);
   if (at < n) {
     series.ts.copyWithin(at + 1, at, n);
+    series.block.copyWithin(at + 1, at, n);
     for (const col of [series.total_assets, series.total_supply, series.published_price]) {
       col.words.copyWithin(2 * (at + 1), 2 * at, 2 * n);
     }
   }
   series.ts[at] = row.ts;
+  series.block[at] = row.block_number ?? Number.NaN;
   series.total_assets.set(at, row.total_assets);
   series.total_supply.set(at, row.total_supply);
   series.published_price.set(at, series.publishes_unit_price && row.unit_price !== null ? row.unit_price : 0n);

@@ -5,8 +5,8 @@ import type { RouteHandler } from './context.js';
 import { docs, health, healthChains, metrics, openapi } from './health.js';
 import { prices, pricesTimeseries } from './prices.js';
 import { positionTimeseries, vaultTimeseries } from './timeseries.js';
-import { activity, positionGet, positionsList } from './users.js';
-import { vaultsAllocations, vaultsDefinition, vaultsFeatured, vaultsGet, vaultsList, vaultsSlug } from './vaults.js';
+import { activity, positionGet, positionLots, positionsList } from './users.js';
+import { vaultsAllocations, vaultsApy, vaultsDefinition, vaultsFeatured, vaultsGet, vaultsList, vaultsSlug } from './vaults.js';
 
 export type { RouteContext } from './context.js';
 
@@ -23,9 +23,11 @@ const HANDLERS: Record<RouteName, RouteHandler> = {
   'vaults.definition': vaultsDefinition,
   'vaults.timeseries': vaultTimeseries,
   'vaults.allocations': vaultsAllocations,
+  'vaults.apy': vaultsApy,
   'users.positions': positionsList,
   'users.position': positionGet,
   'users.position.timeseries': positionTimeseries,
+  'users.position.lots': positionLots,
   'users.activity': activity,
   tvl,
   strategies,

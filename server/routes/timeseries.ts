@@ -2,13 +2,13 @@
 // (DESIGN §4.3, §4.8): windows the read model slices from its serialized series, identity or
 // as prepared deflate chunks when the client takes gzip (a window of any length costs a copy).
 import { isoSeconds } from '../../model/format/numbers.js';
-import { invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
+import { includes, invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
 import type { PointsAnswer, WindowAnswer } from '../../engine/publish/index.js';
 import type { Body, JsonBody } from '../reply.js';
 import { notFound, pinned, ready, type RouteContext, viewAt, whenWalletReady } from './context.js';
 import { enabledVault } from './vaults.js';
 
-type SeriesQuery = QueryOf<'vaults.timeseries'>;
+type SeriesQuery = QueryOf<'vaults.timeseries'> | QueryOf<'users.position.timeseries'>;
 
 /** The window's checks and cursor, shared by both timeseries routes. */
 function window(ctx: RouteContext, route: string, q: SeriesQuery) {
@@ -30,7 +30,10 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const route = `/v1/vaults/${id}/timeseries`;
   const w = window(ctx, route, q);
   const model = pinned(view, q.next, ctx.cursors);
-  const answer = model.vaultWindow(id, w.query);
+  // include=quality (DESIGN §11.3): points with a quality block, formatted for this request
+  const quality = includes(q.include) && q.include.quality;
+  const extra = quality ? '|include=quality' : '';
+  const answer = quality ? model.vaultWindowWith(id, w.query) : model.vaultWindow(id, w.query);
   const cursors = ctx.bind(model);
   const body = (a: WindowAnswer): JsonBody => ({
     kind: 'json',
@@ -45,7 +48,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
       start: a.start,
       end: a.end,
     },
-    etagKey: `${route}|${a.startS}|${a.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`,
+    etagKey: `${route}|${a.startS}|${a.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`,
   });
   if (!(answer instanceof Promise)) return body(answer);
   // a cold window: its blocks are built on the pool first (a 304 does not wait for them)
@@ -53,7 +56,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const bounds = model.vaultBounds(id, w.query);
   return {
     kind: 'pending',
-    etagKey: `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`,
+    etagKey: `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`,
     load: () => answer.then(body),
   };
 }
@@ -62,7 +65,7 @@ export function positionTimeseries(ctx: RouteContext): Body {
   const base = ready(ctx);
   const wallet = parseWallet(ctx.params.wallet_address!);
   const id = parseVaultId(ctx.params.vault_id!);
-  const q = parseQuery('vaults.timeseries', ctx.query);
+  const q = parseQuery('users.position.timeseries', ctx.query);
   const view = viewAt(base, q.as_of);
   const model = pinned(view, q.next, ctx.cursors);
   return whenWalletReady(model, wallet, () => {
@@ -71,7 +74,12 @@ export function positionTimeseries(ctx: RouteContext): Body {
     const route = `/v1/users/${wallet}/positions/${id}/timeseries`;
     const w = window(ctx, route, q);
     const bounds = model.positionBounds(wallet, id, q.granularity, w.query);
-    const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}`;
+    // FIFO cost basis (§11.4) and quality (§11.3) are opt-in: the plain points otherwise
+    const fifo = q.cost_basis_method === 'fifo';
+    const quality = includes(q.include) && q.include.quality;
+    const options = fifo || quality ? { fifo, quality } : undefined;
+    const extra = `${fifo ? '|fifo' : ''}${quality ? '|include=quality' : ''}`;
+    const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`;
     const cursors = ctx.bind(model);
     const body = (a: PointsAnswer): JsonBody => ({
       kind: 'json',
@@ -88,7 +96,7 @@ export function positionTimeseries(ctx: RouteContext): Body {
       },
       etagKey,
     });
-    const answer = model.positionWindow(wallet, id, w.query);
+    const answer = model.positionWindow(wallet, id, w.query, options);
     if (!(answer instanceof Promise)) return body(answer);
     // a long window is computed on the pool (a 304 does not wait for it)
     answer.catch(() => undefined);

@@ -17,6 +17,7 @@ import {
   VaultMetrics,
   VaultTimeseriesPoint,
 } from './vaults.js';
+import { ApyWindowProvenance, Lot, PointQuality, PositionReturns, ProvenanceSnapshot, VaultApy } from './audit.js';
 import { ActivityRow, Pnl, Position, PositionMetrics, PositionTimeseriesPoint, RoiPct } from './wallets.js';
 
 // ---- meta (seed "Response meta"; page.ts writes the keys in this order, request_id last) ----
@@ -116,6 +117,8 @@ export const PriceResponse = Price;
 /** No meta (seed), ascending (DESIGN §5.2). */
 export const PriceTimeseriesResponse = v.strictObject({ data: v.array(PricePoint) });
 export const ChainHealthList = v.array(ChainHealth);
+export const VaultApyResponse = item(VaultApy);
+export const LotListResponse = list(Lot, ListMeta);
 
 /**
  * Every named schema, in the order of `components.schemas`. A schema object listed here is
@@ -140,6 +143,12 @@ export const COMPONENTS = {
   PositionMetrics,
   Position,
   PositionTimeseriesPoint,
+  ProvenanceSnapshot,
+  ApyWindowProvenance,
+  VaultApy,
+  PointQuality,
+  PositionReturns,
+  Lot,
   ActivityRow,
   TvlRow,
   TvlBreakdownRow,
@@ -179,6 +188,8 @@ export const COMPONENTS = {
   PriceResponse,
   PriceTimeseriesResponse,
   ChainHealthList,
+  VaultApyResponse,
+  LotListResponse,
 } satisfies Record<string, v.GenericSchema>;
 
 export type ComponentName = keyof typeof COMPONENTS;

@@ -185,6 +185,61 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   getPosition: { data: POSITION, meta: ITEM_META },
   getPositionTimeseries: { data: [{ timestamp: T, ...POSITION_VALUES }], meta: WINDOW_META },
   listActivity: { data: [ACTIVITY_ROW], meta: WALLET_META },
+  getVaultApy: {
+    data: {
+      vault_id: VAULT_ID,
+      at: T,
+      windows: [
+        {
+          window: '7d',
+          days: 7,
+          apy: 0.0573,
+          method: 'compound',
+          start: { timestamp: '2026-01-08T00:00:00Z', block_number: 21000000, unit_price: '1.051' },
+          end: { timestamp: T, block_number: 21050400, unit_price: '1.052' },
+          elapsed_seconds: 604800,
+          points: 168,
+          reason: null,
+        },
+        {
+          window: '90d',
+          days: 90,
+          apy: null,
+          method: 'compound',
+          start: null,
+          end: { timestamp: T, block_number: 21050400, unit_price: '1.052' },
+          elapsed_seconds: null,
+          points: null,
+          reason: 'warming_up',
+        },
+      ],
+    },
+    meta: ITEM_META,
+  },
+  listPositionLots: {
+    data: [
+      {
+        lot_id: '1:21000000:3:0',
+        acquired: { type: 'deposit', timestamp: '2026-01-02T10:00:00Z', block_number: 21000000, tx_hash: HASH(3), log_index: 3 },
+        shares_acquired: '100',
+        shares_open: '60',
+        cost: { native: '100', usd: '100.02' },
+        cost_open: { native: '60', usd: '60.012' },
+        unit_cost: { native: '1', usd: '1.0002' },
+        disposals: [
+          {
+            timestamp: '2026-01-10T10:00:00Z',
+            tx_hash: HASH(4),
+            shares: '40',
+            proceeds: { native: '42', usd: '42.01' },
+            cost: { native: '40', usd: '40.008' },
+            realized: { native: '2', usd: '2.002' },
+          },
+        ],
+      },
+    ],
+    meta: { ...LIST_META, limit: 100 },
+  },
   getTvl: {
     data: TVL,
     meta: {

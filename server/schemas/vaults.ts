@@ -15,6 +15,7 @@ import {
   UnsignedDecimal,
   VaultId,
 } from './primitives.js';
+import { ApyWindowProvenance, PointQuality, StaleReason } from './audit.js';
 
 export const Apy = v.nullable(Double);
 
@@ -50,9 +51,15 @@ export const VaultMetrics = v.strictObject({
   apy_30d: Apy,
   apy_90d: Apy,
   as_of: v.nullable(Int64),
+  /** with include=provenance (DESIGN §11.2); null for a vault never read */
+  apy_provenance: v.optional(v.nullable(v.array(ApyWindowProvenance))),
+  /** with include=quality (DESIGN §11.3); null for a vault never read */
+  quality: v.optional(v.nullable(PointQuality)),
+  stale_reason: v.optional(StaleReason),
 });
 
-export const VaultTimeseriesPoint = v.strictObject({ timestamp: DateTime, ...METRIC_VALUES });
+/** `quality` only with include=quality (DESIGN §11.3). */
+export const VaultTimeseriesPoint = v.strictObject({ timestamp: DateTime, ...METRIC_VALUES, quality: v.optional(PointQuality) });
 
 export const VaultType = v.picklist(VAULT_TYPES);
 

@@ -2,6 +2,7 @@
 // §4.6, §4.8): replay-derived USD legs and roi_pct are null when any row lacks a USD price.
 import * as v from 'valibot';
 import { EVENT_KINDS } from '../../model/rows.js';
+import { PointQuality, PositionReturns } from './audit.js';
 import { Address, AmountPair, DateTime, Decimal, Double, Hash32, NonNegativeInt64, TokenRef, UnsignedDecimal, VaultId } from './primitives.js';
 
 export const Pnl = v.strictObject({ realized: AmountPair, unrealized: AmountPair, total: AmountPair });
@@ -17,6 +18,8 @@ export const PositionMetrics = v.strictObject({
   pending_redeem_shares: UnsignedDecimal,
   pnl: Pnl,
   roi_pct: RoiPct,
+  /** with include=quality (DESIGN §11.3) */
+  quality: v.optional(PointQuality),
 });
 
 /** A wallet in one vault; `numeraire_token` is present, null when unknown (DESIGN §4.8). */
@@ -25,6 +28,8 @@ export const Position = v.strictObject({
   wallet_address: Address,
   numeraire_token: v.nullable(TokenRef),
   metrics: PositionMetrics,
+  /** with include=returns (DESIGN §11.5) */
+  returns: v.optional(PositionReturns),
 });
 
 export const PositionTimeseriesPoint = v.strictObject({
@@ -34,6 +39,8 @@ export const PositionTimeseriesPoint = v.strictObject({
   cost_basis: AmountPair,
   pnl: Pnl,
   roi_pct: RoiPct,
+  /** with include=quality (DESIGN §11.3) */
+  quality: v.optional(PointQuality),
 });
 
 /**

@@ -121,6 +121,50 @@ describe('client: one method per route, typed bodies equal to the raw answers', 
     expect((await client.positions(UNKNOWN_WALLET)).data).toEqual([]);
   });
 
+  it('audit detail: apy, lots, include and cost_basis_method (DESIGN §11)', async () => {
+    const v = (await client.vaults()).data[0]!;
+    const apy = valid('getVaultApy', await client.apy(v.vault_id));
+    expect(stable(apy)).toEqual(stable(await ctx.api.ok(`/v1/vaults/${v.vault_id}/apy`)));
+    const at = v.metrics.as_of! - 86400;
+    const apyAt = valid('getVaultApy', await client.apy(v.vault_id, { at }));
+    expect(apyAt.data).toEqual((await client.apy(v.vault_id, { at: new Date(at * 1000) })).data);
+    expect(apyAt.data.windows[0]!.end.timestamp).toBe(new Date(at * 1000).toISOString().replace('.000Z', 'Z'));
+    const detail = valid('getVault', await client.vault(v.vault_id, { include: ['provenance', 'quality'] }));
+    expect(detail.data.metrics.apy_provenance).toEqual(apy.data.windows);
+    expect(detail.data.metrics.stale_reason).toMatch(/^(fresh|chain_lag|never_read|unpriced)$/);
+    // an empty include is no include at all
+    expect(stable(await client.vault(v.vault_id, { include: [] }))).toEqual(stable(await client.vault(v.vault_id)));
+    const withQuality = valid('listVaults', await client.vaults({ include: ['quality'] }));
+    expect(withQuality.data.every((d) => d.metrics.quality !== undefined)).toBe(true);
+    const ts = valid(
+      'getVaultTimeseries',
+      await client.timeseries(v.vault_id, { granularity: 'day', limit: 5, include: ['quality'] }),
+      v.numeraire_token.decimals ?? undefined,
+    );
+    expect(ts.data.every((p) => Array.isArray(p.quality?.flags))).toBe(true);
+
+    const wallet = ctx.world.wallets[0]!;
+    const fifo = valid('listPositions', await client.positions(wallet, { includeHidden: true, costBasisMethod: 'fifo', include: ['returns'] }));
+    expect(stable(fifo)).toEqual(stable(await ctx.api.ok(`/v1/users/${wallet}/positions?include_hidden=true&cost_basis_method=fifo&include=returns`)));
+    const p = fifo.data[0]!;
+    expect(p.returns?.twr_pct).toEqual(p.metrics.roi_pct);
+    expect(valid('getPosition', await client.position(wallet, p.vault_id, { costBasisMethod: 'fifo', include: ['returns'] })).data).toEqual(p);
+    const decimals = p.numeraire_token?.decimals ?? undefined;
+    const pts = valid(
+      'getPositionTimeseries',
+      await client.positionTimeseries(wallet, p.vault_id, { costBasisMethod: 'fifo', include: ['quality'], limit: 5 }),
+      decimals,
+    );
+    expect(pts.data.every((x) => x.quality !== undefined)).toBe(true);
+    const lots = valid('listPositionLots', await client.lots(wallet, p.vault_id, { limit: 1000 }), decimals);
+    expect(stable(lots)).toEqual(stable(await ctx.api.ok(`/v1/users/${wallet}/positions/${p.vault_id}/lots?limit=1000`)));
+    const collected = [];
+    for await (const lot of client.iterate.lots(wallet, p.vault_id, { limit: 1 })) collected.push(lot);
+    expect(collected).toEqual(lots.data);
+    const open = await client.lots(wallet, p.vault_id, { state: 'open' });
+    expect(open.data.every((l) => l.shares_open !== '0')).toBe(true);
+  });
+
   it('price (latest and as of an instant) and priceTimeseries', async () => {
     const v = (await client.vaults()).data[0]!;
     const token = { chainId: v.chain_id, address: v.numeraire_token.address };
@@ -294,7 +338,7 @@ describe('activityFlows and positionHistory agree with the server for every wall
 });
 
 describe('toBaseUnits round-trips every amount string of every response', () => {
-  const SHARES = new Set(['shares_delta', 'shares_owned', 'pending_redeem_shares', 'total_supply', 'unit_price']);
+  const SHARES = new Set(['shares_delta', 'shares_owned', 'pending_redeem_shares', 'total_supply', 'unit_price', 'shares_acquired', 'shares_open', 'shares']);
 
   it('at the precision DESIGN §4.7 promises (token decimals, 18 for shares and unit prices, 6 for USD)', () => {
     let checked = 0;
@@ -314,6 +358,8 @@ describe('toBaseUnits round-trips every amount string of every response', () => 
       if (typeof x !== 'string' || !/^-?\d+(\.\d+)?$/.test(x)) return;
       if (key === 'usd') check(x, 6, where);
       else if (SHARES.has(key)) check(x, 18, where);
+      // a lot's cost per whole share is a price: 18 digits, as unit_price (DESIGN §11.4)
+      else if (key === 'native' && where.endsWith('.unit_cost.native')) check(x, 18, where);
       else if (key === 'native') {
         if (decimals === undefined) throw new Error(`${where}: no token decimals in context`);
         check(x, decimals, where);

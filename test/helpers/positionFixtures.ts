@@ -61,6 +61,7 @@ function buildSeries(vaultId: string, decimals: number, publishes: boolean, ts: 
     publishes_unit_price: publishes,
     length: n,
     ts: Float64Array.from(ts),
+    block: new Float64Array(n).fill(NaN),
     total_assets: new I128Array(n),
     total_supply: new I128Array(n),
     published_price: new I128Array(n),
