@@ -571,7 +571,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {};
@@ -582,7 +582,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/definition';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {};
@@ -593,7 +593,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/timeseries';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -616,7 +616,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/allocations';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {};
@@ -646,7 +646,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {};
@@ -659,7 +659,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
