@@ -2,7 +2,6 @@
 // a snapshot directory (engine/publish/snapshotFiles.ts) for `vaultd serve --snapshot DIR`
 // readers: the same identity (generation, refreshed_at, ETags) `vaultd serve` on that database
 // publishes, with the database's API keys and cursor secret.
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
@@ -12,7 +11,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeSnapshotDir } from '../../engine/publish/snapshotFiles.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
 import { readPublishIdentity } from '../../store/publishIdentity.js';
-import { getSetting, setSetting } from '../../store/settings.js';
+import { cursorSecret } from '../../store/cursorSecret.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 import { PUBLISH } from '../commandSpecs.js';
@@ -34,8 +33,7 @@ export async function publishCommand(argv: string[]): Promise<number> {
     await engine.recomputeFull();
     const snapshot = engine.current()!;
     const identity = await readPublishIdentity(store);
-    let secret = await getSetting(store, 'cursor.secret');
-    if (!secret) await setSetting(store, 'cursor.secret', (secret = randomBytes(32).toString('base64url')));
+    const secret = (await cursorSecret(store)).toString('base64url');
     const keys = await activeKeyDigests(store);
     const m = await writeSnapshotDir(
       out,

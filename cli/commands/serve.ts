@@ -15,8 +15,10 @@ import { bytesWritten } from '../../engine/publish/fileIo.js';
 import { createEngine, poolCompute, type StoreAccess } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
-import { getSetting, setSetting } from '../../store/settings.js';
+import { cursorSecret } from '../../store/cursorSecret.js';
+import { freeBytes, MIN_FREE_TO_WRITE } from '../../store/diskSpace.js';
 import { hasSnapshots } from '../../store/queries.js';
+import { markServing } from '../../store/servedBy.js';
 import { holdStore, withStore } from '../../store/storeHandle.js';
 import { storeHasData } from '../../jobs/demo/createDemoWorld.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
@@ -30,6 +32,7 @@ import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { parseFlags } from '../args.js';
 import { SERVE } from '../commandSpecs.js';
 import { printServingLine } from '../servingLine.js';
+import { checkDemoFlag, demoWorldRefusal } from './demoWorldPolicy.js';
 import { createSnapshotWriter, defaultSnapshotDir, restoreSnapshot } from './snapshotDir.js';
 import { serveSnapshotDir } from './serveSnapshot.js';
 
@@ -37,7 +40,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const { values, int } = parseFlags(SERVE, argv);
   if (values.snapshot !== undefined) {
     // a stateless reader: no database, no jobs, no engine (issue #11)
-    for (const flag of ['db', 'publish-dir', 'no-jobs'] as const) {
+    for (const flag of ['db', 'publish-dir', 'no-jobs', 'demo'] as const) {
       if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
     }
     const config = loadConfig({ config: values.config, host: values.host, port: int('port') });
@@ -50,9 +53,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: values.host,
     port: int('port'),
   });
+  checkDemoFlag(config, values.demo ?? false);
   // a taken port is said before the world is created or loaded (minutes on a large one), not after
   await assertListenable(config.server.host, config.server.port);
-  return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'] });
+  return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'], demo: values.demo ?? false });
 }
 
 /**
@@ -61,20 +65,36 @@ export async function serveCommand(argv: string[]): Promise<number> {
  * which then grows as real hours pass. Configured price providers and external TVL sources run
  * once before the first publish, then on `schedules.prices`, each round followed by a refresh.
  */
-export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string }): Promise<number> {
+export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string; demo?: boolean }): Promise<number> {
   const common = createCommon(config, { defaultMetrics: true });
-  const jobs = opts.jobs;
   const started = Date.now();
   const chains = config.chains.length > 0 && config.registry.vaults.length > 0;
   if (opts.onStop) common.shutdown.add('devnet', opts.onStop);
+  // On a full disk a start that writes (the cursor secret, the publish identity, a checkpoint)
+  // fails: serve what is there, read-only, with no jobs and no snapshot files.
+  const exists = existsSync(config.db);
+  const readOnly = exists && (freeBytes(config.db) ?? Number.POSITIVE_INFINITY) < MIN_FREE_TO_WRITE;
+  if (readOnly) {
+    common.logger.warn(
+      { db: config.db, free_bytes: freeBytes(config.db), needed_bytes: MIN_FREE_TO_WRITE },
+      'the disk holding the database is full: serving it read-only, with no jobs, until there is room and the server restarts',
+    );
+  }
+  const jobs = opts.jobs && !readOnly;
+  const open = { path: config.db, ...(readOnly ? { readOnly } : {}) };
 
   // The file stays open from here until the server listens: the start's short reads (the data
   // check, the cursor secret, the inputs' stamp, the keys) share one open instead of one each.
   // An empty database is released first: the demo world is written by its own opener.
-  let release = existsSync(config.db) ? await holdStore(common, { path: config.db }) : null;
+  let release = exists ? await holdStore(common, open) : null;
   common.shutdown.add('startup store', () => release?.() ?? Promise.resolve());
-  const hasData = release !== null && (await withStore(common, { path: config.db }, storeHasData));
+  const hasData = release !== null && (await withStore(common, open, storeHasData));
   if (!chains && !hasData) {
+    // a typo'd --db, or a configured deployment, never gets fake data
+    const refusal = readOnly
+      ? new VaultdError('NO_SPACE', `database "${config.db}" holds no world and the disk holding it is full; free some space first`)
+      : demoWorldRefusal(config, { demo: opts.demo ?? false, exists });
+    if (refusal) throw refusal;
     await release?.();
     release = null;
     common.logger.info({ db: config.db }, 'empty database: creating the demo world');
@@ -83,14 +103,16 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     common.logger.info(summary, 'demo world created');
   }
 
-  release ??= await holdStore(common, { path: config.db }); // (nothing to hold for ':memory:')
-  const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
+  release ??= await holdStore(common, open); // (nothing to hold for ':memory:')
+  const access: StoreAccess = (work) => withStore(common, open, work);
   // the chain toolkit (viem) costs ~0.35 s to load: only when chains are configured
-  const ingest = chains ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
+  const ingest = chains && !readOnly ? (await import('../../jobs/chain/ingestJob.js')).createIngestJob({ common, config, access }) : null;
   // The price job's module loads the chain toolkit too (~0.4 s of a cold start): imported only
   // when there is price work or a TVL source to sync — hasPriceWork's condition, asked before.
   const priceJobs =
-    config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0 ? await import('../../jobs/prices/priceJob.js') : null;
+    !readOnly && (config.prices.providers.some((p) => p.kind !== 'demo') || config.tvl_sources.length > 0)
+      ? await import('../../jobs/prices/priceJob.js')
+      : null;
   const prices = priceJobs?.hasPriceWork(config) ? priceJobs.createPriceJob({ common, config, access }) : null;
   // With history already stored, serve it at once and catch up in the background (an RPC that
   // is down must not keep a restart from serving); an empty database is filled first.
@@ -108,9 +130,12 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // (with no TVL sources configured there is nothing to sync: no store opened for it)
   if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config))))
     common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
-  const secret = await access(cursorSecret);
+  // One cursor secret per store: re-read when the file is replaced (refresh), so this process,
+  // a restart and the readers of its snapshot directory sign and accept the same cursors.
+  let secret = await access((store) => storeSecret(store, readOnly));
+  let cursors = createCursorCodec(secret);
   const pool = createComputePool(common, { threads: 2 });
-  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: true, apyColumns: false });
+  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: readOnly ? 'read' : true, apyColumns: false });
   let served: ReadModel | null = null;
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) });
@@ -128,7 +153,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
       return next ? Math.floor(next.getTime() / 1000) : null;
     },
   });
-  engine.subscribe((snapshot) => void writer.write(snapshot));
+  // (read-only: no room for files; a restart with room writes them)
+  if (!readOnly) engine.subscribe((snapshot) => void writer.write(snapshot));
   // a stop waits for files being written while they progress (past the stop's 5 s grace if
   // need be): the next start serves them instead of recomputing
   holdStopWhileProgressing(bytesWritten);
@@ -149,6 +175,9 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     if (now !== identity) {
       common.logger.warn({ db: config.db }, 'the database file was replaced; reloading its world from scratch');
       identity = now;
+      // another world, another store: its cursor secret, before anything is published from it
+      secret = await access((store) => storeSecret(store, readOnly));
+      cursors = createCursorCodec(secret);
       await engine.recomputeFull();
     } else await engine.refresh();
   };
@@ -164,7 +193,10 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     jobs,
     auth: () => keys.table,
     keysReloading: () => keys.reloadIfStale(),
-    cursors: createCursorCodec(secret),
+    cursors: {
+      encode: (...args) => cursors.encode(...args),
+      decode: (...args) => cursors.decode(...args),
+    },
     secondsToNextPublish: () => {
       const next = schedule?.nextRun();
       return next ? (next.getTime() - Date.now()) / 1000 : null;
@@ -175,8 +207,13 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
   printServingLine(config.server.host, server.port);
+  // `vaultd demo --force` asks before it replaces a file a server depends on between its jobs
+  common.shutdown.add(
+    'serving marker',
+    markServing(config.db, { listen: `${config.server.host}:${server.port}`, started_at: new Date(started).toISOString() }),
+  );
   await release?.();
-  writer.start();
+  if (!readOnly) writer.start();
   schedule?.start();
   common.shutdown.add('jobs', async () => {
     void schedule?.stop(); // a round in flight is the engine's to finish or abandon (its own shutdown step)
@@ -249,13 +286,12 @@ function fileIdentity(path: string): string {
   }
 }
 
-/** The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). */
-async function cursorSecret(store: Parameters<Parameters<StoreAccess>[0]>[0]): Promise<Buffer> {
-  const stored = await getSetting(store, 'cursor.secret');
-  if (stored) return Buffer.from(stored, 'base64url');
-  const fresh = randomBytes(32);
-  await setSetting(store, 'cursor.secret', fresh.toString('base64url'));
-  return fresh;
+/**
+ * The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). A
+ * read-only start that finds none uses one of its own (its cursors end with the process).
+ */
+async function storeSecret(store: Parameters<Parameters<StoreAccess>[0]>[0], readOnly: boolean): Promise<Buffer> {
+  return readOnly ? ((await cursorSecret(store, false)) ?? randomBytes(32)) : cursorSecret(store);
 }
 
 /** Active API keys, re-read whenever the database file changes (keys made while serving work). */

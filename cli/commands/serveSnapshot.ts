@@ -22,6 +22,7 @@ import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/stati
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { printServingLine } from '../servingLine.js';
 import { createGenerations } from '../../server/generations.js';
+import { storeIdentity } from '../../store/cursorSecret.js';
 
 /** How often a reader looks for a new manifest. */
 export const MANIFEST_POLL_MS = 250;
@@ -60,6 +61,24 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
       return;
     }
     if (!m) return;
+    // Generations only grow within one store: a lower one from the same writer is an old
+    // directory put back (a restored copy, a sync gone wrong), not news. Another store (a
+    // replaced database) starts its generations again.
+    if (manifest && m.generation < manifest.generation) {
+      const writer = (a: { cursor_secret: string } | null) => (a ? storeIdentity(a.cursor_secret) : null);
+      const incoming = writer(await readSnapshotAuth(dir, m).catch(() => null));
+      if (incoming === null || incoming === writer(secret ? { cursor_secret: secret } : null)) {
+        common.logger.warn(
+          { dir, generation: m.generation, serving: manifest.generation, store: incoming },
+          `published generation went backwards (${manifest.generation} → ${m.generation}) from the same store: refused, still serving ${manifest.generation} (restart this reader to accept it)`,
+        );
+        return;
+      }
+      common.logger.info(
+        { dir, generation: m.generation, serving: manifest.generation, store: incoming },
+        'another store publishes into the directory: serving its generations',
+      );
+    }
     const worldKey = JSON.stringify({ ...m.files, auth: null, g: m.generation, t: m.refreshed_at_s });
     if (!manifest || worldKey !== JSON.stringify({ ...manifest.files, auth: null, g: manifest.generation, t: manifest.refreshed_at_s })) {
       const t0 = performance.now();
