@@ -29,6 +29,12 @@ export interface OperationSpec {
   unavailable?: { body: ComponentName; description: string };
 }
 
+/** What /health's `degraded` means (server/routes/health.ts), word for word here and in the README (a test holds both to it). */
+export const HEALTH_DEGRADED =
+  '`status` is `degraded` when no snapshot is published yet, or, while scheduled jobs run, when the published snapshot is ' +
+  'older than 2 hours or a configured chain is stalled or never synced (listed in `stalled_chains`). /health answers 200 ' +
+  'while the process serves its routes (`ok` or `degraded`) and 503 when it cannot (no snapshot yet).';
+
 const v1 = (spec: Omit<OperationSpec, 'security'> & { security?: boolean }): OperationSpec => ({ security: true, ...spec });
 const plain = (spec: Omit<OperationSpec, 'security' | 'pathParams' | 'errors'>): OperationSpec => ({
   ...spec,
@@ -43,10 +49,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getHealth',
     tag: 'health',
     summary: 'Liveness: version and uptime',
-    description:
-      '`status` is `degraded` when no snapshot is published yet, or, while scheduled jobs run, when the published snapshot is ' +
-      'older than 2 hours or a configured chain is stalled or never synced (listed in `stalled_chains`). 200 while the ' +
-      'process serves its routes (`ok` or `degraded`); 503 when it cannot (no snapshot yet). Not enveloped.',
+    description: `${HEALTH_DEGRADED} Not enveloped.`,
     body: 'Health',
     unavailable: { body: 'Health', description: '`degraded`: no snapshot is published yet, so every /v1 route answers 503 NOT_READY.' },
   }),

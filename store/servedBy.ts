@@ -16,17 +16,16 @@ export interface ServingProcess {
 
 const prefix = (db: string) => `${basename(db)}.served-by-`;
 
-/** Say that this process serves `db`; the returned function removes the marker (also run at exit). */
-export function markServing(db: string, info: Omit<ServingProcess, 'pid'>): () => void {
+export interface ServingMarker {
+  /** Rewrite the marker (e.g. with the port the server got once it listens). */
+  update(info: Omit<ServingProcess, 'pid'>): void;
+  /** Remove it (also run at exit); idempotent. */
+  remove(): void;
+}
+
+/** Say that this process serves `db`, until the marker is removed or the process exits. */
+export function markServing(db: string, info: Omit<ServingProcess, 'pid'>): ServingMarker {
   const path = `${resolve(db)}.served-by-${process.pid}`;
-  const record: ServingProcess = { pid: process.pid, ...info };
-  try {
-    writeFileSync(path, JSON.stringify(record));
-  } catch {
-    // a marker that cannot be written (a full or read-only disk) only weakens demo --force's check
-    rmSync(path, { force: true });
-    return () => {};
-  }
   let removed = false;
   const remove = () => {
     if (removed) return;
@@ -34,8 +33,18 @@ export function markServing(db: string, info: Omit<ServingProcess, 'pid'>): () =
     process.off('exit', remove);
     rmSync(path, { force: true });
   };
+  const write = (next: Omit<ServingProcess, 'pid'>) => {
+    if (removed) return;
+    try {
+      writeFileSync(path, JSON.stringify({ pid: process.pid, ...next } satisfies ServingProcess));
+    } catch {
+      // a marker that cannot be written (a full or read-only disk) only weakens demo --force's check
+      remove();
+    }
+  };
   process.once('exit', remove);
-  return remove;
+  write(info);
+  return { update: write, remove };
 }
 
 /** The live processes that serve `db` (this one excluded); stale markers are removed. */

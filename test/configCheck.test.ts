@@ -3,7 +3,7 @@
 // and with --probe a real chain (a Hardhat devnet over HTTP JSON-RPC, its Chainlink-like feeds),
 // a price API and a TVL source on loopback, a node that keeps no old state, a URL of another
 // chain and a dead URL.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,25 @@ describe('vaultd config check', () => {
       '95 of 95 vaults set no start_block: they are read from block 0 (the whole chain); set each to its deployment block',
     ]);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('no errors, 1 warning(s): see above');
+  });
+
+  it("the README's configuration examples check out: no errors (the real-chain one warns about start_block)", () => {
+    const blocks = [...readFileSync('README.md', 'utf8').matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.trimStart().startsWith('{'));
+    const whole = blocks.filter((b) => {
+      try {
+        JSON.parse(b);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const real = whole.find((b) => b.includes('"chains"'));
+    expect(real).toBeDefined();
+    for (const [i, block] of whole.entries()) {
+      const r = vaultd(['config', 'check', '--config', write(`readme-${i}.json`, JSON.parse(block))]);
+      expect(r.status, r.stdout).toBe(0);
+      if (block === real) expect(r.stdout).toContain('registry.vaults[].start_block  warn    3 of 3 vaults set no start_block');
+    }
   });
 
   it('error: every schema error is listed, typos with the nearest key; exit 2', () => {

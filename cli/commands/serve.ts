@@ -204,14 +204,14 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     started,
     assets: loadStaticAssets([CLIENT_MOUNT, EXPLORER_MOUNT], EXPLORER_PAGES),
   });
+  // `vaultd demo --force` asks before it replaces a file a server depends on between its jobs
+  const since = new Date(started).toISOString();
+  const marker = markServing(config.db, { listen: `${config.server.host}:${config.server.port}`, started_at: since });
+  common.shutdown.add('serving marker', async () => marker.remove());
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  marker.update({ listen: `${config.server.host}:${server.port}`, started_at: since });
   printServingLine(config.server.host, server.port);
-  // `vaultd demo --force` asks before it replaces a file a server depends on between its jobs
-  common.shutdown.add(
-    'serving marker',
-    markServing(config.db, { listen: `${config.server.host}:${server.port}`, started_at: new Date(started).toISOString() }),
-  );
   await release?.();
   if (!readOnly) writer.start();
   schedule?.start();

@@ -3,10 +3,12 @@
 // in /metrics; `server.metrics_public: false` puts /metrics behind a key; a process with no
 // snapshot answers /health 503; and `eip155:{chainId}:{address}` names the same vault as
 // `{chainId}:{address}` wherever a vault id is read, answers carrying the canonical form.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../common/version.js';
 import { buildOpenApi } from '../../server/openapi.js';
+import { HEALTH_DEGRADED } from '../../server/openapiOperations.js';
 import { vaultdSpawn, waitForListening } from '../helpers/cli.js';
 import { copyDb, createKey, idsOf, rawRequest, startServer, useServer, type Server } from './server.js';
 import { walletFacts, type Pair } from './walletFacts.js';
@@ -167,6 +169,13 @@ describe('servers with their own configuration', () => {
 });
 
 describe('/health answers 503 when the process cannot serve its routes', () => {
+  it('degraded is described in the same words in /openapi.json and the README', () => {
+    const doc = buildOpenApi() as { paths: Record<string, { get: { description: string } }> };
+    expect(doc.paths['/health']!.get.description).toBe(`${HEALTH_DEGRADED} Not enveloped.`);
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain(`Health: ${HEALTH_DEGRADED}`);
+  });
+
   it('a reader with no snapshot yet: /health 503 degraded, /v1 503 NOT_READY', async () => {
     const empty = join(ctx.world.dir, 'no-snapshot');
     mkdirSync(empty);
