@@ -22,7 +22,7 @@ import { markServing } from '../../store/servedBy.js';
 import { holdStore, withStore } from '../../store/storeHandle.js';
 import { storeHasData } from '../../jobs/demo/createDemoWorld.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
-import { createCursorCodec } from '../../server/cursor.js';
+import { createCursorKeyring } from '../../server/cursor.js';
 import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
 import type { ReadModel } from '../../engine/publish/index.js';
@@ -130,13 +130,19 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   // (with no TVL sources configured there is nothing to sync: no store opened for it)
   if (priceJobs && (await access((store) => priceJobs.syncTvlSources(store, config))))
     common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
-  // One cursor secret per store: re-read when the file is replaced (refresh), so this process,
-  // a restart and the readers of its snapshot directory sign and accept the same cursors.
-  let secret = await access((store) => storeSecret(store, readOnly));
-  let cursors = createCursorCodec(secret);
+  // One cursor secret per store: re-read when the file is replaced (refresh) and used from the
+  // first generation published from the new store on, so this process, a restart and the
+  // readers of its snapshot directory sign and accept the same cursors for each generation.
+  const cursors = createCursorKeyring(await access((store) => storeSecret(store, readOnly)));
+  let nextSecret: Buffer | null = null;
   const pool = createComputePool(common, { threads: 2 });
   const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: readOnly ? 'read' : true, apyColumns: false });
   let served: ReadModel | null = null;
+  // first: the new store's secret before anything serves or writes its first generation
+  engine.subscribe((snapshot) => {
+    if (nextSecret) cursors.use(nextSecret, snapshot.generation);
+    nextSecret = null;
+  });
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, { positionWindow: (task) => pool.positionWindow(task), seriesBlocks: (task) => pool.seriesBlocks(task) });
   });
@@ -147,7 +153,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   const writer = createSnapshotWriter(common, snapDir, {
     access,
     engine,
-    auth: async () => ({ cursor_secret: secret.toString('base64url'), keys: await access(activeKeyDigests) }),
+    auth: async (generation) => ({ cursor_secret: cursors.secretFor(generation).toString('base64url'), keys: await access(activeKeyDigests) }),
     nextPublishAt: () => {
       const next = nextRun();
       return next ? Math.floor(next.getTime() / 1000) : null;
@@ -175,9 +181,8 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     if (now !== identity) {
       common.logger.warn({ db: config.db }, 'the database file was replaced; reloading its world from scratch');
       identity = now;
-      // another world, another store: its cursor secret, before anything is published from it
-      secret = await access((store) => storeSecret(store, readOnly));
-      cursors = createCursorCodec(secret);
+      // another world, another store: its cursor secret, for the generations published from it
+      nextSecret = await access((store) => storeSecret(store, readOnly));
       await engine.recomputeFull();
     } else await engine.refresh();
   };
@@ -193,10 +198,7 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
     jobs,
     auth: () => keys.table,
     keysReloading: () => keys.reloadIfStale(),
-    cursors: {
-      encode: (...args) => cursors.encode(...args),
-      decode: (...args) => cursors.decode(...args),
-    },
+    cursors,
     secondsToNextPublish: () => {
       const next = schedule?.nextRun();
       return next ? (next.getTime() - Date.now()) / 1000 : null;
