@@ -91,9 +91,16 @@ export const DEMO = defineCommand({
       int: [1, 3650],
       default: String(DEMO_DEFAULTS.days),
     },
-    force: { type: 'boolean', does: 'replace the world the database already holds (without it: refuse, exit 2)' },
+    force: {
+      type: 'boolean',
+      does: 'replace the world the database already holds (without it: refuse, exit 2); refused while a `vaultd serve` serves the file',
+    },
+    'even-if-served': {
+      type: 'boolean',
+      does: 'with --force: replace the file even while a server serves it (its API keys go with the old file; a server with jobs reloads the new world at its next round, one with --no-jobs keeps serving the old one)',
+    },
   },
-  forms: [{ flags: ['db', 'seed', 'now', 'start', 'vaults', 'wallets', 'days', 'force', 'config'] }],
+  forms: [{ flags: ['db', 'seed', 'now', 'start', 'vaults', 'wallets', 'days', 'force', 'even-if-served', 'config'] }],
   examples: [
     { run: 'demo', does: `the default world into ${DEFAULTS.db}` },
     { run: 'demo --db data/small.duckdb --seed 7 --now 2026-06-01 --days 30 --wallets 40', does: 'a small world, the same on every machine' },
@@ -110,7 +117,9 @@ export const SERVE = defineCommand({
   summary: 'serve the API, the explorer and the docs; runs the scheduled jobs',
   description:
     'Serves the read-only HTTP API, the explorer pages (/) and the API reference (/docs) from the database. An empty ' +
-    'database with no chains configured first gets the demo world. Unless --no-jobs, the ingest, prices and ' +
+    `database at the default path (${DEFAULTS.db}, what \`npm start\` serves) first gets the demo world; any other ` +
+    'path gets it only with --demo, and a configuration that lists chains or vaults never does: a mistyped --db is ' +
+    'one line and exit 2, not a fake world. Unless --no-jobs, the ingest, prices and ' +
     'TVL-source jobs run on their schedules (config "schedules") and each round publishes a new snapshot. Every ' +
     'publish is also written as snapshot files, so a restart on unchanged inputs serves them without recomputing. ' +
     'With --snapshot DIR it is a stateless reader of what a writer published into DIR. Prints one line for people ' +
@@ -121,6 +130,10 @@ export const SERVE = defineCommand({
     host,
     config,
     'no-jobs': { type: 'boolean', does: 'run no scheduled jobs: serve the database as it is' },
+    demo: {
+      type: 'boolean',
+      does: 'build the demo world into --db when it holds none (needed for any path but the default; refused with chains or vaults configured)',
+    },
     'publish-dir': {
       type: 'string',
       value: 'DIR',
@@ -134,9 +147,10 @@ export const SERVE = defineCommand({
       default: 'none (serve the database)',
     },
   },
-  forms: [{ flags: ['db', 'port', 'host', 'config', 'no-jobs', 'publish-dir'] }, { required: ['snapshot'], flags: ['port', 'host', 'config'] }],
+  forms: [{ flags: ['db', 'port', 'host', 'config', 'no-jobs', 'publish-dir', 'demo'] }, { required: ['snapshot'], flags: ['port', 'host', 'config'] }],
   examples: [
     { run: 'serve', does: `what \`npm start\` runs: ${DEFAULTS.db} (the demo world when empty) on port ${DEFAULTS.server.port}` },
+    { run: 'serve --db /tmp/try.duckdb --demo', does: 'the demo world in a file of its own' },
     { run: 'serve --db data/vaults.duckdb --config vaultd.json --host 127.0.0.1 --port 9090', does: 'a configured world, on loopback only' },
     { run: 'serve --publish-dir /srv/vaultd/snapshot', does: 'a writer whose snapshots readers serve' },
     { run: 'serve --snapshot /srv/vaultd/snapshot --port 8081', does: 'a reader of that directory' },
@@ -208,13 +222,28 @@ export const DEVNET = defineCommand({
   description:
     'Starts a local EVM chain in-process (Hardhat), deploys the vault contracts, simulates 30 days of hourly ' +
     'activity, ingests it through the same indexer a public RPC would feed, and serves the API. Prints the chain, its ' +
-    'RPC URL and the config file written for this run (usable with `vaultd ingest --config`). Needs the ' +
-    'development install (`npm ci` in a source checkout).',
+    'RPC URL and the config file written for this run (usable with `vaultd ingest --config` and `vaultd config check ' +
+    '--probe`; removed at exit unless --write-config names where to keep it). A configuration given with --config or ' +
+    'VAULTD_CONFIG sets the rest (server, auth, rate limits, schedules, TVL sources); its chains, registry and prices ' +
+    "give way to the devnet's. Needs the development install (`npm ci` in a source checkout).",
   flags: {
     db: { ...db, does: 'the database to ingest into: deleted and created anew each run', default: DEVNET_DB },
     port: { ...port, default: String(DEFAULTS.server.port) },
+    config: {
+      ...config,
+      does: "a configuration for the rest of the run (server, auth, limits, schedules); the devnet's chains, registry and prices replace its own",
+    },
+    'write-config': {
+      type: 'string',
+      value: 'FILE',
+      does: "write the run's configuration (the devnet's chains, vaults and feeds) to FILE and keep it after the run: a real-world example to start from",
+      default: 'a temporary file, removed at exit',
+    },
   },
-  examples: [{ run: 'devnet --port 8090', does: 'a fresh devnet served on port 8090' }],
+  examples: [
+    { run: 'devnet --port 8090', does: 'a fresh devnet served on port 8090' },
+    { run: 'devnet --write-config devnet.json', does: 'and keep its configuration in devnet.json' },
+  ],
 });
 
 export const KEYS = defineCommand({
@@ -254,7 +283,48 @@ export const WALLETS = defineCommand({
   examples: [{ run: 'wallets --limit 5', does: 'the five most active wallets' }],
 });
 
+export const BACKUP = defineCommand({
+  name: 'backup',
+  summary: 'a consistent copy of the database file, also while a server serves it',
+  description:
+    "Copies the database into FILE while other processes use it: with the file open (a server's jobs wait for the " +
+    'copy, up to 15 s a job, then retry at their next round), everything is checkpointed into it, copied to a temporary ' +
+    'name, synced, opened to check it holds the same rows, and renamed into place. FILE must not exist. To restore, stop ' +
+    'the server, put the copy in place of the database file and start `vaultd serve` again: it serves the same snapshot ' +
+    '(same ETags). Never creates a database.',
+  flags: {
+    db,
+    out: { type: 'string', value: 'FILE', does: 'the file to write the copy to (must not exist; its folder is created)', default: 'none (required)' },
+    config,
+  },
+  forms: [{ required: ['out'], flags: ['db', 'config'] }],
+  examples: [{ run: 'backup --db data/vaultd.duckdb --out backups/vaultd-2026-06-01.duckdb', does: 'a copy, while `vaultd serve` runs on the file' }],
+});
+
+export const CONFIG = defineCommand({
+  name: 'config',
+  summary: 'check a configuration file; with --probe, ask its RPCs, price providers and TVL sources',
+  description:
+    'Validates the configuration file with the schema every command uses (all of its errors, each naming its key, ' +
+    "an unknown key with the nearest known one) and the references between its parts (a vault's chain, group and " +
+    "strategy; a Chainlink provider's chain; the schedules), and says which defaults apply (a vault without start_block " +
+    'is read from block 0). With --probe it also asks every RPC URL for its chain id (another chain is an error), its ' +
+    'head, state at an old block (history needs an archive node) and its latency, and every price provider and TVL ' +
+    'source for one value. Prints a table; exits 2 when any row is an error, 0 otherwise. The schema is also published ' +
+    'as JSON Schema (docs/config.schema.json) for editors.',
+  flags: {
+    config,
+    probe: { type: 'boolean', does: 'also ask every RPC URL, price provider and TVL source (network requests, 10 s each at most)' },
+  },
+  forms: [{ args: 'check', flags: ['config', 'probe'] }],
+  positionals: [{ name: 'check', does: 'the one action: validate the file (and probe with --probe)' }],
+  examples: [
+    { run: 'config check --config vaultd.json', does: 'validate the file: schema, references, defaults that apply' },
+    { run: 'config check --config vaultd.json --probe', does: 'and ask every RPC URL, price provider and TVL source' },
+  ],
+});
+
 /** Every command, in the order `vaultd help` lists them. */
-export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS] as const;
+export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS, BACKUP, CONFIG] as const;
 
 export type CommandName = (typeof COMMAND_SPECS)[number]['name'];

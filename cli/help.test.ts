@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import { parseFlags } from './args.js';
 import { formsOf, type AnyCommandSpec } from './commandSpec.js';
-import { COMMAND_SPECS, KEYS, SERVE, WALLETS } from './commandSpecs.js';
+import { COMMAND_SPECS, CONFIG, KEYS, SERVE, WALLETS } from './commandSpecs.js';
 import { commandHelp, overallHelp, usageLine } from './help.js';
 import { servingLine } from './servingLine.js';
 
@@ -56,16 +56,17 @@ describe('command help', () => {
     for (const example of spec.examples) {
       const [name, ...rest] = words(example.run);
       expect(name).toBe(spec.name);
-      // keys takes its action and its NAME or ID first
+      // keys takes its action and its NAME or ID first; config its action
       const keys = spec.name === KEYS.name;
-      const parsed = parseFlags(spec, keys ? rest.slice(1) : rest, { positionals: keys ? 1 : 0 });
+      const action = keys || spec.name === CONFIG.name;
+      const parsed = parseFlags(spec, action ? rest.slice(1) : rest, { positionals: keys ? 1 : 0 });
       for (const [flag, f] of Object.entries(spec.flags)) if (f.int) parsed.int(flag);
     }
   });
 
   it('usage lines keep their form: optional flags in brackets, a second form after `|`', () => {
     expect(usageLine(SERVE)).toBe(
-      'vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs] [--publish-dir DIR] | serve --snapshot DIR [--port N] [--host H] [--config FILE]',
+      'vaultd serve [--db PATH] [--port N] [--host H] [--config FILE] [--no-jobs] [--publish-dir DIR] [--demo] | serve --snapshot DIR [--port N] [--host H] [--config FILE]',
     );
     expect(usageLine(KEYS)).toBe(
       'vaultd keys create NAME [--db PATH] [--config FILE] | keys list [--db PATH] [--config FILE] | keys revoke ID [--db PATH] [--config FILE]',

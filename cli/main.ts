@@ -20,6 +20,8 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   publish: async () => (await import('./commands/publish.js')).publishCommand,
   ingest: async () => (await import('./commands/ingest.js')).ingestCommand,
   devnet: async () => (await import('./commands/devnet.js')).devnetCommand,
+  backup: async () => (await import('./commands/backup.js')).backupCommand,
+  config: async () => (await import('./commands/config.js')).configCommand,
 };
 
 const specOf = (name: string | undefined): AnyCommandSpec | undefined => COMMAND_SPECS.find((c) => c.name === name);

@@ -703,7 +703,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -719,7 +719,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/definition';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {};
@@ -730,7 +730,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/timeseries';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -771,7 +771,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/allocations';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {};
@@ -807,7 +807,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -827,7 +827,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {

@@ -26,7 +26,7 @@ describe('config', () => {
   it('defaults: every key optional', () => {
     const c = loadConfig(VAULT_TYPES, {}, {});
     expect(c.db).toBe('data/vaultd.duckdb');
-    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trusted_proxies: [], transport: 'uws' });
+    expect(c.server).toEqual({ host: '0.0.0.0', port: 8080, trusted_proxies: [], transport: 'uws', metrics_public: true });
     expect(c.auth.anonymous).toBe(true);
     expect(c.rate_limits).toEqual({ anonymous_per_minute: 60, keyed_per_minute: 600 });
     expect(c.schedules).toEqual({ ingest: '*/15 * * * * *', prices: '0 */5 * * * *' });
@@ -41,7 +41,13 @@ describe('config', () => {
     expect(loadConfig(VAULT_TYPES, { config: f }, {}).rate_limits).toEqual({ anonymous_per_minute: 60, keyed_per_minute: 5 });
     const env = { VAULTD_DB: 'env.duckdb', VAULTD_PORT: '9002' };
     expect(loadConfig(VAULT_TYPES, { config: f }, env).db).toBe('env.duckdb');
-    expect(loadConfig(VAULT_TYPES, { config: f }, env).server).toEqual({ host: '127.0.0.2', port: 9002, trusted_proxies: [], transport: 'uws' });
+    expect(loadConfig(VAULT_TYPES, { config: f }, env).server).toEqual({
+      host: '127.0.0.2',
+      port: 9002,
+      trusted_proxies: [],
+      transport: 'uws',
+      metrics_public: true,
+    });
     expect(loadConfig(VAULT_TYPES, { config: f, port: 9003, db: 'flag.duckdb' }, env)).toMatchObject({ db: 'flag.duckdb', server: { port: 9003 } });
     expect(loadConfig(VAULT_TYPES, {}, { VAULTD_CONFIG: f }).db).toBe('from-file.duckdb');
   });

@@ -154,6 +154,8 @@ const vaultSchema = (vaultTypes: VaultTypes) =>
  */
 export const configSchema = (vaultTypes: VaultTypes) =>
   v.strictObject({
+    /** an editor's pointer to the JSON Schema (docs/config.schema.json); ignored */
+    $schema: v.optional(v.string()),
     db: v.optional(nonEmpty, 'data/vaultd.duckdb'),
     server: v.optional(
       v.strictObject({
@@ -166,6 +168,8 @@ export const configSchema = (vaultTypes: VaultTypes) =>
          * malformed requests at once (400/431/414), at about twice the CPU per request
          */
         transport: v.optional(v.picklist(['uws', 'node'], 'must be "uws" or "node"'), 'uws'),
+        /** false: /metrics answers only a request with a valid API key (401 otherwise), whatever "auth.anonymous" says */
+        metrics_public: v.optional(v.boolean(), true),
       }),
       {},
     ),
@@ -233,16 +237,34 @@ export function parseConfig(vaultTypes: VaultTypes, input: unknown, origin: stri
   const result = v.safeParse(schema, input ?? {});
   if (result.success) return result.output;
   // a typo shows as an unknown key and a missing one: name the unknown key, it is what was typed
+  const first = configIssues(schema, input, result.issues)[0]!;
+  throw configError(`invalid configuration in ${origin}: ${first.text}`, { key: first.key });
+}
+
+export interface ConfigIssue {
+  /** the dot path of the key, e.g. "chains.0.rpc_urls.0" */
+  key: string;
+  /** `unknown key "…"; did you mean "…"?` or `"key": what is wrong` */
+  text: string;
+}
+
+/** Every way `input` breaks the schema (`vaultd config check` lists them all), unknown keys first; [] when valid. */
+export function validateConfig(vaultTypes: VaultTypes, input: unknown): ConfigIssue[] {
+  const schema = configSchema(vaultTypes);
+  const result = v.safeParse(schema, input ?? {});
+  return result.success ? [] : configIssues(schema, input, result.issues);
+}
+
+function configIssues(schema: ConfigSchema, input: unknown, issues: readonly v.BaseIssue<unknown>[]): ConfigIssue[] {
   const isUnknown = (i: v.BaseIssue<unknown>) => i.type === 'strict_object' && i.expected === 'never';
-  const issue = result.issues.find(isUnknown) ?? result.issues[0]!;
-  const path = v.getDotPath(issue) ?? '(root)';
-  const unknown = isUnknown(issue);
-  if (unknown) {
+  const ordered = [...issues.filter(isUnknown), ...issues.filter((i) => !isUnknown(i))];
+  return ordered.map((issue) => {
+    const key = v.getDotPath(issue) ?? '(root)';
+    if (!isUnknown(issue)) return { key, text: `"${key}": ${issue.message}` };
     const keys = issue.path!.map((p) => p.key);
     const near = closest(String(keys.at(-1)), allowedKeys(schema as unknown as AnySchema, keys.slice(0, -1), input));
-    throw configError(`invalid configuration in ${origin}: unknown key "${path}"${near ? `; did you mean "${near}"?` : ''}`, { key: path });
-  }
-  throw configError(`invalid configuration in ${origin}: "${path}": ${issue.message}`, { key: path });
+    return { key, text: `unknown key "${key}"${near ? `; did you mean "${near}"?` : ''}` };
+  });
 }
 
 type AnySchema = { type: string; entries?: Record<string, AnySchema>; wrapped?: AnySchema; item?: AnySchema; options?: AnySchema[]; value?: AnySchema };
@@ -295,7 +317,7 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-function readConfigFile(file: string): unknown {
+export function readConfigFile(file: string): unknown {
   if (!existsSync(file)) throw configError(`config file "${file}" does not exist; pass an existing JSON file to --config`);
   let text: string;
   try {

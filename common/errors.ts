@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   SOURCE_FAILED: 1,
   // work ended by a stop (the shutdown's AbortSignal): a clean stop, exit 0
   STOPPED: 0,
+  /** not enough disk space for the work asked (checked before it starts) */
+  NO_SPACE: 1,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -62,14 +64,31 @@ export function isVaultdError(e: unknown): e is VaultdError {
   return e instanceof VaultdError;
 }
 
-/** A message safe to show anyone: never a stack, never a file path. */
+/**
+ * A message safe to show anyone: never a stack, never a file path. A URL keeps its origin (an
+ * RPC URL's path or query often holds an API key): `https://host/<path>`, never a mangled
+ * `https:/<path>`.
+ */
 export function describeError(e: unknown): string {
   if (e instanceof VaultdError) return e.message;
-  if (e instanceof Error) return e.message.replace(/(\/[\w.@-]+)+/g, '<path>');
+  if (e instanceof Error) return e.message.replace(URL_OR_PATH, (_match, url: string | undefined) => (url === undefined ? '<path>' : urlOrigin(url)));
   return String(e);
 }
 
 /** Whether `e` is the end of work cut short by a stop (the shutdown's AbortSignal). */
 export function isStopped(e: unknown): boolean {
   return e instanceof VaultdError && e.code === 'STOPPED';
+}
+
+/** A URL (its own alternative, so its path is not taken for a file path), or a file path. */
+const URL_OR_PATH = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+)|(?:\/[\w.@-]+)+/gi;
+
+function urlOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    const rest = u.pathname.length > 1 || u.search !== '' ? '/<path>' : '';
+    return `${u.protocol}//${u.host}${rest}`;
+  } catch {
+    return '<url>';
+  }
 }

@@ -114,8 +114,9 @@ export interface EngineOptions {
   /**
    * Keep the publish identity in the database (the server): a full recompute of inputs that
    * have not changed since the last publish republishes under its generation and time.
+   * 'read': use a stored identity that matches, never write one (a server started read-only).
    */
-  persistIdentity?: boolean;
+  persistIdentity?: boolean | 'read';
   /** keep events' block and transaction hashes (default true; a batch recompute serves no pages) */
   eventHashes?: boolean;
   /**
@@ -175,7 +176,7 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     const previous = await readPublishIdentity(store);
     if (previous && previous.stamp === stamp) return { generation: previous.generation, now: previous.refreshed_at_s };
     const next = { generation: Math.max(generation, previous?.generation ?? 0) + 1, now: clock() };
-    await writePublishIdentity(store, { stamp, generation: next.generation, refreshed_at_s: next.now });
+    if (opts.persistIdentity !== 'read') await writePublishIdentity(store, { stamp, generation: next.generation, refreshed_at_s: next.now });
     return next;
   }
 

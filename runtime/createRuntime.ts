@@ -22,6 +22,8 @@ export interface RuntimeOptions {
   sources: readonly Source[];
   /** the database file: replaced, its world is reloaded whole; written by another process, refreshed */
   file?: string;
+  /** runs when the file was found replaced, before its world is reloaded (serve: the new store's cursor secret) */
+  onReplaced?: () => Promise<void>;
   timers?: Timers;
   retry?: RetryPolicy;
 }
@@ -62,6 +64,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     if (watch?.replaced()) {
       common.logger.warn({ db: opts.file }, 'the database file was replaced; reloading its world from scratch');
       watch.reloaded();
+      await opts.onReplaced?.();
       await engine.recomputeFull({ signal });
     } else if (whole) await engine.recomputeFull({ signal });
     else await engine.refresh(signal);

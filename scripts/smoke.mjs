@@ -1,5 +1,5 @@
 // A smoke test of an installed checkout on the Node that runs it (CI runs it on Node 20 and 22
-// after an `npm ci` there; the full suite runs on Node 24): `vaultd serve` on an empty
+// after an `npm ci` there; the full suite runs on Node 24): `vaultd serve --demo` on an empty
 // database (the demo world is made first, as `npm start` does), one request of every route,
 // then SIGTERM, which must end the process with exit 0 within 10 s.
 // Usage: node scripts/smoke.mjs   (prints one line per check and "smoke: N passed, M failed")
@@ -20,7 +20,7 @@ const check = (ok, what) => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
 };
 
-const child = spawn(process.execPath, [cli, 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1'], {
+const child = spawn(process.execPath, [cli, 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--demo'], {
   env: { ...process.env, VAULTD_LOG_LEVEL: 'info' },
   stdio: ['ignore', 'pipe', 'pipe'],
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import { createHmac } from 'node:crypto';
-import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.js';
+import { createCursorCodec, createCursorKeyring, MAX_CURSOR_LENGTH } from './cursor.js';
 
 const secret = Buffer.from('0123456789abcdef0123456789abcdef');
 const codec = createCursorCodec(secret);
@@ -241,5 +241,53 @@ describe('cursor bytes', () => {
         }
       }),
     );
+  });
+});
+
+describe('cursor keyring', () => {
+  const [a, b, c, d] = [1, 2, 3, 4].map((k) => Buffer.alloc(32, k));
+  const page = (codec: { encode: (...x: any[]) => string }, g: number) => codec.encode('/v1/vaults', {}, 'desc', ['k', 7], g);
+
+  it('a cursor is signed with the secret of the store its generation came from', () => {
+    const ring = createCursorKeyring(a!);
+    ring.use(b!, 5); // a replaced database: its generations start at 5
+    expect(page(ring, 4)).toBe(page(createCursorCodec(a!), 4));
+    expect(page(ring, 5)).toBe(page(createCursorCodec(b!), 5));
+    expect(page(ring, 9)).toBe(page(createCursorCodec(b!), 9));
+    expect(ring.secretFor(4)).toEqual(a);
+    expect(ring.secretFor()).toEqual(b);
+    // a process that has not seen the new store yet verifies the old generation's cursor
+    expect(createCursorCodec(a!).decode(page(ring, 4), '/v1/vaults', {}, 'desc')).toEqual(['k', 7]);
+    // both verify here, whatever secret signed them
+    expect(ring.decode(page(createCursorCodec(a!), 7), '/v1/vaults', {}, 'desc')).toEqual(['k', 7]);
+    expect(ring.decode(page(ring, 4), '/v1/vaults', {}, 'desc')).toEqual(['k', 7]);
+  });
+
+  it('keeps the last secrets; older ones, tampering and other routes do not verify', () => {
+    const ring = createCursorKeyring(a!);
+    const fromA = page(ring, 1);
+    ring.use(b!, 2);
+    const fromB = page(ring, 2);
+    ring.use(c!, 3);
+    expect(ring.decode(fromA, '/v1/vaults', {}, 'desc')).toEqual(['k', 7]);
+    ring.use(d!, 4);
+    // kept: d, c, b
+    expect(errorOf(() => ring.decode(fromA, '/v1/vaults', {}, 'desc')).code).toBe('INVALID_CURSOR');
+    expect(ring.decode(fromB, '/v1/vaults', {}, 'desc')).toEqual(['k', 7]);
+    // the error of a bad cursor is its own generation's codec's, as with one secret
+    const bad = `${fromB.slice(0, -2)}AA`;
+    expect(errorOf(() => ring.decode(bad, '/v1/vaults', {}, 'desc')).message).toBe(
+      errorOf(() => createCursorCodec(b!).decode(bad, '/v1/vaults', {}, 'desc')).message,
+    );
+    expect(errorOf(() => ring.decode(fromB, '/v1/strategies', {}, 'desc')).code).toBe('INVALID_CURSOR');
+  });
+
+  it('the same secret again changes nothing', () => {
+    const ring = createCursorKeyring(a!);
+    ring.use(b!, 3);
+    const before = [page(ring, 2), page(ring, 3)];
+    ring.use(Buffer.from(b!), 3);
+    ring.use(Buffer.from(b!), 4);
+    expect([page(ring, 2), page(ring, 3)]).toEqual(before);
   });
 });

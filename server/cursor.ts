@@ -177,6 +177,60 @@ function signerOf(macB64: (payload: string | Buffer) => string): (text: string) 
   };
 }
 
+/** A codec whose secret can change with the store a generation was published from (createCursorKeyring). */
+export interface CursorKeyring extends CursorCodec {
+  /**
+   * `secret` signs the cursors of generation `from` and later (by default, in place of the
+   * current secret). The secrets before it still verify (the last few).
+   */
+  use(secret: Buffer, from?: number): void;
+  /** The secret that signs the cursors of generation `g` (of the newest one when omitted). */
+  secretFor(g?: number): Buffer;
+}
+
+/**
+ * Cursors across a change of store: a database replaced under a server is another store with
+ * another secret, and its generations follow the replaced store's. A cursor is signed with the
+ * secret of the generation it names, so every process that serves that generation (readers
+ * keep the last few, so a walk stays on one generation) verifies it, whether or not it has
+ * seen the newer store yet; a cursor that fails its own generation's secret is tried against
+ * the other kept secrets before it is refused.
+ */
+export function createCursorKeyring(secret: Buffer, keep = 2): CursorKeyring {
+  type Entry = { secret: Buffer; from: number; codec: CursorCodec };
+  // newest first; a generation is signed by the first entry whose `from` it reaches
+  let entries: Entry[] = [{ secret, from: Number.NEGATIVE_INFINITY, codec: createCursorCodec(secret) }];
+  const entryFor = (g: number | null | undefined): Entry => (g == null ? entries[0]! : (entries.find((e) => e.from <= g) ?? entries.at(-1)!));
+  return {
+    encode: (route, query, order, lastKey, generation, pin) => entryFor(generation).codec.encode(route, query, order, lastKey, generation, pin),
+    // the pin is read off the payload (decode verified it): any codec reads it the same
+    pinOf: (cursor) => entries[0]!.codec.pinOf(cursor),
+    decode(cursor, route, query, order) {
+      const first = entryFor(cursorGeneration(cursor));
+      try {
+        return first.codec.decode(cursor, route, query, order);
+      } catch (err) {
+        for (const e of entries) {
+          if (e === first) continue;
+          try {
+            return e.codec.decode(cursor, route, query, order);
+          } catch {
+            // not this one's either
+          }
+        }
+        throw err;
+      }
+    },
+    use(next, from = entries[0]!.from) {
+      const same = entries.find((e) => e.secret.equals(next));
+      if (same && same === entries[0] && same.from <= from) return;
+      const entry = { secret: next, from, codec: same?.codec ?? createCursorCodec(next) };
+      entries = [entry, ...entries.filter((e) => e !== same)].slice(0, keep + 1);
+    },
+    secretFor: (g) => entryFor(g).secret,
+  };
+}
+
 /**
  * The snapshot generation a cursor names, unverified (null when none): it only chooses which
  * retained snapshot answers; the route then verifies the cursor's MAC, which covers it.

@@ -2,7 +2,7 @@
 // what the steps have learned, and the headers every answer carries.
 import type { AuthTable } from './auth.js';
 import { headerLines, headerText, JSON_TYPE, type Reply } from './reply.js';
-import type { RouteMatch } from './router.js';
+import { matchRoute, type RouteMatch } from './router.js';
 
 export interface IncomingRequest {
   method: string;
@@ -45,9 +45,24 @@ export const CORS: readonly [string, string][] = [
     'ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Deprecation, Link',
   ],
 ];
+/** A browser never second-guesses a declared type (a JSON body run as a script): on every answer. */
+export const NOSNIFF: [string, string] = ['X-Content-Type-Options', 'nosniff'];
+/** The header lines every answer starts with: CORS and nosniff. */
+export const EVERY_ANSWER: readonly [string, string][] = [...CORS, NOSNIFF];
 export const JSON_CONTENT: [string, string] = ['Content-Type', JSON_TYPE];
-export const CORS_TEXT = headerText(CORS);
-export const ERROR_LINES = headerLines([...CORS, JSON_CONTENT]);
+export const EVERY_ANSWER_TEXT = headerText(EVERY_ANSWER);
+export const ERROR_LINES = headerLines([...EVERY_ANSWER, JSON_CONTENT]);
+/** The methods this read-only API answers: a 405's `Allow` (RFC 9110 §15.5.6) and the preflight's list. */
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+export const METHOD_NOT_ALLOWED_LINES = headerLines([...EVERY_ANSWER, ['Allow', ALLOWED_METHODS], JSON_CONTENT]);
 
 /** Longest request target (path and query) served; cursors are at most 1 KiB. */
 export const MAX_TARGET = 8192;
+
+/**
+ * Names the route of a request refused before the route step (401, 429, 405), so the request
+ * metrics count it under its route rather than "unmatched". Only refusals pay for the match.
+ */
+export function refusedOnRoute(x: Exchange): void {
+  x.route ??= matchRoute(x.req.path);
+}

@@ -9,7 +9,7 @@ import type { ReadModel } from '../engine/publish/index.js';
 import type { AuthTable } from './auth.js';
 import type { CursorCodec } from './cursor.js';
 import { ANONYMOUS, type Exchange, type IncomingRequest, type Step } from './exchange.js';
-import { createAuthStep } from './middleware/auth/index.js';
+import { createAuthStep, METRICS_PATH } from './middleware/auth/index.js';
 import { createLimit } from './middleware/limit/index.js';
 import { methodStep } from './middleware/method/index.js';
 import { createPreflightStep } from './middleware/preflight/index.js';
@@ -63,7 +63,7 @@ export function createHandler(deps: HandlerDeps) {
   const respond = createResponder({ common: deps.common, secondsToNextPublish: deps.secondsToNextPublish, ...(deps.wires ? { wires: deps.wires } : {}) });
   const limit = createLimit(deps.common, clock);
   const steps: readonly Step[] = [
-    createAuthStep({ auth: deps.auth, anonymous: deps.common.config.auth.anonymous }),
+    createAuthStep({ auth: deps.auth, anonymous: deps.common.config.auth.anonymous, metricsPublic: deps.common.config.server.metrics_public }),
     limit.step,
     createTargetLengthStep(limit.chargeJunk),
     createPreflightStep(respond),
@@ -72,9 +72,15 @@ export function createHandler(deps: HandlerDeps) {
     createRouteStep({ ...deps, respond, chargeJunk: limit.chargeJunk }),
   ];
 
+  const keyedMetrics = deps.common.config.server.metrics_public === false;
   return function handle(req: IncomingRequest, keysChecked = false): Reply | Promise<Reply> {
     // fresh keys: a request with a credential waits for a key table the database has outdated
-    if (!keysChecked && req.method !== 'OPTIONS' && (req.authorization || req.apiKey) && (req.path === '/v1' || req.path.startsWith('/v1/'))) {
+    if (
+      !keysChecked &&
+      req.method !== 'OPTIONS' &&
+      (req.authorization || req.apiKey) &&
+      (req.path === '/v1' || req.path.startsWith('/v1/') || (keyedMetrics && req.path === METRICS_PATH))
+    ) {
       const reloading = deps.keysReloading?.();
       if (reloading)
         return reloading.then(

@@ -93,7 +93,12 @@ describe('the document', () => {
     expect(Object.keys(get('/v1/vaults').responses)).toEqual(['200', '304', '401', '414', '422', '429', '500', '503']);
     expect(Object.keys(get('/v1/vaults/{vault_id}').responses)).toEqual(['200', '304', '401', '404', '414', '422', '429', '500', '503']);
     expect(Object.keys(get('/v1/strategies').responses)).toEqual(['200', '304', '401', '414', '429', '500', '503']);
-    expect(Object.keys(get('/health').responses)).toEqual(['200', '414', '500']);
+    // /health answers 503 with its own body when the process cannot serve its routes (no snapshot)
+    expect(Object.keys(get('/health').responses)).toEqual(['200', '414', '500', '503']);
+    expect(get('/health').responses['503'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Health' });
+    expect(Object.keys(get('/health/chains').responses)).toEqual(['200', '414', '500']);
+    // /metrics: 401 when a server keeps it for keys (server.metrics_public: false)
+    expect(Object.keys(get('/metrics').responses)).toEqual(['200', '401', '414', '500']);
     expect(get('/v1/tvl').responses['304'].content).toBeUndefined();
     expect(get('/v1/vaults/slug/{slug}').responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NotFoundError' });
   });

@@ -80,7 +80,7 @@ export function queryParameters(route: QueryRoute, deprecated: readonly string[]
 // ---- path parameters ----
 // params.ts checks these with functions (parseVaultId, parseWallet), not schemas: the patterns
 // restate those rules, and openapi.test.ts checks both agree on the same inputs.
-const VAULT_ID_PARAM_PATTERN = /^(?!0+:)\d{1,12}:0x[0-9a-fA-F]{40}$/;
+const VAULT_ID_PARAM_PATTERN = /^(?:eip155:)?(?!0+:)\d{1,12}:0x[0-9a-fA-F]{40}$/;
 const ADDRESS_PARAM_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 
 const PATH_PARAMETERS: Record<PathParam, Json> = {
@@ -88,7 +88,9 @@ const PATH_PARAMETERS: Record<PathParam, Json> = {
     name: 'vault_id',
     in: 'path',
     required: true,
-    description: '`{chainId}:{address}`; the address is matched case-insensitively and answered lowercase.',
+    description:
+      '`{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` ' +
+      '(CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form.',
     schema: { type: 'string', pattern: VAULT_ID_PARAM_PATTERN.source, examples: ['1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458'] },
   },
   wallet_address: {
@@ -153,6 +155,16 @@ function responses(op: OperationSpec): Json {
     const e = ERROR_RESPONSES[status]!;
     const names = ['X-Request-Id', ...(status === 401 ? [] : limited), ...(status === 429 ? ['Retry-After'] : [])];
     out[status] = { description: e.description, headers: headers(names), content: { 'application/json': { schema: schemaRef(e.schema) } } };
+  }
+  if (op.keyedByConfig) {
+    out[401] = {
+      description: op.keyedByConfig,
+      headers: headers(['X-Request-Id']),
+      content: { 'application/json': { schema: schemaRef('UnauthorizedError') } },
+    };
+  }
+  if (op.unavailable) {
+    out[503] = { description: op.unavailable.description, headers: {}, content: { 'application/json': { schema: schemaRef(op.unavailable.body) } } };
   }
   return out;
 }

@@ -23,7 +23,17 @@ export interface OperationSpec {
   errors: readonly (404 | 422)[];
   /** false: the route declares no security requirement (seed, Authentication 4) */
   security: boolean;
+  /** a route outside /v1 that a configuration can put behind a key (401) */
+  keyedByConfig?: string;
+  /** a 503 this route answers with its own body (not the error envelope), and when */
+  unavailable?: { body: ComponentName; description: string };
 }
+
+/** What /health's `degraded` means (server/routes/health.ts), word for word here and in the README (a test holds both to it). */
+export const HEALTH_DEGRADED =
+  '`status` is `degraded` when no snapshot is published yet, or, while scheduled jobs run, when the published snapshot is ' +
+  'older than 2 hours or a configured chain is stalled or never synced (listed in `stalled_chains`). /health answers 200 ' +
+  'while the process serves its routes (`ok` or `degraded`) and 503 when it cannot (no snapshot yet).';
 
 const v1 = (spec: Omit<OperationSpec, 'security'> & { security?: boolean }): OperationSpec => ({ security: true, ...spec });
 const plain = (spec: Omit<OperationSpec, 'security' | 'pathParams' | 'errors'>): OperationSpec => ({
@@ -39,9 +49,9 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getHealth',
     tag: 'health',
     summary: 'Liveness: version and uptime',
-    description:
-      '`status` is `degraded` when no snapshot is published yet, or, while jobs run, when the published snapshot is more than 2 h old or a chain with an enabled vault is stalled or never synced (named in `stalled_chains`); else `ok`. Not enveloped.',
+    description: `${HEALTH_DEGRADED} Not enveloped.`,
     body: 'Health',
+    unavailable: { body: 'Health', description: '`degraded`: no snapshot is published yet, so every /v1 route answers 503 NOT_READY.' },
   }),
   'health.chains': plain({
     path: '/health/chains',
@@ -56,6 +66,8 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getMetrics',
     tag: 'meta',
     summary: 'Prometheus metrics',
+    description: 'Public unless the server sets `server.metrics_public: false`; then a valid API key is required.',
+    keyedByConfig: 'UNAUTHORIZED: this server sets `server.metrics_public: false` and the request carries no valid key.',
     body: { mediaType: 'text/plain', schema: { type: 'string' } },
   }),
   openapi: plain({

@@ -328,9 +328,13 @@ function safeDecode(s: string): string | null {
   }
 }
 
-/** `{chainId}:{address}` → canonical lowercase vault id, or a 422 naming `parameter`. */
+/**
+ * `{chainId}:{address}` → canonical lowercase vault id, or a 422 naming `parameter`. The
+ * CAIP-10 form `eip155:{chainId}:{address}` (what the upstream client's parseApiVaultId takes)
+ * is an alias of the same id.
+ */
 export function parseVaultId(text: string, parameter = 'vault_id'): string {
-  const m = /^(\d{1,12}):(0x[0-9a-fA-F]{40})$/.exec(text);
+  const m = /^(?:eip155:)?(\d{1,12}):(0x[0-9a-fA-F]{40})$/.exec(text);
   if (!m || Number(m[1]) < 1) throw invalid(parameter, `"${clip(text)}" must be {chainId}:{address}, e.g. 1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458`);
   return `${Number(m[1])}:${m[2]!.toLowerCase()}`;
 }

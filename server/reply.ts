@@ -35,6 +35,8 @@ export interface RawBody {
   contentType: string;
   /** no-store for health; otherwise cacheable with an ETag of the body */
   cache: 'no-store' | 'public';
+  /** 200 unless given (/health: 503 when the process cannot serve its routes) */
+  status?: number;
 }
 
 /** A body that needs async work (the Prometheus registry renders asynchronously). */

@@ -8,7 +8,7 @@ import type { Common } from '../common/common.js';
 import { crc32Range } from '../common/crc32.js';
 import { VaultdError } from '../common/errors.js';
 import { PAGE_SUFFIX, type Page, type ReadModel } from '../engine/publish/index.js';
-import { CORS, CORS_TEXT, ERROR_LINES, type Exchange, JSON_CONTENT } from './exchange.js';
+import { ERROR_LINES, EVERY_ANSWER, EVERY_ANSWER_TEXT, type Exchange, JSON_CONTENT, METHOD_NOT_ALLOWED_LINES } from './exchange.js';
 import {
   type Body,
   compressible,
@@ -135,7 +135,7 @@ export function createResponder(deps: ResponderDeps): Responder {
       // Program errors (a store or source failure) never reach a client under their own code.
       if (err.code !== 'INTERNAL') err = new VaultdError('INTERNAL', `internal error (request ${x.requestId}); the server logged the cause`);
     }
-    return reply(x, err.status, ERROR_LINES, null, null, [errorBody(err)]);
+    return reply(x, err.status, err.status === 405 ? METHOD_NOT_ALLOWED_LINES : ERROR_LINES, null, null, [errorBody(err)]);
   };
 
   const caught: Responder['caught'] = (x, err) =>
@@ -171,9 +171,9 @@ export function createResponder(deps: ResponderDeps): Responder {
   /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
   function json(x: Exchange, body: JsonBody, model: ReadModel): Reply {
     const built = jsonPage(body, model.refreshedAt, model.id, model.asOf);
-    // the lines of headerLines([...CORS, ...body.headers, ETag, Vary, Content-Type, Content-Encoding?]),
+    // the lines of headerLines([...EVERY_ANSWER, ...body.headers, ETag, Vary, Content-Type, Content-Encoding?]),
     // written as one string of prebuilt pieces: only the ETag (and rare extra headers) vary
-    const before = body.headers ? CORS_TEXT + headerText(body.headers) : CORS_TEXT;
+    const before = body.headers ? EVERY_ANSWER_TEXT + headerText(body.headers) : EVERY_ANSWER_TEXT;
     const etagVary = `${before}\r\nETag: ${built.page.etag}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`;
     if (matchesEtag(x.req.ifNoneMatch, built.page.etag)) return reply(x, 304, Buffer.from(etagVary, 'latin1'), maxAge(x));
     const big = body.deflated !== undefined && built.prefixLength + x.requestId.length + PAGE_SUFFIX.length > PRECOMPRESS_MIN_BYTES;
@@ -194,7 +194,7 @@ export function createResponder(deps: ResponderDeps): Responder {
     }
     if (body.kind === 'raw') {
       const cache = body.cache === 'no-store' ? noStore : maxAge(x);
-      const lines: [string, string][] = [...CORS];
+      const lines: [string, string][] = [...EVERY_ANSWER];
       if (x.isV1) lines.push(['Vary', 'Authorization, X-API-Key']);
       if (body.cache === 'public') {
         // ETag on every cacheable 200 (DESIGN §5.6): raw bodies (price series, the document) hash their bytes.
@@ -203,12 +203,17 @@ export function createResponder(deps: ResponderDeps): Responder {
         if (matchesEtag(x.req.ifNoneMatch, etag)) return reply(x, 304, headerLines(lines), cache);
       }
       lines.push(['Content-Type', body.contentType]);
-      return reply(x, 200, headerLines(lines), cache, null, [body.body]);
+      return reply(x, body.status ?? 200, headerLines(lines), cache, null, [body.body]);
     }
     if (body.kind === 'page') return page(x, body.page);
     if (body.kind === 'pending') {
       if (body.etagKey !== undefined && x.req.ifNoneMatch && model && matchesEtag(x.req.ifNoneMatch, jsonEtag(body.etagKey, model.id))) {
-        return reply(x, 304, Buffer.from(`${CORS_TEXT}\r\nETag: ${jsonEtag(body.etagKey, model.id)}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`, 'latin1'), maxAge(x));
+        return reply(
+          x,
+          304,
+          Buffer.from(`${EVERY_ANSWER_TEXT}\r\nETag: ${jsonEtag(body.etagKey, model.id)}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`, 'latin1'),
+          maxAge(x),
+        );
       }
       return body.load().then(
         (loaded) => write(x, loaded, model),
@@ -235,7 +240,7 @@ function pageLines(wire: PageWire, kind: number, v1: boolean): Buffer {
   const i = kind * 2 + (v1 ? 1 : 0);
   let lines = wire.lines[i];
   if (lines === undefined) {
-    const list: [string, string][] = [...CORS, ['ETag', wire.page.etag], ['Vary', v1 ? VARY_V1 : 'Accept-Encoding']];
+    const list: [string, string][] = [...EVERY_ANSWER, ['ETag', wire.page.etag], ['Vary', v1 ? VARY_V1 : 'Accept-Encoding']];
     if (kind < 3) list.push(JSON_CONTENT);
     if (kind === 1 || kind === 2) list.push(['Content-Encoding', ENCODINGS[kind]!]);
     wire.lines[i] = lines = headerLines(list);

@@ -12,6 +12,8 @@ import { VaultdError } from '../common/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { PUBLISH_INPUT_TABLES } from './publishInputs.js';
 import { fileState, tableName, writtenTable } from './fileState.js';
+import { backupBeforeMigration } from './migrationBackup.js';
+import { VERSION } from '../common/version.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 
@@ -24,6 +26,11 @@ export interface StoreOptions {
   migrations?: readonly Migration[];
   /** Refuse to create the file: commands that only read or manage an existing world. */
   mustExist?: boolean;
+  /**
+   * Open the file read-only (DuckDB's READ_ONLY access: nothing is written, not even a
+   * checkpoint): a server starting on a full disk. A file that needs a migration is refused.
+   */
+  readOnly?: boolean;
 }
 
 export interface Store {
@@ -118,8 +125,21 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     );
   }
   const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
-  const openedState = fileState(path);
-  const instance = await openInstance(path, { ...options, memoryLimit });
+  const migrations = options.migrations ?? MIGRATIONS;
+  let openedState = fileState(path);
+  let instance = await openInstance(path, { ...options, memoryLimit });
+  // a file from another release: a newer one is refused, an older one is copied before it migrates
+  const pending = await checkSchema(instance, options, migrations);
+  if (pending !== null && pending.from > 0 && path !== ':memory:') {
+    instance.closeSync(); // closing checkpoints: the copy is the whole database
+    const copy = backupBeforeMigration(path, pending.from);
+    common.logger.warn(
+      { component: 'store', db: options.path, from: pending.from, to: pending.to, backup: copy },
+      'migrating the database; a copy of the file as it was is kept',
+    );
+    openedState = fileState(path);
+    instance = await openInstance(path, { ...options, memoryLimit });
+  }
   const histogram = queryHistogram(common);
   const logger = common.logger.child({ component: 'store' });
 
@@ -140,7 +160,7 @@ export async function createStore(common: Common, options: StoreOptions): Promis
     instance.closeSync();
     for (const fn of closeHooks.splice(0)) fn();
   });
-  await migrate(store, options.migrations ?? MIGRATIONS);
+  if (!options.readOnly) await migrate(store, migrations);
   return store;
 
   /** The store on one connection; `closeThis` runs after that connection is closed. */
@@ -255,6 +275,7 @@ async function openInstance(path: string, options: StoreOptions): Promise<DuckDB
       memory_limit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
+      ...(options.readOnly ? { access_mode: 'READ_ONLY' } : {}),
     });
   } catch (cause) {
     const message = (cause as Error).message;
@@ -277,6 +298,44 @@ function openFailure(given: string, message: string, holder: string | undefined)
   }
   if (/permission denied|read-only/i.test(first)) return `cannot open database "${given}": ${first}; check the file and its folder are writable`;
   return `cannot open database "${given}": ${first}`;
+}
+
+/**
+ * The schema version of the file against the code's migrations: null when none is pending, else
+ * the version it is at and the one it will reach. A version newer than every migration is a
+ * file a newer release wrote: refused (its tables may mean something this code does not know).
+ */
+async function checkSchema(instance: DuckDBInstance, options: StoreOptions, migrations: readonly Migration[]): Promise<{ from: number; to: number } | null> {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const connection = await instance.connect();
+  let current = 0;
+  try {
+    const table = await connection.runAndReadAll(
+      "SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'schema_migrations' AND schema_name = 'main'",
+    );
+    if ((table.getRowObjectsJS()[0]?.n as number) > 0) {
+      const row = await connection.runAndReadAll('SELECT coalesce(max(version), 0)::INTEGER AS v FROM schema_migrations');
+      current = row.getRowObjectsJS()[0]?.v as number;
+    }
+  } finally {
+    connection.closeSync();
+  }
+  if (current > latest) {
+    instance.closeSync();
+    throw new VaultdError(
+      'DB_UNAVAILABLE',
+      `database "${options.path}" has schema version ${current}, newer than this vaultd ${VERSION} knows (${latest}): a newer release wrote it; run that release, or restore the copy kept before its upgrade (${options.path}.schema-v<N>.bak)`,
+    );
+  }
+  if (current === latest) return null;
+  if (options.readOnly) {
+    instance.closeSync();
+    throw new VaultdError(
+      'DB_UNAVAILABLE',
+      `database "${options.path}" needs a migration (schema version ${current} → ${latest}), which a read-only start cannot run; free some disk space and start again`,
+    );
+  }
+  return { from: current, to: latest };
 }
 
 /** Apply every migration newer than the database, each in its own transaction. Idempotent. */

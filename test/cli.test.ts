@@ -569,7 +569,8 @@ describe('vaultd CLI', () => {
       const port = await waitForListening(child);
       const get = async (p: number, path: string) => (await (await fetch(`http://127.0.0.1:${p}${path}`)).json()) as any;
       const before = await get(port, '/v1/tvl');
-      expect(vaultd(['demo', '--db', live, '--days', '60', '--wallets', '40', '--seed', '2', '--force']).status).toBe(0);
+      // a served file is replaced only when asked explicitly (a plain --force is refused while it is served)
+      expect(vaultd(['demo', '--db', live, '--days', '60', '--wallets', '40', '--seed', '2', '--force', '--even-if-served']).status).toBe(0);
       const copy = join(dir, 'replaced-copy.duckdb');
       copyFileSync(live, copy);
       fresh = vaultdSpawn(['serve', '--db', copy, '--port', '0', '--host', '127.0.0.1', '--no-jobs']);

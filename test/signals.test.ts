@@ -49,7 +49,7 @@ describe('stop signals', () => {
 
   it('serve: SIGINT while the first start builds the world exits 0 and leaves no file', async () => {
     const db = join(dir, 'serve.duckdb');
-    const r = await stopAt(['serve', '--db', db, '--port', '0', '--host', '127.0.0.1'], /"msg":"progress"/, 'SIGINT');
+    const r = await stopAt(['serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--demo'], /"msg":"progress"/, 'SIGINT');
     expect(r.code).toBe(0);
     expect(r.ms).toBeLessThan(10_000);
     expect(existsSync(db)).toBe(false);

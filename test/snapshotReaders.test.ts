@@ -16,7 +16,21 @@ if ('reason' in nginx) process.stdout.write(`snapshotReaders.test.ts skipped: ${
 
 const NOW = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
 const demo = (db: string, seed: number, force = false) => {
-  const r = vaultd(['demo', '--db', db, '--seed', String(seed), '--now', NOW, '--wallets', '40', '--days', '20', ...(force ? ['--force'] : [])]);
+  // the writer serves the file: replacing it under the writer is asked for explicitly
+  const r = vaultd([
+    'demo',
+    '--db',
+    db,
+    '--seed',
+    String(seed),
+    '--now',
+    NOW,
+    '--wallets',
+    '40',
+    '--days',
+    '20',
+    ...(force ? ['--force', '--even-if-served'] : []),
+  ]);
   if (r.status !== 0) throw new Error(`demo failed: ${r.stderr}`);
 };
 

@@ -2,10 +2,11 @@
 import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
+import { VaultdError } from '../../common/errors.js';
 import { createProgress } from '../../common/progress.js';
 import { createDemoWorld } from '../../jobs/demo/createDemoWorld.js';
 import { DEMO_DEFAULTS, lastFullHour, type DemoParams } from '../../jobs/demo/index.js';
-import { VaultdError } from '../../common/errors.js';
+import { servingProcesses } from '../../store/servedBy.js';
 import { parseFlags, timeFlag } from '../args.js';
 import { DEMO } from '../commandSpecs.js';
 
@@ -26,6 +27,16 @@ export async function demoCommand(argv: string[]): Promise<number> {
   });
   if (start !== undefined && start > params.now) {
     throw new VaultdError('USAGE', `invalid --start "${values.start}": it is after --now (${new Date(params.now * 1000).toISOString()})`);
+  }
+  if (values['even-if-served'] && !values.force) throw new VaultdError('USAGE', '--even-if-served goes with --force (it says to replace a served file)');
+  // a server holds the file only during its jobs: its marker says it depends on it between them
+  const servers = values.force && !values['even-if-served'] ? servingProcesses(config.db) : [];
+  if (servers.length > 0) {
+    const who = servers.map((p) => `PID ${p.pid} (vaultd serve on ${p.listen}, since ${p.started_at})`).join(', ');
+    throw new VaultdError(
+      'DB_UNAVAILABLE',
+      `database "${config.db}" is served by ${who}: replacing it would lose its API keys and leave that server on the old world; stop the server first, or add --even-if-served`,
+    );
   }
   const common = createCommon(config);
   const summary = await createDemoWorld(common, {

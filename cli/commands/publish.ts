@@ -12,7 +12,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeSnapshotDir } from '../../engine/publish/snapshotFiles.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
 import { readPublishIdentity } from '../../store/publishIdentity.js';
-import { cursorSecret } from '../../store/settings.js';
+import { cursorSecret } from '../../store/cursorSecret.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 import { PUBLISH } from '../commandSpecs.js';
@@ -34,7 +34,7 @@ export async function publishCommand(argv: string[]): Promise<number> {
     await engine.recomputeFull();
     const snapshot = engine.current()!;
     const identity = await readPublishIdentity(store);
-    const secret = await cursorSecret(store);
+    const secret = (await cursorSecret(store)).toString('base64url');
     const keys = await activeKeyDigests(store);
     const m = await writeSnapshotDir(
       out,

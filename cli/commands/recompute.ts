@@ -10,6 +10,10 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
 import { writeVaultMetrics } from '../../engine/persist/metricsWriter.js';
 import { writePositions } from '../../engine/persist/positionsWriter.js';
+import type { Common } from '../../common/common.js';
+import { describeError, isStopped, VaultdError } from '../../common/errors.js';
+import type { Store } from '../../store/store.js';
+import { recomputeSpace, trimUnusedTail } from '../../store/diskSpace.js';
 import { lastMetricHour } from '../../store/derived.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
@@ -32,9 +36,14 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
+  await assertRoom(store, config.db, values.full ?? false).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   // closed last, by the command's end or by a stop (once the work below has let go of it)
   common.shutdown.add('store', () => store.close());
   const progress = createProgress(common.logger, 'recompute');
+  let failed = false;
   // progress in shares of a full recompute's time (measured on the benchmark world: read and
   // compute ~30 %, hourly metrics ~45 %, activity ~10 %, positions ~15 %), so the percent means time
   const stages = 100;
@@ -98,8 +107,43 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
       `recomputed ${world.series.size} vaults, ${metricRows} hourly metric rows written, ${positions.rows} positions ` +
         `(${positions.skippedRows} corrupt rows skipped), ${activityRows} activity rows; snapshot generation ${snapshot.generation}\n`,
     );
+  } catch (err) {
+    failed = !isStopped(err);
+    throw err;
   } finally {
+    // the store closes with the shutdown; a failed run's growth is cut after
     await common.shutdown.close('done');
+    if (failed) await trimAfterFailure(common, config.db);
   }
   return 0;
+}
+
+/**
+ * A failed run (a full disk) rolled back, but the file keeps the blocks it grew by: cut them,
+ * with the file open again (so no other process writes it meanwhile).
+ */
+async function trimAfterFailure(common: Common, path: string): Promise<void> {
+  try {
+    const store = await openStoreWithRetry(common, { path, mustExist: true });
+    try {
+      const bytes = await trimUnusedTail(store);
+      if (bytes > 0) common.logger.warn({ db: path, bytes }, 'the failed recompute had grown the database file: trimmed it back');
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    common.logger.warn({ db: path, error: describeError(err) }, 'the database file could not be trimmed after the failed recompute');
+  }
+}
+
+/** Fail before the work when the disk cannot hold what the run writes (store/diskSpace.ts). */
+async function assertRoom(store: Store, path: string, full: boolean): Promise<void> {
+  const since = full ? null : await lastMetricHour(store);
+  const { needed, available } = await recomputeSpace(store, since);
+  if (available === null || available >= needed) return;
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  throw new VaultdError(
+    'NO_SPACE',
+    `recompute needs about ${mb(needed)} free where "${path}" is, and ${mb(available)} are: free some space (or move the database), then run it again; nothing was written`,
+  );
 }

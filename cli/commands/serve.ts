@@ -1,6 +1,7 @@
 // `vaultd serve`: serve the API from the database; on an empty database with no configured
 // registry, first create the demo world (the embedded default of `npm start`). The database
 // is opened per round and closed after, so `vaultd keys create` works while the server runs.
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createCommon, type Common } from '../../common/common.js';
@@ -16,12 +17,16 @@ import { configuredSources, indexesChains } from '../../runtime/configuredSource
 import { createKeyReloader } from '../../runtime/keyReloader.js';
 import { createRuntime } from '../../runtime/createRuntime.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
-import { cursorSecret } from '../../store/settings.js';
+import { cursorSecret } from '../../store/cursorSecret.js';
+import { freeBytes, MIN_FREE_TO_WRITE } from '../../store/diskSpace.js';
 import { hasSnapshots } from '../../store/queries.js';
 import { hasVaults, syncTvlSources } from '../../store/registryStore.js';
+import { markServing } from '../../store/servedBy.js';
+import type { Store } from '../../store/store.js';
 import { holdStore, withStore } from '../../store/storeHandle.js';
+
 import { createAuthTable } from '../../server/auth.js';
-import { createCursorCodec } from '../../server/cursor.js';
+import { createCursorKeyring } from '../../server/cursor.js';
 import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
 import type { ReadModel } from '../../engine/publish/index.js';
@@ -31,6 +36,7 @@ import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { parseFlags } from '../args.js';
 import { SERVE } from '../commandSpecs.js';
 import { printServingLine } from '../servingLine.js';
+import { checkDemoFlag, demoWorldRefusal } from './demoWorldPolicy.js';
 import { createSnapshotWriter, defaultSnapshotDir, restoreSnapshot } from './snapshotDir.js';
 import { serveSnapshotDir } from './serveSnapshot.js';
 
@@ -38,7 +44,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const { values, int } = parseFlags(SERVE, argv);
   if (values.snapshot !== undefined) {
     // a stateless reader: no database, no jobs, no engine (issue #11)
-    for (const flag of ['db', 'publish-dir', 'no-jobs'] as const) {
+    for (const flag of ['db', 'publish-dir', 'no-jobs', 'demo'] as const) {
       if (values[flag] !== undefined) throw new VaultdError('USAGE', `--snapshot serves a published directory and takes no --${flag}`);
     }
     const config = loadConfig(VAULT_TYPES, { config: values.config, host: values.host, port: int('port') });
@@ -51,9 +57,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     host: values.host,
     port: int('port'),
   });
+  checkDemoFlag(config, values.demo ?? false);
   // a taken port is said before the world is created or loaded (minutes on a large one), not after
   await assertListenable(config.server.host, config.server.port);
-  return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'] });
+  return runServer(config, { jobs: !values['no-jobs'], publishDir: values['publish-dir'], demo: values.demo ?? false });
 }
 
 /**
@@ -63,7 +70,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
  * once before the first publish, then on `schedules.prices`. The runtime (runtime/) runs those
  * rounds and the refresh after them; this wires it to the engine and the server.
  */
-export async function runServer(config: Config, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string }): Promise<number> {
+export interface ServeOptions {
+  jobs: boolean;
+  onStop?: () => Promise<void>;
+  publishDir?: string;
+  /** create the demo world in an empty database that is not the default one (`--demo`) */
+  demo?: boolean;
+}
+
+export async function runServer(config: Config, opts: ServeOptions): Promise<number> {
   const common = createCommon(config, { defaultMetrics: true });
   try {
     return await serveUntilStopped(common, opts);
@@ -74,19 +89,35 @@ export async function runServer(config: Config, opts: { jobs: boolean; onStop?: 
   }
 }
 
-async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?: () => Promise<void>; publishDir?: string }): Promise<number> {
+async function serveUntilStopped(common: Common, opts: ServeOptions): Promise<number> {
   const { config } = common;
-  const jobs = opts.jobs;
   const started = Date.now();
   if (opts.onStop) common.shutdown.add('devnet', opts.onStop);
+  // On a full disk a start that writes (the cursor secret, the publish identity, a checkpoint)
+  // fails: serve what is there, read-only, with no jobs and no snapshot files.
+  const exists = existsSync(config.db);
+  const readOnly = exists && (freeBytes(config.db) ?? Number.POSITIVE_INFINITY) < MIN_FREE_TO_WRITE;
+  if (readOnly) {
+    common.logger.warn(
+      { db: config.db, free_bytes: freeBytes(config.db), needed_bytes: MIN_FREE_TO_WRITE },
+      'the disk holding the database is full: serving it read-only, with no jobs, until there is room and the server restarts',
+    );
+  }
+  const jobs = opts.jobs && !readOnly;
+  const open = { path: config.db, ...(readOnly ? { readOnly } : {}) };
 
   // The file stays open from here until the server listens: the start's short reads (the data
   // check, the cursor secret, the inputs' stamp, the keys) share one open instead of one each.
   // An empty database is released first: the demo world is written by its own opener.
-  let release = existsSync(config.db) ? await holdStore(common, { path: config.db }) : null;
+  let release = exists ? await holdStore(common, open) : null;
   common.shutdown.add('startup store', () => release?.() ?? Promise.resolve());
-  const hasData = release !== null && (await withStore(common, { path: config.db }, hasVaults));
+  const hasData = release !== null && (await withStore(common, open, hasVaults));
   if (!indexesChains(config) && !hasData) {
+    // a typo'd --db, or a configured deployment, never gets fake data
+    const refusal = readOnly
+      ? new VaultdError('NO_SPACE', `database "${config.db}" holds no world and the disk holding it is full; free some space first`)
+      : demoWorldRefusal(config, { demo: opts.demo ?? false, exists });
+    if (refusal) throw refusal;
     await release?.();
     release = null;
     common.logger.info({ db: config.db }, 'empty database: creating the demo world');
@@ -95,12 +126,28 @@ async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?:
     common.logger.info(summary, 'demo world created');
   }
 
-  release ??= await holdStore(common, { path: config.db }); // (nothing to hold for ':memory:')
-  const access: StoreAccess = (work) => withStore(common, { path: config.db }, work);
+  release ??= await holdStore(common, open); // (nothing to hold for ':memory:')
+  const access: StoreAccess = (work) => withStore(common, open, work);
   const pool = createComputePool(common, { threads: 2 });
-  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: true, apyColumns: false });
-  const { sources, filling } = await configuredSources(common, { demo: true });
-  const runtime = createRuntime({ common, store: access, engine, sources, file: config.db });
+  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: readOnly ? 'read' : true, apyColumns: false });
+  // One cursor secret per store: re-read when the file is replaced and used from the first
+  // generation published from the new store on, so this process, a restart and the readers of
+  // its snapshot directory sign and accept the same cursors for each generation.
+  const cursors = createCursorKeyring(await access((store) => storeSecret(store, readOnly)));
+  let nextSecret: Buffer | null = null;
+  // (read-only: no rounds, they would write)
+  const { sources, filling } = readOnly ? { sources: [], filling: false } : await configuredSources(common, { demo: true });
+  const runtime = createRuntime({
+    common,
+    store: access,
+    engine,
+    sources,
+    file: config.db,
+    // another world, another store: its cursor secret, for the generations published from it
+    onReplaced: async () => {
+      nextSecret = await access((store) => storeSecret(store, readOnly));
+    },
+  });
   // With history already stored, serve it at once and catch up in the background (an RPC that
   // is down must not keep a restart from serving); an empty database is filled first.
   const warm = filling && (await access(hasSnapshots));
@@ -112,10 +159,14 @@ async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?:
   }
   // the config's external TVL sources are part of the registry the first publish is built from
   // (with no TVL sources configured there is nothing to sync: no store opened for it)
-  if (config.tvl_sources.length > 0 && (await access((store) => syncTvlSources(store, config))))
+  if (!readOnly && config.tvl_sources.length > 0 && (await access((store) => syncTvlSources(store, config))))
     common.logger.info({ tvl_sources: config.tvl_sources.length }, 'external TVL sources synced from config');
-  const secret = Buffer.from(await access(cursorSecret), 'base64url');
   let served: ReadModel | null = null;
+  // first: the new store's secret before anything serves or writes its first generation
+  engine.subscribe((snapshot) => {
+    if (nextSecret) cursors.use(nextSecret, snapshot.generation);
+    nextSecret = null;
+  });
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, {
       positionWindow: (task) => pool.positionWindow(task),
@@ -129,13 +180,14 @@ async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?:
   const writer = createSnapshotWriter(common, snapDir, {
     access,
     engine,
-    auth: async () => ({ cursor_secret: secret.toString('base64url'), keys: await access(activeKeyDigests) }),
+    auth: async (generation) => ({ cursor_secret: cursors.secretFor(generation).toString('base64url'), keys: await access(activeKeyDigests) }),
     nextPublishAt: () => {
       const next = runtime.nextRun();
       return next ? Math.floor(next.getTime() / 1000) : null;
     },
   });
-  engine.subscribe((snapshot) => void writer.write(snapshot));
+  // (read-only: no room for files; a restart with room writes them)
+  if (!readOnly) engine.subscribe((snapshot) => void writer.write(snapshot));
   // a stop waits for files being written while they progress (past the stop's 5 s grace if
   // need be): the next start serves them instead of recomputing
   holdStopWhileProgressing(bytesWritten);
@@ -160,7 +212,7 @@ async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?:
     jobs,
     auth: () => keys.table,
     keysReloading: () => keys.reloadIfStale(),
-    cursors: createCursorCodec(secret),
+    cursors,
     secondsToNextPublish: () => {
       const next = runtime.nextRun();
       return next ? (next.getTime() - Date.now()) / 1000 : null;
@@ -168,15 +220,28 @@ async function serveUntilStopped(common: Common, opts: { jobs: boolean; onStop?:
     started,
     assets: loadStaticAssets([CLIENT_MOUNT, EXPLORER_MOUNT], EXPLORER_PAGES),
   });
+  // `vaultd demo --force` asks before it replaces a file a server depends on between its jobs
+  const since = new Date(started).toISOString();
+  const marker = markServing(config.db, { listen: `${config.server.host}:${config.server.port}`, started_at: since });
+  common.shutdown.add('serving marker', async () => marker.remove());
   const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
   common.shutdown.add('http', () => server.close());
+  marker.update({ listen: `${config.server.host}:${server.port}`, started_at: since });
   printServingLine(config.server.host, server.port);
   await release?.();
-  writer.start();
+  if (!readOnly) writer.start();
   // the catch-up round of a warm start, then rounds on their schedules
   if (jobs) runtime.start({ catchUp: warm });
   keys.poll(2000);
 
   await common.shutdown.closed;
   return 0;
+}
+
+/**
+ * The HMAC secret of pagination cursors: generated and stored on first start (DESIGN §5.4). A
+ * read-only start that finds none uses one of its own (its cursors end with the process).
+ */
+async function storeSecret(store: Store, readOnly: boolean): Promise<Buffer> {
+  return readOnly ? ((await cursorSecret(store, false)) ?? randomBytes(32)) : cursorSecret(store);
 }

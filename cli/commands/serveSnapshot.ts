@@ -13,7 +13,7 @@ import { VaultdError } from '../../common/errors.js';
 import { buildSnapshot } from '../../engine/publish/buildSnapshot.js';
 import { CorruptSnapshotError, MANIFEST, readManifest, readSnapshotAuth, readSnapshotDir, type SnapshotManifest } from '../../engine/publish/snapshotFiles.js';
 import { createAuthTable, type AuthTable } from '../../server/auth.js';
-import { createCursorCodec, type CursorCodec } from '../../server/cursor.js';
+import { createCursorKeyring } from '../../server/cursor.js';
 import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
@@ -22,6 +22,7 @@ import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/stati
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { printServingLine } from '../servingLine.js';
 import { createGenerations } from '../../server/generations.js';
+import { storeIdentity } from '../../store/cursorSecret.js';
 
 /** How often a reader looks for a new manifest. */
 export const MANIFEST_POLL_MS = 250;
@@ -47,7 +48,8 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
   let manifest: SnapshotManifest | null = null;
   let auth: AuthTable = createAuthTable([]);
   let secret = '';
-  let cursors: CursorCodec = createCursorCodec(randomBytes(32));
+  // each generation's cursors with its store's secret (a writer's database may be replaced)
+  const cursors = createCursorKeyring(randomBytes(32));
   let seen = '';
 
   /** Load the manifest's snapshot when it names another one; keep serving the current on any failure. */
@@ -60,6 +62,26 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
       return;
     }
     if (!m) return;
+    const loadedAuth = await readSnapshotAuth(dir, m).catch(() => null);
+    // Generations only grow within one store: a lower one from the same writer is an old
+    // directory put back (a restored copy, a sync gone wrong), not news. Another store (a
+    // replaced database) starts its generations again.
+    if (manifest && m.generation < manifest.generation) {
+      const incoming = loadedAuth ? storeIdentity(loadedAuth.cursor_secret) : null;
+      if (incoming === null || incoming === (secret ? storeIdentity(secret) : null)) {
+        common.logger.warn(
+          { dir, generation: m.generation, serving: manifest.generation, store: incoming },
+          `published generation went backwards (${manifest.generation} → ${m.generation}) from the same store: refused, still serving ${manifest.generation} (restart this reader to accept it)`,
+        );
+        return;
+      }
+      common.logger.info(
+        { dir, generation: m.generation, serving: manifest.generation, store: incoming },
+        'another store publishes into the directory: serving its generations',
+      );
+    }
+    // the cursors of this generation are signed with its store's secret, from its first request on
+    if (loadedAuth) cursors.use(Buffer.from(loadedAuth.cursor_secret, 'base64url'), m.generation);
     const worldKey = JSON.stringify({ ...m.files, auth: null, g: m.generation, t: m.refreshed_at_s });
     if (!manifest || worldKey !== JSON.stringify({ ...manifest.files, auth: null, g: manifest.generation, t: manifest.refreshed_at_s })) {
       const t0 = performance.now();
@@ -81,13 +103,9 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
         return;
       }
     }
-    const loadedAuth = await readSnapshotAuth(dir, m).catch(() => null);
     if (loadedAuth) {
       auth = createAuthTable(loadedAuth.keys);
-      if (loadedAuth.cursor_secret !== secret) {
-        secret = loadedAuth.cursor_secret;
-        cursors = createCursorCodec(Buffer.from(secret, 'base64url'));
-      }
+      secret = loadedAuth.cursor_secret;
     }
     manifest = m;
   };

@@ -106,7 +106,8 @@ export function createSnapshotWriter(
     access: StoreAccess;
     /** the engine: a snapshot is written only while it is still the current one */
     engine: Pick<Engine, 'current'>;
-    auth: () => Promise<SnapshotAuth>;
+    /** the keys and the cursor secret of `generation`'s store, for its manifest */
+    auth: (generation: number) => Promise<SnapshotAuth>;
     nextPublishAt?: () => number | null;
   },
 ): SnapshotWriter {
@@ -124,6 +125,7 @@ export function createSnapshotWriter(
       try {
         let files: WorldFiles;
         let stamp: string | null;
+        let identity = job.identity;
         if (job.snapshot) {
           const s = job.snapshot;
           // a published snapshot's world never changes (refreshes grow the live world past what
@@ -134,13 +136,17 @@ export function createSnapshotWriter(
           // the stamp the engine saved with this publish (a newer publish may have replaced it)
           const id = await opts.access((store) => readPublishIdentity(store));
           stamp = id && id.generation === job.identity.generation && id.refreshed_at_s === job.identity.refreshed_at_s ? id.stamp : null;
-        } else if (last) ({ files, stamp } = last);
-        else continue;
-        const auth = await opts.auth();
+        } else if (last) {
+          // new keys over the files last written — whatever was written since the job was
+          // queued (a key change during a publish's write must not put an older generation's
+          // identity over the newer files)
+          ({ files, stamp, identity } = last);
+        } else continue;
+        const auth = await opts.auth(identity.generation);
         if (!job.snapshot && JSON.stringify(auth) === lastAuth) continue;
-        const m = await writeManifest(dir, files, { ...job.identity, stamp }, auth, opts.nextPublishAt?.() ?? null);
+        const m = await writeManifest(dir, files, { ...identity, stamp }, auth, opts.nextPublishAt?.() ?? null);
         lastAuth = JSON.stringify(auth);
-        last = { identity: job.identity, stamp, files };
+        last = { identity, stamp, files };
         common.logger.info({ dir, generation: m.generation, ms: Math.round(performance.now() - t0) }, 'snapshot files written');
       } catch (err) {
         common.logger.error({ dir, error: describeError(err) }, 'writing the snapshot files failed; the previous ones stay');
@@ -149,7 +155,12 @@ export function createSnapshotWriter(
   };
   const kick = (): Promise<void> => {
     if (!started) return Promise.resolve();
-    if (!running) running = run().finally(() => (running = null));
+    // (a job queued while the loop was ending, before this `finally`, starts a new loop)
+    if (!running)
+      running = run().finally(() => {
+        running = null;
+        if (pending) void kick();
+      });
     return running;
   };
   return {

@@ -32,6 +32,10 @@ export interface ChainRoundResult {
   to: number | null;
   /** head − finality_blocks at the start of the round */
   target: number | null;
+  /** the head read at the start of the round (null when it could not be read) */
+  head: number | null;
+  /** the block every vault was indexed to when the round began (its lowest checkpoint) */
+  indexed_to: number | null;
   logs: number;
   events: number;
   snapshots: number;
@@ -66,6 +70,8 @@ export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRou
     from: null,
     to: null,
     target: null,
+    head: null,
+    indexed_to: null,
     logs: 0,
     events: 0,
     snapshots: 0,
@@ -83,6 +89,7 @@ export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRou
       rt.verified = true;
     }
     head = await rt.rpc.blockNumber();
+    result.head = head;
     const finality = rt.chain.finality_blocks;
     const target = head - finality;
     result.target = target;
@@ -103,6 +110,7 @@ export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRou
     if (rewound.length > 0) logger.warn({ vaults: rewound }, 'start_block moved earlier: backfilling from the new start');
     const cps = new Map<string, number>();
     for (const v of rt.book.vaults) cps.set(v.vault_id, stored2.get(vaultStream(v.address))?.block ?? v.start_block - 1);
+    if (cps.size > 0) result.indexed_to = Math.min(...cps.values());
 
     const onBadData = (reason: BadDataReason, detail: string, where: { block: number; log_index?: number }) => {
       result.bad_data++;

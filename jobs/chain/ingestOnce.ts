@@ -57,9 +57,18 @@ export async function ingestOnce(common: Common, store: Store, config: Config, o
 /** The one-line summary of a chain's round the CLI prints. */
 export function formatRoundSummary(r: ChainRoundResult, slug?: string): string {
   const name = slug ? `${r.chain_id} (${slug})` : String(r.chain_id);
-  const span = r.from === null ? `nothing due (target ${r.target ?? '?'})` : `blocks ${r.from}..${r.to} of ${r.target}`;
+  const span = r.from !== null ? `blocks ${r.from}..${r.to} of ${r.target}` : nothingCommitted(r);
   const reorg = r.reorg ? `, reorg rolled back to ${r.reorg.ancestor}` : '';
   const bad = r.bad_data > 0 ? `, ${r.bad_data} bad data skipped` : '';
   const tail = r.status === 'ok' ? 'ok' : `stalled: ${oneLineError(r.error ?? 'unknown error')}`;
   return `chain ${name}: ${span}, ${r.logs} logs, ${r.events} events, ${r.snapshots} snapshots${reorg}${bad} in ${(r.ms / 1000).toFixed(1)} s — ${tail}`;
+}
+
+/** What was due in a round that committed nothing, and why nothing was. */
+function nothingCommitted(r: ChainRoundResult): string {
+  if (r.target === null || r.head === null) return 'no blocks read (the head could not be read)';
+  const target = `head ${r.head} − ${r.head - r.target} finality blocks = ${r.target}`;
+  if (r.indexed_to === null) return `nothing due (no vault is indexed on this chain; ${target})`;
+  if (r.indexed_to >= r.target) return `nothing due (every vault is indexed to block ${r.indexed_to}; ${target})`;
+  return `blocks ${r.indexed_to + 1}..${r.target} due, none committed (${target})`;
 }

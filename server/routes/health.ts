@@ -5,16 +5,23 @@ import { buildOpenApi } from '../openapi.js';
 import type { ReadModel } from '../../engine/publish/index.js';
 import type { RouteContext } from './context.js';
 
-const json = (value: unknown, cache: 'no-store' | 'public' = 'no-store'): Body => ({
+const json = (value: unknown, status?: number): Body => ({
   kind: 'raw',
   body: Buffer.from(JSON.stringify(value)),
   contentType: 'application/json; charset=utf-8',
-  cache,
+  cache: 'no-store',
+  ...(status === undefined ? {} : { status }),
 });
 
 /** A snapshot older than this while jobs run makes /health "degraded". */
 export const FRESHNESS_BUDGET_SECONDS = 2 * 3600;
 
+/**
+ * `degraded` when no snapshot is published yet, or, while jobs run, the snapshot is older than
+ * FRESHNESS_BUDGET_SECONDS or a configured chain is stalled or never synced (named in
+ * `stalled_chains`). With no snapshot every /v1 route answers 503, and so does /health: a load
+ * balancer sends its traffic elsewhere. A stale or stalled server still serves (200).
+ */
 export function health(ctx: RouteContext): Body {
   const now = Date.now() / 1000;
   const model = ctx.model;
@@ -26,12 +33,15 @@ export function health(ctx: RouteContext): Body {
           .filter((c) => c.freshness === 'stalled')
           .map((c) => c.chain_id)
       : [];
-  return json({
-    status: model === null || stale || stalled.length > 0 ? 'degraded' : 'ok',
-    version: VERSION,
-    uptime_seconds: Math.floor(now - ctx.started / 1000),
-    ...(stalled.length > 0 ? { stalled_chains: stalled } : {}),
-  });
+  return json(
+    {
+      status: model === null || stale || stalled.length > 0 ? 'degraded' : 'ok',
+      version: VERSION,
+      uptime_seconds: Math.floor(now - ctx.started / 1000),
+      ...(stalled.length > 0 ? { stalled_chains: stalled } : {}),
+    },
+    model === null ? 503 : undefined,
+  );
 }
 
 /** Freshness of each chain with an enabled vault, from the newest indexed snapshot. */

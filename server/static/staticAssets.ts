@@ -176,9 +176,8 @@ export function answerAsset(asset: StaticAsset, req: AssetRequest): AssetAnswer 
     ['Cache-Control', CACHE_CONTROL],
   ];
   if (compressed) headers.push(['Vary', 'Accept-Encoding']);
-  if (asset.contentType.startsWith('text/html')) {
-    headers.push(['Content-Security-Policy', PAGE_CSP], ['X-Content-Type-Options', 'nosniff'], ['Referrer-Policy', 'no-referrer']);
-  }
+  // (X-Content-Type-Options: nosniff is on every answer: server/exchange.ts EVERY_ANSWER)
+  if (asset.contentType.startsWith('text/html')) headers.push(['Content-Security-Policy', PAGE_CSP], ['Referrer-Policy', 'no-referrer']);
   if (matchesEtag(req.ifNoneMatch, asset.etag)) return { status: 304, headers, parts: [] };
   headers.push(['Content-Type', asset.contentType]);
   const encoding = compressed ? chooseEncoding(req.acceptEncoding) : 'identity';

@@ -20,6 +20,25 @@ export function vaultd(args: string[], env: Record<string, string> = {}): CliRes
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * `vaultd` run to its end without blocking this process: for a command that talks to servers
+ * living in the test's own process (a devnet, a fixture), which spawnSync would starve.
+ */
+export function vaultdAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, VAULTD_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export function vaultdSpawn(args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, VAULTD_LOG_LEVEL: 'info', ...env },

@@ -4,7 +4,7 @@
 import { Counter } from 'prom-client';
 import type { Common } from '../../../common/common.js';
 import { VaultdError } from '../../../common/errors.js';
-import type { Exchange, Step } from '../../exchange.js';
+import { type Exchange, refusedOnRoute, type Step } from '../../exchange.js';
 import { createRateLimiter } from '../../rateLimit.js';
 
 /**
@@ -52,6 +52,7 @@ export function createLimit(common: Common, clock: { ms: number }): Limit {
     if (!limit.allowed) {
       x.retryAfter = limit.retryAfterSeconds;
       rejected.inc({ tier });
+      refusedOnRoute(x);
       throw new VaultdError('RATE_LIMITED', `rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfterSeconds} s`, {
         details: { retry_after_seconds: limit.retryAfterSeconds },
       });

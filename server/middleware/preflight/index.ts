@@ -1,11 +1,11 @@
 // preflight: a CORS preflight (OPTIONS) gets 204 with the allowed methods and headers.
-import { CORS, type Step } from '../../exchange.js';
+import { ALLOWED_METHODS, EVERY_ANSWER, type Step } from '../../exchange.js';
 import { headerLines } from '../../reply.js';
 import type { Responder } from '../../respond.js';
 
 const PREFLIGHT_LINES = headerLines([
-  ...CORS,
-  ['Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS'],
+  ...EVERY_ANSWER,
+  ['Access-Control-Allow-Methods', ALLOWED_METHODS],
   ['Access-Control-Allow-Headers', 'Authorization, X-API-Key, If-None-Match, X-Request-Id, Accept-Encoding, Content-Type'],
   ['Access-Control-Max-Age', '86400'],
 ]);
