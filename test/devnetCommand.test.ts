@@ -71,7 +71,7 @@ describe('vaultd devnet', () => {
       expect(written.server).toEqual({ metrics_public: false });
       expect(written.rate_limits).toEqual({ anonymous_per_minute: 1000 });
       expect(written.chains.map((c: { chain_id: number }) => c.chain_id)).toEqual([31337]);
-      expect(written.registry.vaults).toHaveLength(4);
+      expect(written.registry.vaults).toHaveLength(5);
       expect(written.prices.providers[0].kind).toBe('chainlink');
       expect(vaultd(['config', 'check', '--config', kept]).status).toBe(0);
     } finally {

@@ -38,7 +38,11 @@ export function worldAt(world: World, at: number): World {
     primeUsdTable(cut, usdTable(p));
     prices.set(key, cut);
   }
-  const listed = world.registry.vaults.filter((v) => v.listed_at <= at);
+  // a vault appears once its first snapshot is at or before the instant (DESIGN §11.6)
+  const listed = world.registry.vaults.filter((v) => {
+    const s = world.series.get(v.vault_id);
+    return s !== undefined && s.length > 0 && s.ts[0]! <= at;
+  });
   const vaults = new Map(listed.map((v) => [v.vault_id, v]));
   let end = 0;
   for (const s of series.values()) if (s.length > 0) end = Math.max(end, s.ts[s.length - 1]!);

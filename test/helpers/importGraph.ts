@@ -183,7 +183,8 @@ export function familyNameUses(files: readonly SourceFile[], names: readonly str
   );
   const out: string[] = [];
   for (const f of files) {
-    if (f.path.startsWith('families/') || !any.test(f.text)) continue;
+    // explorer/families.ts: the browser bundle's names for people (it reaches the server only through the SDK, never families/)
+    if (f.path.startsWith('families/') || f.path === 'explorer/families.ts' || !any.test(f.text)) continue;
     const data = f.path in FAMILY_DATA;
     f.text.split('\n').forEach((line, i) => {
       if (FAMILY_HISTORY.includes(`${f.path}: ${line.trim()}`)) return;
