@@ -2,7 +2,7 @@
 // typed by the generated OpenAPI types; `withResponse` returns the body with what the answer
 // said about itself; `iterate` follows `meta.next_cursor` to the end of every paged route.
 import type { Flow } from './activityFlows.js';
-import { VaultdClientError } from './errors.js';
+import { CursorStaleError, VaultdClientError } from './errors.js';
 import { createTransport, type Answer, type QueryValue, type RequestOptions, type TransportOptions } from './transport.js';
 import type { ActivityRow, Operations } from './types.gen.js';
 import { waitForSettlement, type WaitForSettlementOptions } from './waitForSettlement.js';
@@ -24,19 +24,29 @@ export interface PageOptions {
   next?: string;
 }
 
+/**
+ * `as_of` (DESIGN §11.6): the answer as of a past instant — the data known then, "now" in values,
+ * PnL and APY being that instant; `meta.as_of` echoes it. After the newest data the server answers
+ * 422. Registry settings (hidden, disabled, featured, strategy, names) are today's.
+ */
+export interface AsOfOptions extends RequestOptions {
+  /** a Date (sent as RFC 3339 UTC, whole seconds) or an ISO 8601 date or date-time */
+  asOf?: Instant;
+}
+
 /** Opt-in blocks of a route (DESIGN §11.1); sent as a comma-separated list, left out when empty. */
 export type Include<T extends string> = readonly T[];
 
 export type CostBasisMethod = NonNullable<Query<'getPosition'>['cost_basis_method']>;
 
-export interface VaultsOptions extends PageOptions, RequestOptions {
+export interface VaultsOptions extends PageOptions, AsOfOptions {
   /** add hidden vaults */
   includeHidden?: boolean;
   /** `quality`: a data-quality block on each vault's metrics (DESIGN §11.3) */
   include?: Include<'quality'>;
 }
 
-export interface VaultOptions extends RequestOptions {
+export interface VaultOptions extends AsOfOptions {
   /** `provenance`: how each APY was computed; `quality`: data-quality flags (DESIGN §11.2, §11.3) */
   include?: Include<'provenance' | 'quality'>;
 }
@@ -46,7 +56,7 @@ export interface ApyOptions extends RequestOptions {
   at?: Instant | number;
 }
 
-export interface TimeseriesOptions extends PageOptions, RequestOptions {
+export interface TimeseriesOptions extends PageOptions, AsOfOptions {
   start?: Instant;
   end?: Instant;
   granularity?: Query<'getVaultTimeseries'>['granularity'];
@@ -60,10 +70,10 @@ export interface PositionTimeseriesOptions extends TimeseriesOptions {
   costBasisMethod?: CostBasisMethod;
 }
 
-export interface PositionOptions extends RequestOptions {
-  /** `average` (default, DESIGN §4.4) or `fifo` (§11.4) */
+export interface PositionOptions extends AsOfOptions {
+  /** `average` (default, DESIGN §4.4) or `fifo` (§11.4); `fifo` with asOf is a 422 */
   costBasisMethod?: CostBasisMethod;
-  /** `returns`: time- and money-weighted returns side by side (DESIGN §11.5) */
+  /** `returns`: time- and money-weighted returns side by side (DESIGN §11.5); with asOf a 422 */
   include?: Include<'returns'>;
 }
 
@@ -72,7 +82,7 @@ export interface LotsOptions extends PageOptions, RequestOptions {
   state?: Query<'listPositionLots'>['state'];
 }
 
-export interface TvlOptions extends RequestOptions {
+export interface TvlOptions extends AsOfOptions {
   /** add per-chain and per-source rows */
   includeBreakdown?: boolean;
 }
@@ -82,7 +92,7 @@ export interface PositionsOptions extends PageOptions, PositionOptions {
   includeHidden?: boolean;
 }
 
-export interface ActivityOptions extends PageOptions, RequestOptions {
+export interface ActivityOptions extends PageOptions, AsOfOptions {
   /** only this vault's rows (`{chainId}:{address}`); a hidden vault's rows come without includeHidden */
   vaultId?: string;
   /** default `desc` (newest first) */
@@ -116,21 +126,21 @@ export interface VaultdApiWithResponse {
   /** GET /v1/vaults: curated vaults, most recently listed first */
   vaults(options?: VaultsOptions): Promise<Answer<Body<'listVaults'>>>;
   /** GET /v1/vaults/featured: featured cards in curated order */
-  featured(options?: RequestOptions): Promise<Answer<Body<'listFeaturedVaults'>>>;
+  featured(options?: AsOfOptions): Promise<Answer<Body<'listFeaturedVaults'>>>;
   /** GET /v1/vaults/slug/{slug}: every deployment of a logical vault */
-  vaultsBySlug(slug: string, options?: RequestOptions): Promise<Answer<Body<'listVaultsBySlug'>>>;
+  vaultsBySlug(slug: string, options?: AsOfOptions): Promise<Answer<Body<'listVaultsBySlug'>>>;
   /** GET /v1/vaults/{vault_id}: one deployment with its current metrics */
   vault(vaultId: string, options?: VaultOptions): Promise<Answer<Body<'getVault'>>>;
   /** GET /v1/vaults/{vault_id}/apy: how each APY window was computed (provenance) */
   apy(vaultId: string, options?: ApyOptions): Promise<Answer<Body<'getVaultApy'>>>;
   /** GET /v1/vaults/{vault_id}/definition: identity plus the family's fields */
-  definition(vaultId: string, options?: RequestOptions): Promise<Answer<Body<'getVaultDefinition'>>>;
+  definition(vaultId: string, options?: AsOfOptions): Promise<Answer<Body<'getVaultDefinition'>>>;
   /** GET /v1/vaults/{vault_id}/allocations */
-  allocations(vaultId: string, options?: RequestOptions): Promise<Answer<Body<'getVaultAllocations'>>>;
+  allocations(vaultId: string, options?: AsOfOptions): Promise<Answer<Body<'getVaultAllocations'>>>;
   /** GET /v1/vaults/{vault_id}/timeseries: one page of metric history */
   timeseries(vaultId: string, options?: TimeseriesOptions): Promise<Answer<Body<'getVaultTimeseries'>>>;
   /** GET /v1/strategies: strategy cards in curated order */
-  strategies(options?: RequestOptions): Promise<Answer<Body<'listStrategies'>>>;
+  strategies(options?: AsOfOptions): Promise<Answer<Body<'listStrategies'>>>;
   /** GET /v1/tvl: aggregate TVL */
   tvl(options?: TvlOptions): Promise<Answer<Body<'getTvl'>>>;
   /** GET /v1/users/{wallet}/positions: one page of a wallet's open positions */
@@ -154,7 +164,13 @@ export type VaultdApi = {
   [K in keyof VaultdApiWithResponse]: VaultdApiWithResponse[K] extends (...args: infer A) => Promise<Answer<infer T>> ? (...args: A) => Promise<T> : never;
 };
 
-/** Rows of every paged route, following `meta.next_cursor` to the last page (`limit` is the page size). */
+/**
+ * Rows of every paged route, following `meta.next_cursor` to the last page (`limit` is the page size).
+ * A cursor pins its walk to the data of its first page (DESIGN §11.6); when a chain reorganization
+ * removed rows of that data (409 CURSOR_STALE), the walk starts again once from its first page —
+ * rows yielded before are yielded again, as of the new first page — and a second 409 is thrown
+ * (a CursorStaleError).
+ */
 export interface VaultdIterators {
   vaults(options?: VaultsOptions): AsyncGenerator<Row<'listVaults'>, void, undefined>;
   timeseries(vaultId: string, options?: TimeseriesOptions): AsyncGenerator<Row<'getVaultTimeseries'>, void, undefined>;
@@ -226,35 +242,49 @@ export function createClient(options: ClientOptions): VaultdClient {
     order: o.order,
     granularity: o.granularity,
     include: includeText(o.include),
+    as_of: instant(o.asOf),
   });
 
   const withResponse: VaultdApiWithResponse = {
     health: (o) => call('getHealth', {}, {}, o),
     chains: (o) => call('listChainHealth', {}, {}, o),
-    vaults: (o = {}) => call('listVaults', {}, { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include) }, o),
-    featured: (o) => call('listFeaturedVaults', {}, {}, o),
-    vaultsBySlug: (slug, o) => call('listVaultsBySlug', { slug }, {}, o),
-    vault: (vault_id, o = {}) => call('getVault', { vault_id }, { include: includeText(o.include) }, o),
+    vaults: (o = {}) =>
+      call('listVaults', {}, { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include), as_of: instant(o.asOf) }, o),
+    featured: (o = {}) => call('listFeaturedVaults', {}, { as_of: instant(o.asOf) }, o),
+    vaultsBySlug: (slug, o = {}) => call('listVaultsBySlug', { slug }, { as_of: instant(o.asOf) }, o),
+    vault: (vault_id, o = {}) => call('getVault', { vault_id }, { include: includeText(o.include), as_of: instant(o.asOf) }, o),
     apy: (vault_id, o = {}) => call('getVaultApy', { vault_id }, { at: typeof o.at === 'number' ? String(o.at) : instant(o.at) }, o),
-    definition: (vault_id, o) => call('getVaultDefinition', { vault_id }, {}, o),
-    allocations: (vault_id, o) => call('getVaultAllocations', { vault_id }, {}, o),
+    definition: (vault_id, o = {}) => call('getVaultDefinition', { vault_id }, { as_of: instant(o.asOf) }, o),
+    allocations: (vault_id, o = {}) => call('getVaultAllocations', { vault_id }, { as_of: instant(o.asOf) }, o),
     timeseries: (vault_id, o) => call('getVaultTimeseries', { vault_id }, timeseriesQuery(o), o),
-    strategies: (o) => call('listStrategies', {}, {}, o),
-    tvl: (o = {}) => call('getTvl', {}, { include_breakdown: o.includeBreakdown }, o),
+    strategies: (o = {}) => call('listStrategies', {}, { as_of: instant(o.asOf) }, o),
+    tvl: (o = {}) => call('getTvl', {}, { include_breakdown: o.includeBreakdown, as_of: instant(o.asOf) }, o),
     positions: (wallet_address, o = {}) =>
       call(
         'listPositions',
         { wallet_address },
-        { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include), cost_basis_method: o.costBasisMethod },
+        {
+          next: o.next,
+          limit: o.limit,
+          include_hidden: o.includeHidden,
+          include: includeText(o.include),
+          cost_basis_method: o.costBasisMethod,
+          as_of: instant(o.asOf),
+        },
         o,
       ),
     position: (wallet_address, vault_id, o = {}) =>
-      call('getPosition', { wallet_address, vault_id }, { include: includeText(o.include), cost_basis_method: o.costBasisMethod }, o),
+      call('getPosition', { wallet_address, vault_id }, { include: includeText(o.include), cost_basis_method: o.costBasisMethod, as_of: instant(o.asOf) }, o),
     positionTimeseries: (wallet_address, vault_id, o = {}) =>
       call('getPositionTimeseries', { wallet_address, vault_id }, { ...timeseriesQuery(o), cost_basis_method: o.costBasisMethod }, o),
     lots: (wallet_address, vault_id, o = {}) => call('listPositionLots', { wallet_address, vault_id }, { next: o.next, limit: o.limit, state: o.state }, o),
     activity: (wallet_address, o = {}) =>
-      call('listActivity', { wallet_address }, { next: o.next, limit: o.limit, order: o.order, vault_id: o.vaultId, include_hidden: o.includeHidden }, o),
+      call(
+        'listActivity',
+        { wallet_address },
+        { next: o.next, limit: o.limit, order: o.order, vault_id: o.vaultId, include_hidden: o.includeHidden, as_of: instant(o.asOf) },
+        o,
+      ),
     price: (o) => call('getPrice', {}, { chain_id: o.chainId, address: o.address, at: instant(o.at) }, o),
     priceTimeseries: (o) =>
       call(
@@ -274,8 +304,18 @@ export function createClient(options: ClientOptions): VaultdClient {
 
   async function* pages<T>(load: (next: string | undefined) => Promise<{ data: T[]; meta: { next_cursor: string | null } }>, first: string | undefined) {
     let next = first;
+    let restarted = false;
     do {
-      const page = await load(next);
+      let page: Awaited<ReturnType<typeof load>>;
+      try {
+        page = await load(next);
+      } catch (e) {
+        // the walk's pinned data lost rows to a reorg: start again, once, from the first page
+        if (!(e instanceof CursorStaleError) || restarted) throw e;
+        restarted = true;
+        next = undefined;
+        page = await load(next);
+      }
       yield* page.data;
       const cursor = page.meta.next_cursor ?? undefined;
       // a server that hands back the cursor it was given would loop forever

@@ -65,6 +65,15 @@ export class VaultdApiError extends VaultdClientError {
   }
 }
 
+/**
+ * 409 CURSOR_STALE (DESIGN §11.6): a chain reorganization removed rows inside the data the walk's
+ * cursor is pinned to; start the walk again without `next`. `client.iterate.*` does so once.
+ */
+export class CursorStaleError extends VaultdApiError {
+  override name = 'CursorStaleError';
+  declare readonly code: 'CURSOR_STALE';
+}
+
 /** A malformed amount, excess precision or a bad `decimals` in toBaseUnits/fromBaseUnits. */
 export class AmountError extends VaultdClientError {
   override name = 'AmountError';

@@ -4,6 +4,7 @@ export { createClient } from './createClient.js';
 export type {
   ActivityOptions,
   ApyOptions,
+  AsOfOptions,
   ClientOptions,
   CostBasisMethod,
   Include,
@@ -25,7 +26,7 @@ export type {
   VaultsOptions,
 } from './createClient.js';
 export type { Answer, FetchLike, RateLimit, RequestOptions, ResponseInfo, RetryOptions } from './transport.js';
-export { AmountError, isVaultdClientError, VaultdApiError, VaultdClientError } from './errors.js';
+export { AmountError, CursorStaleError, isVaultdClientError, VaultdApiError, VaultdClientError } from './errors.js';
 export type { ApiErrorCode, ClientErrorCode, LocalErrorCode } from './errors.js';
 export { fromBaseUnits, toBaseUnits } from './units.js';
 export { activityFlows } from './activityFlows.js';

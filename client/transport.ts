@@ -2,7 +2,7 @@
 // (never on other statuses), an optional ETag cache (If-None-Match; a 304 reuses the stored
 // body), AbortSignal, typed errors, and what the response said about itself (ResponseInfo).
 import { createEtagCache, type EtagCache } from './etagCache.js';
-import { VaultdApiError, VaultdClientError, type ApiErrorCode } from './errors.js';
+import { CursorStaleError, VaultdApiError, VaultdClientError, type ApiErrorCode } from './errors.js';
 import { sleep } from './sleep.js';
 import { CLIENT_VERSION } from './version.js';
 
@@ -252,6 +252,7 @@ function apiError(res: Response, url: string, text: string): VaultdApiError {
   }
   const e = envelope?.error;
   if (e && typeof e.message === 'string' && typeof e.code === 'string' && Object.hasOwn(API_CODES, e.code)) {
+    if (e.code === 'CURSOR_STALE') return new CursorStaleError('CURSOR_STALE', e.message, { ...init, details: e.details });
     return new VaultdApiError(e.code as ApiErrorCode, e.message, { ...init, details: e.details });
   }
   return new VaultdApiError('UNEXPECTED_RESPONSE', `GET ${url} answered ${res.status} without vaultd's error envelope: ${text.slice(0, 200)}`, init);

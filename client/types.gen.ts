@@ -419,12 +419,16 @@ export interface PartialResponseError {
 
 export interface ItemMeta {
   /** RFC 3339 date-time (UTC) */
+  as_of?: string;
+  /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
 }
 
 export interface TvlMeta {
   partial_errors: PartialResponseError[] | null;
+  /** RFC 3339 date-time (UTC) */
+  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -435,6 +439,8 @@ export interface ListMeta {
   limit: number | null;
   next_cursor: string | null;
   partial_errors: PartialResponseError[] | null;
+  /** RFC 3339 date-time (UTC) */
+  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -450,6 +456,8 @@ export interface WindowListMeta {
   /** RFC 3339 date-time (UTC) */
   end: string | null;
   /** RFC 3339 date-time (UTC) */
+  as_of?: string;
+  /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
 }
@@ -461,6 +469,8 @@ export interface WalletListMeta {
   partial_errors: PartialResponseError[] | null;
   start: null;
   end: null;
+  /** RFC 3339 date-time (UTC) */
+  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -485,6 +495,14 @@ export interface UnauthorizedError {
 export interface NotFoundError {
   error: {
     code: 'NOT_FOUND';
+    message: string;
+    details?: unknown;
+  };
+}
+
+export interface ConflictError {
+  error: {
+    code: 'CURSOR_STALE';
     message: string;
     details?: unknown;
   };
@@ -674,7 +692,7 @@ export interface Operations {
       include_hidden?: boolean;
       /** Must not name a value twice. */
       include?: string;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultListResponse;
@@ -684,7 +702,10 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/featured';
     pathParams: {};
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: FeaturedVaultListResponse;
   };
   /** Every enabled deployment of one logical vault */
@@ -695,7 +716,10 @@ export interface Operations {
       /** The exact admin-curated public slug. */
       slug: string;
     };
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: VaultListResponse;
   };
   /** One deployment with its current metrics */
@@ -709,7 +733,7 @@ export interface Operations {
     query: {
       /** Must not name a value twice. */
       include?: string;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultResponse;
@@ -722,7 +746,10 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: VaultDefinitionResponse;
   };
   /** Metric history */
@@ -747,7 +774,7 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultTimeseriesResponse;
@@ -757,7 +784,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/apy';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -774,7 +801,10 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: VaultAllocationsResponse;
   };
   /** Every open position of a wallet */
@@ -795,7 +825,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionListResponse;
@@ -815,7 +845,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionResponse;
@@ -846,7 +876,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionTimeseriesResponse;
@@ -858,7 +888,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -887,7 +917,7 @@ export interface Operations {
       vault_id?: string;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: ActivityResponse;
@@ -902,7 +932,7 @@ export interface Operations {
       include_breakdown?: boolean;
       /** `true` or `false` (`1` and `0` are accepted too). @deprecated */
       include_sources?: boolean;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: TvlResponse;
@@ -912,7 +942,10 @@ export interface Operations {
     method: 'GET';
     path: '/v1/strategies';
     pathParams: {};
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: StrategyListResponse;
   };
   /** Latest USD price of a token, or the point-in-time price with `at` */

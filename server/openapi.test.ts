@@ -90,9 +90,13 @@ describe('the document', () => {
   });
 
   test('error responses: 401/414/429/503/500 and a bodyless 304 on /v1; 404 and 422 where they apply', () => {
-    expect(Object.keys(get('/v1/vaults').responses)).toEqual(['200', '304', '401', '414', '422', '429', '500', '503']);
+    expect(Object.keys(get('/v1/vaults').responses)).toEqual(['200', '304', '401', '409', '414', '422', '429', '500', '503']);
     expect(Object.keys(get('/v1/vaults/{vault_id}').responses)).toEqual(['200', '304', '401', '404', '414', '422', '429', '500', '503']);
-    expect(Object.keys(get('/v1/strategies').responses)).toEqual(['200', '304', '401', '414', '429', '500', '503']);
+    // as_of after the newest data is a 422 on every route that takes it (DESIGN §11.6)
+    expect(Object.keys(get('/v1/strategies').responses)).toEqual(['200', '304', '401', '414', '422', '429', '500', '503']);
+    // a cursor's walk is pinned: 409 CURSOR_STALE when a reorg removed rows inside it
+    expect(Object.keys(get('/v1/users/{wallet_address}/activity').responses)).toEqual(['200', '304', '401', '409', '414', '422', '429', '500', '503']);
+    expect(get('/v1/vaults').responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ConflictError' });
     // /health answers 503 with its own body when the process cannot serve its routes (no snapshot)
     expect(Object.keys(get('/health').responses)).toEqual(['200', '414', '500', '503']);
     expect(get('/health').responses['503'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Health' });
@@ -150,8 +154,11 @@ describe('parameters', () => {
 
   test('the position timeseries takes the vault timeseries parameters, and the cost-basis method', () => {
     const params = get('/v1/users/{wallet_address}/positions/{vault_id}/timeseries').parameters.slice(2) as Json[];
-    expect(params.slice(0, -1)).toEqual(queryParameters('vaults.timeseries'));
-    expect(params.at(-1)).toMatchObject({ name: 'cost_basis_method', required: false, schema: { enum: ['average', 'fifo'], default: 'average' } });
+    expect(params.filter((p) => p.name !== 'cost_basis_method')).toEqual(queryParameters('vaults.timeseries'));
+    expect(params.find((p) => p.name === 'cost_basis_method')).toMatchObject({
+      required: false,
+      schema: { enum: ['average', 'fifo'], default: 'average' },
+    });
   });
 
   test('include_sources is deprecated, include_breakdown is not', () => {

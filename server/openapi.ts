@@ -63,13 +63,24 @@ function liftWireType(entry: AnySchema, wire: JsonSchema): JsonSchema {
   return wire;
 }
 
+/** What a parameter means where its schema cannot say it (one meaning on every route that takes it). */
+const PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  as_of:
+    'Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; ' +
+    '"now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). ' +
+    "A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. " +
+    'After the newest data: 422.',
+};
+
 export function queryParameters(route: QueryRoute, deprecated: readonly string[] = []): Json[] {
   const entries = QUERY_SCHEMAS[route].entries as Record<string, AnySchema>;
   return Object.entries(entries).map(([name, entry]) => {
     const { $schema: _, ...wire } = toJsonSchema(entry, { ...CONVERSION, typeMode: 'input' });
+    const description = PARAMETER_DESCRIPTIONS[name];
     return {
       name,
       in: 'query',
+      ...(description ? { description } : {}),
       required: entry.type !== 'optional',
       ...(deprecated.includes(name) ? { deprecated: true } : {}),
       schema: liftWireType(entry, wire),
@@ -132,8 +143,17 @@ const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
 const ERROR_RESPONSES: Record<number, { schema: string; description: string }> = {
   401: { schema: 'UnauthorizedError', description: 'UNAUTHORIZED: the credential is unknown or revoked, or missing while anonymous access is off.' },
   404: { schema: 'NotFoundError', description: 'NOT_FOUND: unknown vault, slug, position or token.' },
+  409: {
+    schema: 'ConflictError',
+    description:
+      'CURSOR_STALE: a chain reorganization removed rows inside the data this walk is pinned to (a cursor pins the data time of its first page); start the walk again without `next`.',
+  },
   414: { schema: 'UriTooLongError', description: 'URI_TOO_LONG: the request target (path and query) is over 8192 bytes.' },
-  422: { schema: 'UnprocessableError', description: 'INVALID_PARAMETER (details name the parameter) or INVALID_CURSOR.' },
+  422: {
+    schema: 'UnprocessableError',
+    description:
+      'INVALID_PARAMETER (details name the parameter) or INVALID_CURSOR. `as_of` after the newest data is INVALID_PARAMETER, and so is `as_of` with `include=returns` or `cost_basis_method=fifo` (the audit detail is answered as of the latest data only).',
+  },
   429: { schema: 'RateLimitedError', description: "RATE_LIMITED: over the caller's budget." },
   500: { schema: 'InternalError', description: 'INTERNAL: logged with the request id; never a stack or a path.' },
   503: { schema: 'NotReadyError', description: 'NOT_READY: no snapshot published yet.' },

@@ -19,8 +19,8 @@ export interface OperationSpec {
   deprecatedQuery?: readonly string[];
   /** JSON body of a 200 (a component), or a non-JSON media type */
   body: ComponentName | { mediaType: string; schema: Record<string, unknown> };
-  /** error statuses beyond those every /v1 route has (401, 429, 503, 500) */
-  errors: readonly (404 | 422)[];
+  /** error statuses beyond those every /v1 route has (401, 429, 503, 500); 409 on the routes whose walks a cursor pins (DESIGN §11.6) */
+  errors: readonly (404 | 409 | 422)[];
   /** false: the route declares no security requirement (seed, Authentication 4) */
   security: boolean;
   /** a route outside /v1 that a configuration can put behind a key (401) */
@@ -34,6 +34,9 @@ export const HEALTH_DEGRADED =
   '`status` is `degraded` when no snapshot is published yet, or, while scheduled jobs run, when the published snapshot is ' +
   'older than 2 hours or a configured chain is stalled or never synced (listed in `stalled_chains`). /health answers 200 ' +
   'while the process serves its routes (`ok` or `degraded`) and 503 when it cannot (no snapshot yet).';
+
+/** Said on every route whose answer mixes today's curation with data as of `as_of` (DESIGN §11.6). */
+const AS_OF_TODAY = "With `as_of`, the cards are built from the data known at that instant, but featured, hidden, disabled and strategy settings are today's.";
 
 const v1 = (spec: Omit<OperationSpec, 'security'> & { security?: boolean }): OperationSpec => ({ security: true, ...spec });
 const plain = (spec: Omit<OperationSpec, 'security' | 'pathParams' | 'errors'>): OperationSpec => ({
@@ -94,7 +97,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     pathParams: [],
     query: 'vaults.list',
     body: 'VaultListResponse',
-    errors: [422],
+    errors: [409, 422],
     security: false,
   }),
   'vaults.featured': v1({
@@ -102,19 +105,22 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'listFeaturedVaults',
     tag: 'vaults',
     summary: 'Featured vault cards, in curated order',
+    description: AS_OF_TODAY,
     pathParams: [],
+    query: 'as_of',
     body: 'FeaturedVaultListResponse',
-    errors: [],
+    errors: [422],
   }),
   'vaults.slug': v1({
     path: '/v1/vaults/slug/{slug}',
     operationId: 'listVaultsBySlug',
     tag: 'vaults',
     summary: 'Every enabled deployment of one logical vault',
-    description: 'A disabled or unknown slug is 404.',
+    description: `A disabled or unknown slug is 404, and so is one whose deployments were all listed after \`as_of\`. ${AS_OF_TODAY}`,
     pathParams: ['slug'],
+    query: 'as_of',
     body: 'VaultListResponse',
-    errors: [404],
+    errors: [404, 422],
   }),
   'vaults.get': v1({
     path: '/v1/vaults/{vault_id}',
@@ -134,6 +140,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     tag: 'vaults',
     summary: 'Identity merged with the per-family definition fields',
     pathParams: ['vault_id'],
+    query: 'as_of',
     body: 'VaultDefinitionResponse',
     errors: [404, 422],
   }),
@@ -146,7 +153,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     pathParams: ['vault_id'],
     query: 'vaults.timeseries',
     body: 'VaultTimeseriesResponse',
-    errors: [404, 422],
+    errors: [404, 409, 422],
   }),
   'vaults.apy': v1({
     path: '/v1/vaults/{vault_id}/apy',
@@ -165,7 +172,9 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'getVaultAllocations',
     tag: 'vaults',
     summary: 'Current allocations',
+    description: 'With `as_of`: the allocations known at that instant where their history is kept.',
     pathParams: ['vault_id'],
+    query: 'as_of',
     body: 'VaultAllocationsResponse',
     errors: [404, 422],
   }),
@@ -179,7 +188,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     pathParams: ['wallet_address'],
     query: 'users.positions',
     body: 'PositionListResponse',
-    errors: [422],
+    errors: [409, 422],
   }),
   'users.position': v1({
     path: '/v1/users/{wallet_address}/positions/{vault_id}',
@@ -202,7 +211,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     pathParams: ['wallet_address', 'vault_id'],
     query: 'users.position.timeseries',
     body: 'PositionTimeseriesResponse',
-    errors: [404, 422],
+    errors: [404, 409, 422],
   }),
   'users.position.lots': v1({
     path: '/v1/users/{wallet_address}/positions/{vault_id}/lots',
@@ -226,7 +235,7 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     pathParams: ['wallet_address'],
     query: 'users.activity',
     body: 'ActivityResponse',
-    errors: [422],
+    errors: [409, 422],
   }),
   tvl: v1({
     path: '/v1/tvl',
@@ -245,9 +254,11 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     operationId: 'listStrategies',
     tag: 'aggregates',
     summary: 'Strategy cards, in curated display order',
+    description: AS_OF_TODAY,
     pathParams: [],
+    query: 'as_of',
     body: 'StrategyListResponse',
-    errors: [],
+    errors: [422],
   }),
   prices: v1({
     path: '/v1/prices',

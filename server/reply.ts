@@ -2,7 +2,7 @@
 // of prebuilt buffers, so a cached route is a map lookup plus one corked write (DESIGN §5.7).
 import { hash } from 'node:crypto';
 import type { VaultdError } from '../common/errors.js';
-import { metaText, type DeflatedItems, type ListMeta, type Page } from '../engine/publish/index.js';
+import { metaText, type DeflatedItems, type ListMeta, type Page, type ReadModel } from '../engine/publish/index.js';
 import { PRECOMPRESS_MIN_BYTES, type BodyTemplate } from './transport/splice.js';
 
 /** A prebuilt page of the snapshot (its compressed variants are made per snapshot, on first use: server/handle.ts). */
@@ -26,7 +26,12 @@ export interface JsonBody {
   etagKey: string;
   /** extra response headers (e.g. Deprecation) */
   headers?: [string, string][];
+  /** the view that answered when it is not the newest model (as_of, or a walk's pinned data): its id seeds the ETag, its as_of goes in meta */
+  view?: AnsweringView;
 }
+
+/** What a body's envelope takes from the read model (or view of the past) that answered. */
+export type AnsweringView = Pick<ReadModel, 'id' | 'refreshedAt' | 'asOf'>;
 
 /** A body outside the envelope (health, metrics, openapi, price timeseries). */
 export interface RawBody {
@@ -53,6 +58,8 @@ export interface PendingJsonBody {
   kind: 'pending';
   /** known before the work (then a matching If-None-Match is answered at once), or not */
   etagKey?: string;
+  /** as on JsonBody */
+  view?: AnsweringView;
   load: () => Promise<JsonBody>;
 }
 

@@ -6,6 +6,7 @@ import type { VaultDetail, VaultTimeseriesPoint } from '../../client/types.gen.j
 import { client } from '../api.js';
 import { explain, isNotFound } from '../explain.js';
 import { allocationsSection } from '../allocations.js';
+import { asOfFromUrl, asOfPicker } from '../asOf.js';
 import type { Chains } from '../chains.js';
 import { axisNumber, axisPercent, axisUsd, lineChart } from '../charts.js';
 import { definitionRows } from '../definition.js';
@@ -26,15 +27,22 @@ const WINDOWS = [
 export async function vaultPage(main: HTMLElement): Promise<void> {
   const id = decodeURIComponent(location.pathname.slice('/vaults/'.length));
   const api = client();
-  const nowMs = Date.now();
+  // ?as_of=…: every figure as the API answered at that instant (DESIGN §11.6); ages count from it
+  const asOf = asOfFromUrl();
+  const nowMs = asOf === undefined ? Date.now() : Date.parse(asOf);
   const params = new URLSearchParams(location.search);
   const granularity: Granularity = (GRANULARITIES as readonly string[]).includes(params.get('granularity') ?? '')
     ? (params.get('granularity') as Granularity)
     : 'day';
   const start = params.get('start') || undefined;
   const end = params.get('end') || undefined;
-  const loaded = await Promise.all([api.vault(id), api.definition(id).catch(() => null), api.allocations(id).catch(() => null)]).catch((err: unknown) => {
-    show(main, el('p', { class: 'error' }, isNotFound(err) ? `No vault "${id}".` : explain(err)));
+  const loaded = await Promise.all([
+    api.vault(id, { asOf }),
+    api.definition(id, { asOf }).catch(() => null),
+    api.allocations(id, { asOf }).catch(() => null),
+  ]).catch((err: unknown) => {
+    const missing = asOf === undefined ? `No vault "${id}".` : `No vault "${id}" as of ${asOf}.`;
+    show(main, asOfPicker(asOf), el('p', { class: 'error' }, isNotFound(err) ? missing : explain(err)));
     return null;
   });
   if (loaded === null) return;
@@ -51,7 +59,7 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
   let window: { start: string | null; end: string | null } = { start: null, end: null };
   let next: string | undefined;
   do {
-    const page = await api.timeseries(id, { granularity, start, end, limit: 10_000, next });
+    const page = await api.timeseries(id, { granularity, start, end, limit: 10_000, next, asOf });
     if (next === undefined) window = { start: page.meta.start ?? null, end: page.meta.end ?? null };
     points.push(...page.data);
     next = page.meta.next_cursor ?? undefined;
@@ -95,11 +103,12 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
       el('code', { class: 'vault-id', title: 'the vault id of the API' }, v.vault_id),
     ),
     v.group?.description ? el('p', { class: 'muted' }, v.group.description) : null,
+    asOfPicker(asOf),
     facts,
     charts,
     deployments,
   );
-  charts.append(el('h2', { id: 'history-title' }, 'History'), rangeForm(granularity, window));
+  charts.append(el('h2', { id: 'history-title' }, 'History'), rangeForm(granularity, window, asOf));
   drawCharts(charts, v, points, granularity);
 
   const names = new Map<string, string>([
@@ -107,12 +116,12 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
     [v.numeraire_token.address.toLowerCase(), sym ?? 'deposit token'],
   ]);
   for (const a of allocations?.data.allocations ?? []) names.set(a.target.address.toLowerCase(), a.target.name ?? a.target.symbol);
-  if (v.group) await siblings(api, v, chains, deployments, names);
+  if (v.group) await siblings(api, v, chains, deployments, names, asOf);
   if (allocations) main.append(allocationsSection(allocations.data, { chains, symbol: sym, decimals, usdPrice: price, nowMs }));
   if (definition) main.append(definitionSection(definition.data as unknown as Record<string, unknown>, v.chain_id, chains, names));
 }
 
-function rangeForm(granularity: Granularity, window: { start: string | null; end: string | null }): HTMLFormElement {
+function rangeForm(granularity: Granularity, window: { start: string | null; end: string | null }, asOf: string | undefined): HTMLFormElement {
   const select = el('select', { name: 'granularity', id: 'granularity' });
   for (const g of GRANULARITIES) {
     const o = el('option', { value: g }, g);
@@ -129,6 +138,8 @@ function rangeForm(granularity: Granularity, window: { start: string | null; end
     el('label', {}, 'From ', from),
     el('label', {}, 'To ', to),
     el('button', {}, 'Show'),
+    // the window of a view of the past stays in that past
+    asOf === undefined ? null : el('input', { type: 'hidden', name: 'as_of', value: asOf }),
   );
   select.addEventListener('change', () => form.requestSubmit());
   return form;
@@ -204,8 +215,15 @@ function drawCharts(target: HTMLElement, v: VaultDetail, points: VaultTimeseries
   });
 }
 
-async function siblings(api: VaultdClient, v: VaultDetail, chains: Chains, target: HTMLElement, names: Map<string, string>): Promise<void> {
-  const all = await api.vaultsBySlug(v.group!.slug).catch(() => null);
+async function siblings(
+  api: VaultdClient,
+  v: VaultDetail,
+  chains: Chains,
+  target: HTMLElement,
+  names: Map<string, string>,
+  asOf: string | undefined,
+): Promise<void> {
+  const all = await api.vaultsBySlug(v.group!.slug, { asOf }).catch(() => null);
   if (!all || all.data.length <= 1) return;
   for (const d of all.data) names.set(d.address.toLowerCase(), `${d.name} (${chains.name(d.chain_id)})`);
   const table = dataTable<VaultDetail>({
@@ -221,7 +239,7 @@ async function siblings(api: VaultdClient, v: VaultDetail, chains: Chains, targe
         cell: (d) =>
           d.vault_id === v.vault_id
             ? el('span', {}, chainLabel(chains, d.chain_id), ' (this page)')
-            : el('a', { href: `/vaults/${encodeURIComponent(d.vault_id)}` }, chainLabel(chains, d.chain_id)),
+            : el('a', { href: `/vaults/${encodeURIComponent(d.vault_id)}${asOf ? `?as_of=${asOf}` : ''}` }, chainLabel(chains, d.chain_id)),
         sort: (d) => chains.name(d.chain_id),
       },
       {

@@ -6,6 +6,7 @@ import { activityFlows, type Flow } from '../../client/activityFlows.js';
 import type { VaultdClient } from '../../client/createClient.js';
 import type { ActivityRow, AmountPair, Position, PositionTimeseriesPoint, PricePoint, VaultDetail } from '../../client/types.gen.js';
 import { client } from '../api.js';
+import { asOfFromUrl, asOfPicker } from '../asOf.js';
 import { createBudget, type Budget } from '../budget.js';
 import type { Chains } from '../chains.js';
 import { axisNumber, axisUsd, lineChart } from '../charts.js';
@@ -37,35 +38,40 @@ interface Ctx {
   vaults: Map<string, VaultDetail>;
   nowMs: number;
   wallet: string;
+  /** ?as_of=…: positions, activity and charts as the API answered at that instant (DESIGN §11.6) */
+  asOf: string | undefined;
 }
 
 export async function walletPage(main: HTMLElement): Promise<void> {
   const wallet = decodeURIComponent(location.pathname.slice('/wallets/'.length)).toLowerCase();
   const api = client();
-  const nowMs = Date.now();
+  const asOf = asOfFromUrl();
+  const nowMs = asOf === undefined ? Date.now() : Date.parse(asOf);
   const [positions, activity, list] = await Promise.all([
     (async () => {
       const out: Position[] = [];
-      for await (const p of api.iterate.positions(wallet, { includeHidden: true, limit: 500 })) out.push(p);
+      for await (const p of api.iterate.positions(wallet, { includeHidden: true, limit: 500, asOf })) out.push(p);
       return out;
     })(),
-    api.withResponse.activity(wallet, { limit: ACTIVITY_PAGE, includeHidden: true }),
+    api.withResponse.activity(wallet, { limit: ACTIVITY_PAGE, includeHidden: true, asOf }),
     // names of every vault a position or a flow may point at, hidden ones included
     api.vaults({ limit: 1000, includeHidden: true }).catch(() => null),
   ]);
   document.title = `Wallet ${shortAddress(wallet)} · vaultd`;
   const heading = el('h1', {}, 'Wallet ', el('code', { class: 'wallet-address' }, wallet));
   if (positions.length === 0 && activity.body.data.length === 0) {
-    show(main, heading, el('p', { class: 'empty', id: 'empty' }, `No positions or activity for ${wallet}.`));
+    const by = asOf === undefined ? '' : ` as of ${asOf}`;
+    show(main, heading, asOfPicker(asOf), el('p', { class: 'empty', id: 'empty' }, `No positions or activity for ${wallet}${by}.`));
     return;
   }
-  const ctx: Ctx = { api, chains: knownChains(), vaults: new Map((list?.data ?? []).map((v) => [v.vault_id, v])), nowMs, wallet };
+  const ctx: Ctx = { api, chains: knownChains(), vaults: new Map((list?.data ?? []).map((v) => [v.vault_id, v])), nowMs, wallet, asOf };
   const budget = createBudget({ concurrency: 2, reserve: PRICE_RESERVE, remaining: activity.response.rateLimit?.remaining ?? null });
   const chart = el('section', { id: 'position-chart', 'aria-labelledby': 'chart-title' });
   const flows = el('section', { id: 'activity', 'aria-labelledby': 'activity-title' });
   show(
     main,
     heading,
+    asOfPicker(asOf),
     summary(positions, ctx),
     el('section', { 'aria-labelledby': 'positions-title' }, el('h2', { id: 'positions-title' }, 'Positions'), positionsTable(positions, ctx)),
     chart,
@@ -83,7 +89,7 @@ function vaultCell(ctx: Ctx, id: string): HTMLElement {
   return el(
     'span',
     { class: 'vault-name' },
-    el('a', { href: `/vaults/${encodeURIComponent(id)}`, title: id }, vaultName(ctx, id)),
+    el('a', { href: `/vaults/${encodeURIComponent(id)}${ctx.asOf ? `?as_of=${ctx.asOf}` : ''}`, title: id }, vaultName(ctx, id)),
     el('span', { class: 'sub' }, chainLabel(ctx.chains, chainOf(id)), v ? ` · ${familyName(v.vault_type)}` : ''),
   );
 }
@@ -215,7 +221,7 @@ async function positionChart(section: HTMLElement, positions: Position[], ctx: C
     let series = cache.get(id);
     if (!series) {
       series = [];
-      for await (const point of ctx.api.iterate.positionTimeseries(ctx.wallet, id, { granularity: 'day', limit: 10_000 })) series.push(point);
+      for await (const point of ctx.api.iterate.positionTimeseries(ctx.wallet, id, { granularity: 'day', limit: 10_000, asOf: ctx.asOf })) series.push(point);
       cache.set(id, series);
     }
     const xs = series.map((s) => Date.parse(s.timestamp) / 1000);
@@ -369,7 +375,7 @@ function activitySection(section: HTMLElement, first: ActivityRow[], cursor: str
     if (next === null) return;
     more.disabled = true;
     try {
-      const page = await ctx.api.withResponse.activity(ctx.wallet, { limit: ACTIVITY_PAGE, includeHidden: true, next });
+      const page = await ctx.api.withResponse.activity(ctx.wallet, { limit: ACTIVITY_PAGE, includeHidden: true, next, asOf: ctx.asOf });
       budget.observe(page.response.rateLimit?.remaining);
       rows.push(...page.body.data);
       next = page.body.meta.next_cursor;

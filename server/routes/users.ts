@@ -32,6 +32,7 @@ export function positionsList(ctx: RouteContext): Body {
       end: null,
     },
     etagKey,
+    view: model,
   });
   const query = { includeHidden: q.include_hidden, after, limit: q.limit };
   return whenWalletReady(model, wallet, () => {
@@ -39,7 +40,7 @@ export function positionsList(ctx: RouteContext): Body {
     const answer = model.positionsWith(wallet, query, opts);
     if (!(answer instanceof Promise)) return body(answer);
     answer.catch(() => undefined);
-    return { kind: 'pending', etagKey, load: () => answer.then(body) };
+    return { kind: 'pending', etagKey, view: model, load: () => answer.then(body) };
   });
 }
 
@@ -62,11 +63,16 @@ export function positionGet(ctx: RouteContext): Body {
   const model = viewAt(base, q.as_of);
   const etagKey = `/v1/users/${wallet}/positions/${vaultId}${opts.key}`;
   return whenWalletReady(model, wallet, () => {
-    if (!opts.any) return { kind: 'json', data: null, dataRaw: found(model.position(wallet, vaultId)), meta: null, etagKey };
+    if (!opts.any) return { kind: 'json', data: null, dataRaw: found(model.position(wallet, vaultId)), meta: null, etagKey, view: model };
     const item = model.positionWith(wallet, vaultId, opts);
-    if (!(item instanceof Promise)) return { kind: 'json', data: null, dataRaw: found(item), meta: null, etagKey };
+    if (!(item instanceof Promise)) return { kind: 'json', data: null, dataRaw: found(item), meta: null, etagKey, view: model };
     item.catch(() => undefined);
-    return { kind: 'pending', etagKey, load: () => item.then((raw) => ({ kind: 'json', data: null, dataRaw: raw, meta: null, etagKey })) };
+    return {
+      kind: 'pending',
+      etagKey,
+      view: model,
+      load: () => item.then((raw) => ({ kind: 'json', data: null, dataRaw: raw, meta: null, etagKey, view: model })),
+    };
   });
 }
 
@@ -92,7 +98,7 @@ export function positionLots(ctx: RouteContext): Body {
   const answer = model.lots(wallet, vaultId, { state: q.state, after, limit: q.limit });
   if (answer instanceof Promise) {
     answer.catch(() => undefined);
-    return { kind: 'pending', etagKey, load: () => answer.then(body) };
+    return { kind: 'pending', etagKey, view: model, load: () => answer.then(body) };
   }
   return body(found(answer));
 }
@@ -123,8 +129,9 @@ export function activity(ctx: RouteContext): Body {
       end: null,
     },
     etagKey,
+    view: model,
   });
   if (!(answer instanceof Promise)) return body(answer);
   answer.catch(() => undefined);
-  return { kind: 'pending', etagKey, load: () => answer.then(body) };
+  return { kind: 'pending', etagKey, view: model, load: () => answer.then(body) };
 }

@@ -27,7 +27,8 @@ export const PartialResponseError = v.strictObject({ code: v.string(), message: 
 /** null when there are none, never an empty array (DESIGN §4.8). */
 const PartialErrors = v.nullable(v.pipe(v.array(PartialResponseError), v.minLength(1)));
 
-const TAIL = { refreshed_at: DateTime, request_id: RequestId };
+/** `as_of` only when the request asked for it (DESIGN §11.6): the instant the answer is as of. */
+const TAIL = { as_of: v.optional(DateTime), refreshed_at: DateTime, request_id: RequestId };
 const LIST = {
   count: NonNegativeInt64,
   limit: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
@@ -58,6 +59,7 @@ const errorEnvelope = (codes: readonly ErrorCode[]) =>
 export const ErrorResponse = errorEnvelope((Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => ERROR_CODES[c] >= 400));
 export const UnauthorizedError = errorEnvelope(codesOf(401));
 export const NotFoundError = errorEnvelope(codesOf(404));
+export const ConflictError = errorEnvelope(codesOf(409));
 export const UnprocessableError = errorEnvelope(codesOf(422));
 export const RateLimitedError = errorEnvelope(codesOf(429));
 export const UriTooLongError = errorEnvelope(codesOf(414));
@@ -168,6 +170,7 @@ export const COMPONENTS = {
   ErrorResponse,
   UnauthorizedError,
   NotFoundError,
+  ConflictError,
   UnprocessableError,
   RateLimitedError,
   UriTooLongError,

@@ -25,6 +25,7 @@ describe('vaultd/client as a package', () => {
       [
         'AmountError',
         'CLIENT_VERSION',
+        'CursorStaleError',
         'VaultdApiError',
         'VaultdClientError',
         'activityFlows',
