@@ -692,7 +692,7 @@ export interface Operations {
       include_hidden?: boolean;
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultListResponse;
@@ -703,7 +703,7 @@ export interface Operations {
     path: '/v1/vaults/featured';
     pathParams: {};
     query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: FeaturedVaultListResponse;
@@ -717,7 +717,7 @@ export interface Operations {
       slug: string;
     };
     query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultListResponse;
@@ -733,7 +733,7 @@ export interface Operations {
     query: {
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultResponse;
@@ -747,7 +747,7 @@ export interface Operations {
       vault_id: string;
     };
     query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultDefinitionResponse;
@@ -774,7 +774,7 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultTimeseriesResponse;
@@ -802,7 +802,7 @@ export interface Operations {
       vault_id: string;
     };
     query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultAllocationsResponse;
@@ -825,7 +825,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionListResponse;
@@ -845,7 +845,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionResponse;
@@ -874,10 +874,10 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
     };
     response: PositionTimeseriesResponse;
   };
@@ -917,7 +917,7 @@ export interface Operations {
       vault_id?: string;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: ActivityResponse;
@@ -932,7 +932,7 @@ export interface Operations {
       include_breakdown?: boolean;
       /** `true` or `false` (`1` and `0` are accepted too). @deprecated */
       include_sources?: boolean;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: TvlResponse;
@@ -943,7 +943,7 @@ export interface Operations {
     path: '/v1/strategies';
     pathParams: {};
     query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: StrategyListResponse;

@@ -67,8 +67,8 @@ function liftWireType(entry: AnySchema, wire: JsonSchema): JsonSchema {
 const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   as_of:
     'Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; ' +
-    '"now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC). ' +
-    "A vault appears once it is listed at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. " +
+    '"now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. ' +
+    "A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. " +
     'After the newest data: 422.',
 };
 
