@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tableHashes } from '../../test/helpers/contentHash.js';
-import { createRawWriter } from '../../store/rawWriter.js';
-import { writeRegistry } from '../../store/registryStore.js';
 import { createStore } from '../../store/store.js';
 import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { createDemoWorld } from './createDemoWorld.js';
