@@ -12,6 +12,8 @@ export interface RoundResult {
   inputsChanged: boolean;
   /** the round changed the registry (a vault listed): the world is reloaded whole, not refreshed */
   registryChanged?: boolean;
+  /** the round deleted stored rows (a reorg rolled back): a refresh only appends, so the world is reloaded whole */
+  rowsRemoved?: boolean;
 }
 
 export interface Source {

@@ -79,6 +79,16 @@ describe('createRuntime', () => {
     await common.shutdown.close('test');
   });
 
+  it('a round that deleted rows (a reorg) or listed a vault reloads the world whole: a refresh only appends', async () => {
+    const results = [{ inputsChanged: true, rowsRemoved: true }, { inputsChanged: true }, { inputsChanged: true, registryChanged: true }];
+    let k = 0;
+    const { manual, calls, runtime, common } = setup([source('chain', async () => results[k++]!)]);
+    runtime.start();
+    for (let i = 0; i < results.length; i++) await manual.fire('chain');
+    expect(calls).toEqual(['recomputeFull', 'refresh', 'recomputeFull']);
+    await common.shutdown.close('test');
+  });
+
   it('before the first publish (prime) rounds run without a refresh, and a failed one does not stop the others', async () => {
     const ran: string[] = [];
     const { calls, runtime, common } = setup([

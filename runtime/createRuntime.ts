@@ -80,9 +80,11 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         // a replaced file is reloaded before anything extends it
         if (refreshing && watch?.replaced()) await refresh();
         const others = refreshing && (watch?.changed() ?? false);
-        const { inputsChanged, registryChanged = false } = await store((s) => source.round(s, stop));
-        // a refresh extends the world it has; new registry rows (a vault listed) need it reloaded
-        if (refreshing && (inputsChanged || others || registryChanged)) await refresh(registryChanged);
+        const { inputsChanged, registryChanged = false, rowsRemoved = false } = await store((s) => source.round(s, stop));
+        // a refresh extends the world it has; new registry rows (a vault listed) or rows a reorg
+        // deleted need it reloaded
+        const whole = registryChanged || rowsRemoved;
+        if (refreshing && (inputsChanged || others || whole)) await refresh(whole);
         watch?.settle();
       },
     });

@@ -51,7 +51,7 @@ describe('createChainSource', () => {
     });
     const statuses: string[] = [];
     for (let i = 0; i < 5; i++) {
-      expect(await source.round(store, new AbortController().signal)).toEqual({ inputsChanged: false });
+      expect(await source.round(store, new AbortController().signal)).toEqual({ inputsChanged: false, rowsRemoved: false });
       statuses.push(results.map((r) => r.status).join(',') || 'skipped');
     }
     expect(statuses).toEqual(['stalled', 'stalled', 'stalled', 'skipped', 'stalled']);

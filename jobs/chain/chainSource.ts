@@ -41,7 +41,8 @@ export function createChainSource(opts: ChainSourceOptions): Source {
       for (const rt of due) skipping.set(rt, roundsToSkip(rt.consecutiveFailures));
       opts.onRound?.(results);
       // what a refresh can take in: rows committed or rolled back (the registry a full recompute reads)
-      return { inputsChanged: results.some((r) => r.events > 0 || r.snapshots > 0 || r.reorg !== null) };
+      const rowsRemoved = results.some((r) => r.reorg !== null);
+      return { inputsChanged: rowsRemoved || results.some((r) => r.events > 0 || r.snapshots > 0), rowsRemoved };
     },
   };
 }
