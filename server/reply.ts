@@ -26,6 +26,18 @@ export interface JsonBody {
   etagKey: string;
   /** extra response headers (e.g. Deprecation) */
   headers?: [string, string][];
+  /** the read model that answered, when a route chose one (a view of the past, the data a walk is pinned to) */
+  answeredBy?: AnsweredBy;
+}
+
+/**
+ * What of the answering read model goes into an envelope: its id seeds the ETag (a view's
+ * answer must not share the newest data's), and its as_of is echoed as meta.as_of.
+ */
+export interface AnsweredBy {
+  readonly id: string;
+  readonly refreshedAt: string;
+  readonly asOf: string | null;
 }
 
 /** A body outside the envelope (health, metrics, openapi, price timeseries). */
@@ -53,6 +65,8 @@ export interface PendingJsonBody {
   kind: 'pending';
   /** known before the work (then a matching If-None-Match is answered at once), or not */
   etagKey?: string;
+  /** as in JsonBody: the model whose id seeds the ETag */
+  answeredBy?: AnsweredBy;
   load: () => Promise<JsonBody>;
 }
 

@@ -170,7 +170,8 @@ export function createResponder(deps: ResponderDeps): Responder {
 
   /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
   function json(x: Exchange, body: JsonBody, model: ReadModel): Reply {
-    const built = jsonPage(body, model.refreshedAt, model.id, model.asOf);
+    const by = body.answeredBy ?? model;
+    const built = jsonPage(body, by.refreshedAt, by.id, by.asOf);
     // the lines of headerLines([...EVERY_ANSWER, ...body.headers, ETag, Vary, Content-Type, Content-Encoding?]),
     // written as one string of prebuilt pieces: only the ETag (and rare extra headers) vary
     const before = body.headers ? EVERY_ANSWER_TEXT + headerText(body.headers) : EVERY_ANSWER_TEXT;
@@ -207,11 +208,12 @@ export function createResponder(deps: ResponderDeps): Responder {
     }
     if (body.kind === 'page') return page(x, body.page);
     if (body.kind === 'pending') {
-      if (body.etagKey !== undefined && x.req.ifNoneMatch && model && matchesEtag(x.req.ifNoneMatch, jsonEtag(body.etagKey, model.id))) {
+      const by = body.answeredBy ?? model;
+      if (body.etagKey !== undefined && x.req.ifNoneMatch && by && matchesEtag(x.req.ifNoneMatch, jsonEtag(body.etagKey, by.id))) {
         return reply(
           x,
           304,
-          Buffer.from(`${EVERY_ANSWER_TEXT}\r\nETag: ${jsonEtag(body.etagKey, model.id)}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`, 'latin1'),
+          Buffer.from(`${EVERY_ANSWER_TEXT}\r\nETag: ${jsonEtag(body.etagKey, by.id)}${x.isV1 ? VARY_V1_TEXT : VARY_TEXT}`, 'latin1'),
           maxAge(x),
         );
       }

@@ -17,6 +17,7 @@ export function tvl(ctx: RouteContext): Body {
     data,
     meta: { partial_errors: partialErrors.length > 0 ? partialErrors : null },
     etagKey: `/v1/tvl|include_sources=${breakdown}`,
+    answeredBy: model,
     headers: [
       ['Deprecation', 'true'],
       ['Link', `</v1/tvl?include_breakdown=${breakdown}>; rel="successor-version"`],

@@ -49,6 +49,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
       end: a.end,
     },
     etagKey: `${route}|${a.startS}|${a.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`,
+    answeredBy: model,
   });
   if (!(answer instanceof Promise)) return body(answer);
   // a cold window: its blocks are built on the pool first (a 304 does not wait for them)
@@ -57,6 +58,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   return {
     kind: 'pending',
     etagKey: `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`,
+    answeredBy: model,
     load: () => answer.then(body),
   };
 }
@@ -95,11 +97,12 @@ export function positionTimeseries(ctx: RouteContext): Body {
         end: a.end,
       },
       etagKey,
+      answeredBy: model,
     });
     const answer = model.positionWindow(wallet, id, w.query, options);
     if (!(answer instanceof Promise)) return body(answer);
     // a long window is computed on the pool (a 304 does not wait for it)
     answer.catch(() => undefined);
-    return { kind: 'pending', etagKey, load: () => answer.then(body) };
+    return { kind: 'pending', etagKey, answeredBy: model, load: () => answer.then(body) };
   });
 }

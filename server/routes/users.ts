@@ -32,6 +32,7 @@ export function positionsList(ctx: RouteContext): Body {
       end: null,
     },
     etagKey,
+    answeredBy: model,
   });
   const query = { includeHidden: q.include_hidden, after, limit: q.limit };
   return whenWalletReady(model, wallet, () => {
@@ -39,7 +40,7 @@ export function positionsList(ctx: RouteContext): Body {
     const answer = model.positionsWith(wallet, query, opts);
     if (!(answer instanceof Promise)) return body(answer);
     answer.catch(() => undefined);
-    return { kind: 'pending', etagKey, load: () => answer.then(body) };
+    return { kind: 'pending', etagKey, answeredBy: model, load: () => answer.then(body) };
   });
 }
 
@@ -62,11 +63,17 @@ export function positionGet(ctx: RouteContext): Body {
   const model = viewAt(base, q.as_of);
   const etagKey = `/v1/users/${wallet}/positions/${vaultId}${opts.key}`;
   return whenWalletReady(model, wallet, () => {
-    if (!opts.any) return { kind: 'json', data: null, dataRaw: found(model.position(wallet, vaultId)), meta: null, etagKey };
+    const answeredBy = model;
+    if (!opts.any) return { kind: 'json', data: null, dataRaw: found(model.position(wallet, vaultId)), meta: null, etagKey, answeredBy };
     const item = model.positionWith(wallet, vaultId, opts);
-    if (!(item instanceof Promise)) return { kind: 'json', data: null, dataRaw: found(item), meta: null, etagKey };
+    if (!(item instanceof Promise)) return { kind: 'json', data: null, dataRaw: found(item), meta: null, etagKey, answeredBy };
     item.catch(() => undefined);
-    return { kind: 'pending', etagKey, load: () => item.then((raw) => ({ kind: 'json', data: null, dataRaw: raw, meta: null, etagKey })) };
+    return {
+      kind: 'pending',
+      etagKey,
+      answeredBy,
+      load: () => item.then((raw) => ({ kind: 'json', data: null, dataRaw: raw, meta: null, etagKey, answeredBy })),
+    };
   });
 }
 
@@ -123,8 +130,9 @@ export function activity(ctx: RouteContext): Body {
       end: null,
     },
     etagKey,
+    answeredBy: model,
   });
   if (!(answer instanceof Promise)) return body(answer);
   answer.catch(() => undefined);
-  return { kind: 'pending', etagKey, load: () => answer.then(body) };
+  return { kind: 'pending', etagKey, answeredBy: model, load: () => answer.then(body) };
 }

@@ -29,6 +29,7 @@ export function vaultsList(ctx: RouteContext): Body {
       partial_errors: null,
     },
     etagKey: `${route}|${q.include_hidden}|${answer.offset}|${q.limit}${inc ? `|include=${includeKey(inc)}` : ''}`,
+    answeredBy: model,
   };
 }
 
@@ -55,7 +56,7 @@ export function vaultsGet(ctx: RouteContext): Body {
   const id = parseVaultId(ctx.params.vault_id!);
   const detail = model.vaultDetailWith(id, q.include);
   if (!detail) throw notFound(`no vault "${id}"`);
-  return { kind: 'json', data: null, dataRaw: detail, meta: null, etagKey: `/v1/vaults/${id}|include=${includeKey(q.include)}` };
+  return { kind: 'json', data: null, dataRaw: detail, meta: null, etagKey: `/v1/vaults/${id}|include=${includeKey(q.include)}`, answeredBy: model };
 }
 
 /** /v1/vaults/{vault_id}/apy: how each APY window was computed (DESIGN §11.2). */
