@@ -16,6 +16,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { BenchOutput } from '../run.js';
+import { createCommon } from '../../common/common.js';
+import { loadConfig } from '../../common/config.js';
+import { createLogger } from '../../common/logger.js';
+import { VAULT_TYPES } from '../../families/index.js';
+import { createStore } from '../../store/store.js';
 import { median } from '../stats.js';
 import type { BaselineSpec } from './baselineServer.js';
 import { loadAverage, rssMiB } from './procStat.js';
@@ -56,6 +61,10 @@ export const settings = {
   timeseriesStart: '2026-03-01T00:00:00Z',
   /** random windows: a start drawn from this many hours (before and after timeseriesStart) per request */
   randomWindowHours: 2000,
+  /** as_of rows (DESIGN §11.6): random past hours from this many days before the world's end up to its last hour */
+  asOfDays: 180,
+  /** as_of rows: this many of the most active wallets (positions) */
+  asOfWallets: 64,
   /** what a browser sends: the window answer is gzip (windows have no brotli variant) */
   browserAcceptEncoding: 'gzip, deflate, br, zstd',
 };
@@ -117,6 +126,12 @@ async function measure(): Promise<BenchOutput> {
   const restart = await measureColdStart(demoDb, configPath, { fresh: false });
   results.restart_ms = restart;
   console.log(`http bench: restart (saved snapshot) ${restart.samples.join(', ')} ms`);
+  const asOf = await asOfTargets(demoDb);
+  results.as_of = {
+    instants: `a random hour in [${iso(asOf.from)}, ${iso(asOf.to)}] per request (${(asOf.to - asOf.from) / 3600 + 1} hours); month ends: ${asOf.monthEnds.map(iso).join(', ')}`,
+    vaults: asOf.vaults.length,
+    wallets: asOf.wallets.length,
+  };
 
   const servers: Running[] = [];
   try {
@@ -247,6 +262,19 @@ async function measure(): Promise<BenchOutput> {
           }),
         ),
       { id: 'vaultd.timeseries_1000h_identity', server: demo, path: ts.path, headers: identity, group: null },
+      // as_of (DESIGN §11.6) beside the latest snapshot's answer of the same route, random resource per request
+      ...(['vault_detail', 'positions'] as const).flatMap((route) =>
+        (['latest', 'as_of_random', 'as_of_month_end'] as const).map(
+          (when): Case => ({
+            id: `vaultd.${route}_${when}`,
+            server: demo,
+            path: route === 'vault_detail' ? `/v1/vaults/${asOf.vaults[0]}` : `/v1/users/${asOf.wallets[0]}/positions`,
+            headers: identity,
+            group: null,
+            script: asOfScript(dir, route, when, asOf),
+          }),
+        ),
+      ),
     ];
     const wrkOpts = (c: Case) => ({
       url: `http://127.0.0.1:${c.server.port}${c.path}`,
@@ -390,6 +418,79 @@ async function findTimeseries(port: number, vaultId: string): Promise<{ path: st
   return { path, bytes: res.body.length, gzipBytes: gz.body.length, gzip: gz };
 }
 
+const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+
+interface AsOfTargets {
+  /** vaults enabled and listed by `from` (no 404 at any instant drawn) */
+  vaults: string[];
+  /** the most active wallets with a position by `from` */
+  wallets: string[];
+  from: number;
+  to: number;
+  /** 00:00 UTC of each month's first day in (from, to] */
+  monthEnds: number[];
+}
+
+/** What the as_of rows ask for, read from the demo database before it is served. */
+async function asOfTargets(db: string): Promise<AsOfTargets> {
+  const common = createCommon(loadConfig(VAULT_TYPES, {}, {}), { logger: createLogger('silent') });
+  const store = await createStore(common, { path: db, readOnly: true });
+  try {
+    const end = await store.one<{ t: bigint }>('bench.end', 'SELECT epoch(max(ts))::BIGINT AS t FROM vault_snapshots');
+    const to = Math.floor(Number(end!.t) / 3600) * 3600 - 3600;
+    const from = to - settings.asOfDays * 86_400;
+    const at = `make_timestamp(${from}::BIGINT * 1000000)`;
+    const vaults = await store.rows<{ v: string }>(
+      'bench.vaults',
+      `SELECT vault_id AS v FROM vaults WHERE visibility <> 'disabled' AND listed_at <= ${at} ORDER BY 1`,
+    );
+    const wallets = await store.rows<{ w: string }>(
+      'bench.wallets',
+      `SELECT wallet AS w FROM vault_events GROUP BY 1 HAVING min(ts) <= ${at} ORDER BY count(*) DESC, 1 LIMIT ${settings.asOfWallets}`,
+    );
+    const monthEnds: number[] = [];
+    for (let d = new Date(from * 1000); ; ) {
+      d = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+      if (d.getTime() / 1000 > to) break;
+      monthEnds.push(d.getTime() / 1000);
+    }
+    if (vaults.length === 0 || wallets.length === 0) throw new Error(`as_of rows: no vault or wallet of ${db} exists by ${iso(from)}`);
+    return { vaults: vaults.map((r) => r.v), wallets: wallets.map((r) => r.w), from, to, monthEnds };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * A wrk script asking, per request, a random vault's detail or a random wallet's positions:
+ * as the latest snapshot has it, as of a random past hour, or as of a random month end (the few
+ * instants an audit asks, whose views stay cached).
+ */
+function asOfScript(dir: string, route: 'vault_detail' | 'positions', when: 'latest' | 'as_of_random' | 'as_of_month_end', t: AsOfTargets): string {
+  const path = join(dir, `${route}-${when}.lua`);
+  const ids = route === 'vault_detail' ? t.vaults : t.wallets;
+  const prefix = route === 'vault_detail' ? '/v1/vaults/' : '/v1/users/';
+  const suffix = route === 'vault_detail' ? '' : '/positions';
+  const instant =
+    when === 'latest'
+      ? '""'
+      : when === 'as_of_random'
+        ? `"?as_of=" .. os.date("!%Y-%m-%dT%H:%M:%SZ", ${t.from} + 3600 * math.random(0, ${(t.to - t.from) / 3600}))`
+        : `"?as_of=" .. os.date("!%Y-%m-%dT%H:%M:%SZ", ends[math.random(1, #ends)])`;
+  writeFileSync(
+    path,
+    `-- generated by bench/http/httpBench.ts: ${route}, ${when}
+local ids = { ${ids.map((v) => `"${v}"`).join(', ')} }
+local ends = { ${t.monthEnds.join(', ')} }
+math.randomseed(7)
+request = function()
+  return wrk.format(nil, "${prefix}" .. ids[math.random(1, #ids)] .. "${suffix}" .. ${instant})
+end
+`,
+  );
+  return path;
+}
+
 /** Earliest start of a random window (hours before timeseriesStart); windows start within randomWindowHours from it. */
 const randomFrom = () => Date.parse(settings.timeseriesStart) / 1000 - (settings.randomWindowHours / 2) * 3600;
 
@@ -397,7 +498,6 @@ const randomFrom = () => Date.parse(settings.timeseriesStart) / 1000 - (settings
 async function windowVaults(port: number): Promise<string[]> {
   const list = await get(port, '/v1/vaults?include_hidden=true', { 'Accept-Encoding': 'identity' });
   const ids = (JSON.parse(list.body.toString()) as { data: { vault_id: string }[] }).data.map((d) => d.vault_id);
-  const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
   const full: string[] = [];
   for (const id of ids) {
     const counts: number[] = [];

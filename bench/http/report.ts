@@ -11,6 +11,8 @@ export const TARGETS = {
   over_fastify: 2,
   p99_ms: 5,
   timeseries_req_per_s: 20_000,
+  /** issue #34: an as_of answer ≥ 0.5 × the latest snapshot's req/s on the same route */
+  as_of_of_latest: 0.5,
   /** issue #11: spawn → first 200 on the demo world */
   cold_start_ms: 1000,
 } as const;
@@ -124,6 +126,18 @@ export function compare(
       null,
     ),
     row('vaultd RSS MiB after the run (demo world)', rss.vaultd_demo?.rss_mib ?? null, null, '—', null),
+    ...(['vault_detail', 'positions'] as const).flatMap((route) => {
+      const what = route === 'vault_detail' ? 'vault detail, a random vault' : 'positions, a random wallet';
+      const latest = `vaultd.${route}_latest`;
+      const random = `vaultd.${route}_as_of_random`;
+      const monthEnd = `vaultd.${route}_as_of_month_end`;
+      return [
+        cmp(`${what}, req/s: as_of a random past hour / latest snapshot`, rps(random), rps(latest), '≥ 0.50', (r) => ge(r, TARGETS.as_of_of_latest)),
+        row(`${what}, p99 ms at saturation: as_of a random past hour (beside latest)`, p99(random), p99(latest), '—', null, null),
+        cmp(`${what}, req/s: as_of a month end / latest snapshot`, rps(monthEnd), rps(latest), '—', () => null),
+        row(`${what}, p99 ms at saturation: as_of a month end (beside latest)`, p99(monthEnd), p99(latest), '—', null, null),
+      ];
+    }),
   ];
   const table = [...comparisons];
   for (const [id, r] of Object.entries(runs)) {

@@ -194,7 +194,7 @@ const COMMA = Buffer.from(',');
 export interface ReadModelOptions {
   /** where the positions come from (absent: the items computed at publish) */
   positions?: PositionSource;
-  /** a view's instant (Unix seconds): the data time its walks are pinned to (absent: the newest data) */
+  /** a view's instant (Unix seconds; absent: the newest data); its walks are pinned to its newest data time at or before it */
   dataTime?: number;
   /** the snapshot whose serialized vault series this model slices (a view of the past: the latest publish's) */
   seriesBase?: Snapshot;
@@ -341,7 +341,9 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     pin() {
       let f = world.events.length;
       for (const s of world.series.values()) f += s.length;
-      return { t: opts.dataTime ?? model.dataEnd, f };
+      // the newest data time of this model, a view's too: a view of the past at an instant
+      // after its last row pins what the world built to that instant pins (DESIGN §11.6)
+      return { t: model.dataEnd, f };
     },
 
     vaultList({ includeHidden, after, limit }) {

@@ -26,7 +26,8 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const id = enabledVault(ctx, base);
   const q = parseQuery('vaults.timeseries', ctx.query);
   const view = viewAt(base, q.as_of);
-  if (!view.hasVault(id)) throw notFound(`no vault "${id}" at ${view.asOf}`);
+  // the words of a vault not listed in the newest data: as of an instant, the answer of the data known then
+  if (!view.hasVault(id)) throw notFound(`no vault "${id}"`);
   const route = `/v1/vaults/${id}/timeseries`;
   const w = window(ctx, route, q);
   const model = pinned(view, q.next, ctx.cursors);
