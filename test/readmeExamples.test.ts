@@ -4,7 +4,7 @@
 // parses. A block that cannot run here (installs, long builds, real RPCs, servers that never
 // stop) says so with an HTML comment on the line before it, `<!-- not run: why -->`, and is skipped.
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/version.js';
@@ -121,10 +121,14 @@ describe("the README's examples", () => {
     const withoutKey = { ...process.env };
     delete withoutKey.VAULTD_API_KEY;
     for (const b of runnableScripts) {
-      it(`runs the ${b.lang} block at README.md:${b.line} as a module importing vaultd/client`, () => {
-        // run from the checkout, where `vaultd/client` resolves to the built client by the package's own name
+      it(`runs the ${b.lang} block at README.md:${b.line} in a project outside the checkout that installed vaultd by path`, () => {
+        // what `npm install /path/to/vaultd` leaves: node_modules/vaultd, a link to the checkout
+        const project = tempDir('vaultd-readme-project-');
+        mkdirSync(join(project, 'node_modules'));
+        symlinkSync(PROJECT_ROOT, join(project, 'node_modules', 'vaultd'), 'dir');
+        writeFileSync(join(project, 'package.json'), '{"name":"readme-sdk-user","private":true,"type":"module"}\n');
         const r = spawnSync(process.execPath, ['--input-type=module'], {
-          cwd: PROJECT_ROOT,
+          cwd: project,
           encoding: 'utf8',
           input: localize(b.code, port),
           env: withoutKey,
