@@ -4,7 +4,7 @@
 // parses. A block that cannot run here (installs, long builds, real RPCs, servers that never
 // stop) says so with an HTML comment on the line before it, `<!-- not run: why -->`, and is skipped.
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/version.js';
@@ -74,6 +74,13 @@ describe("the README's examples", () => {
     expect(runnableScripts.length).toBeGreaterThanOrEqual(1);
     // and a marker is never left dangling before something that is not a block
     expect(README.match(/<!-- not run: /g)?.length).toBe(blocks.filter((b) => b.notRun !== null).length);
+  });
+
+  it("stays a user's document: at most 400 lines, and every page it links to exists", () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(400);
+    const links = [...README.matchAll(/\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    expect(links.length).toBeGreaterThanOrEqual(15);
+    expect(links.filter((l) => !existsSync(join(PROJECT_ROOT, l)))).toEqual([]);
   });
 
   describe('against a served demo world', () => {
