@@ -1,5 +1,5 @@
 // `npm ci` stays quiet about install scripts: every dependency that has one is reviewed in
-// package.json's allowScripts (npm 11.16+ warns about the rest), and the README says why.
+// package.json's allowScripts (npm 11.16+ warns about the rest), and docs/runtime.md says why.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,8 +21,8 @@ describe('install scripts', () => {
     expect(unreviewed).toEqual([]);
   });
 
-  it('the README explains each allowScripts entry', () => {
-    const section = read('README.md').split('### Install scripts (`allowScripts`)')[1]!.split('\n### ')[0]!;
+  it('docs/runtime.md explains each allowScripts entry', () => {
+    const section = read('docs/runtime.md').split('### Install scripts (`allowScripts`)')[1]!.split('\n### ')[0]!;
     for (const key of policy) expect(section, key).toContain(`**\`${key.replace(/(?<=.)@[^@/]+$/, '')}\``);
   });
 });
