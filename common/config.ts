@@ -18,6 +18,16 @@ const ChainSchema = v.strictObject({
   rpc_urls: v.optional(v.array(v.pipe(v.string(), v.url())), []),
   finality_blocks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 12),
   block_time_seconds: v.optional(v.pipe(v.number(), v.minValue(0))),
+  /**
+   * the oldest history read: a block number or an ISO instant; older blocks and hours are skipped
+   * (what a pruned, non-archive RPC needs: it serves no state at older blocks)
+   */
+  history_from: v.optional(
+    v.union(
+      [v.pipe(v.number(), v.integer(), v.minValue(0)), v.pipe(v.string(), v.isoTimestamp())],
+      'Expected a block number or an ISO instant such as "2025-01-01T00:00:00Z"',
+    ),
+  ),
 });
 
 const TokenRefSchema = v.strictObject({

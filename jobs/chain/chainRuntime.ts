@@ -21,6 +21,12 @@ export interface ChainRuntime {
   reader: MulticallReader;
   /** eth_chainId already matched the configured id */
   verified: boolean;
+  /** history_from, the archive probe and the start blocks are settled (prepareChain.ts) */
+  prepared: boolean;
+  /** the oldest block read (`history_from` as a block; 0 when not set) */
+  historyFrom: number;
+  /** the no-archive line was logged (once per chain) */
+  archiveWarned: boolean;
   consecutiveFailures: number;
 }
 
@@ -43,6 +49,9 @@ export function createChainRuntime(common: Common, config: Pick<Config, 'registr
     sizer: createRangeSizer({ initial: options.initialRange, max: options.maxRange }),
     reader: createMulticallReader(rpc, multicallCandidates(config, chain.chain_id)),
     verified: false,
+    prepared: false,
+    historyFrom: 0,
+    archiveWarned: false,
     consecutiveFailures: 0,
   };
 }
