@@ -29,7 +29,8 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'chains[].chain_id': 'The EIP-155 chain id; every rpc_urls entry must answer it.',
   'chains[].slug': "A short lowercase name (DefiLlama's chain name by default, e.g. ethereum, base, arbitrum).",
   'chains[].name': 'The display name.',
-  'chains[].rpc_urls': 'JSON-RPC endpoints, tried in order. Hourly state is read at past blocks: use an archive node for history.',
+  'chains[].rpc_urls':
+    'JSON-RPC endpoints, tried in order: each a URL, or {url, max_requests_per_second, max_concurrency, max_block_range, batch_size} (its budget). A URL on this machine has no budget unless given; any other defaults to 10 requests/s, 4 in flight, 2,000-block eth_getLogs spans, batches of 10 (free tiers). Hourly state is read at past blocks: use an archive node for history, or set history_from.',
   'chains[].finality_blocks': 'Blocks behind the head that are indexed (reorgs deeper than this are rolled back when seen).',
   'chains[].block_time_seconds': "The chain's block time, a hint for the hourly block search.",
   'chains[].history_from':

@@ -46,7 +46,8 @@ export function createChainRuntime(common: Common, config: Pick<Config, 'registr
     book: createAddressBook(config, chain.chain_id),
     rpc,
     clock: createBlockClock(rpc),
-    sizer: createRangeSizer({ initial: options.initialRange, max: options.maxRange }),
+    // the URLs' max_block_range caps the span (a provider's own limit message still narrows it further)
+    sizer: createRangeSizer({ initial: Math.min(options.initialRange, rpc.maxBlockRange), max: Math.min(options.maxRange, rpc.maxBlockRange) }),
     reader: createMulticallReader(rpc, multicallCandidates(config, chain.chain_id)),
     verified: false,
     prepared: false,

@@ -3,13 +3,16 @@
 // is deployed in block 1; one more is put on chain in a later block here), in at most
 // ⌈log2(head)⌉ + 2 calls, cached in the store (a second runtime searches nothing), and the
 // tables equal those of an ingest with the start blocks configured.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../common/config.js';
 import { mineEmptyHours } from '../../devnet/index.js';
 import { VAULT_TYPES } from '../../families/index.js';
 import { readDeployBlocks } from '../../store/deployBlocks.js';
 import { createStore, type Store } from '../../store/store.js';
-import { testCommon } from '../../test/helpers/common.js';
+import { vaultdAsync } from '../../test/helpers/cli.js';
+import { tempDir, testCommon } from '../../test/helpers/common.js';
 import { tableHashes } from '../../test/helpers/contentHash.js';
 import { startRpcStandIn, type RpcStandIn } from '../../test/helpers/chain/rpcStandIn.js';
 import { scenarioConfig, scenarioConfigInput, startScenario, type Scenario } from '../../test/helpers/chain/scenario.js';
@@ -101,5 +104,43 @@ describe('deployment blocks', () => {
     const [c] = await ingestOnce(common, found, config);
     expect(c!.status).toBe('ok');
     expect(standIn.calls.eth_getCode ?? 0).toBe(rerun);
+  });
+
+  it('`vaultd chains` lists each vault: configured, found (after a round) or not yet found', async () => {
+    const dir = tempDir();
+    try {
+      const input = scenarioConfigInput(sc.manifest, { rpcUrls: [standIn.url] });
+      const [first, ...rest] = input.registry!.vaults!;
+      const vaults = [first!, ...rest.map(({ start_block: _, ...v }) => v)];
+      const file = join(dir, 'vaultd.json');
+      const db = join(dir, 'vaultd.duckdb');
+      writeFileSync(file, JSON.stringify({ ...input, db, registry: { vaults } }));
+      const before = await vaultdAsync(['chains', '--config', file]);
+      expect(before.status, before.stderr).toBe(0);
+      const lines = (out: string) =>
+        out
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.split(/\s{2,}/));
+      expect(lines(before.stdout)[0]).toEqual(['chain', 'address', 'start_block', 'source']);
+      expect(lines(before.stdout).slice(1)).toEqual([
+        ['4646 (devnet)', first!.address.toLowerCase(), String(sc.manifest.startBlock), 'configured'],
+        ...rest.map((v) => ['4646 (devnet)', v.address.toLowerCase(), '-', 'not yet found']),
+      ]);
+      const common = testCommon();
+      const store = await createStore(common, { path: db });
+      const [r] = await ingestOnce(common, store, {
+        ...parseConfig(VAULT_TYPES, { ...input, db, registry: { vaults } }, 'test'),
+        source: null,
+        log_level: 'silent',
+      });
+      expect(r!.status).toBe('ok');
+      await store.close();
+      const after = await vaultdAsync(['chains', '--config', file]);
+      expect(after.status, after.stderr).toBe(0);
+      expect(lines(after.stdout).slice(2)).toEqual(rest.map((v) => ['4646 (devnet)', v.address.toLowerCase(), String(sc.manifest.startBlock), 'found']));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -86,7 +86,10 @@ export function createChainlinkProvider(
   opts: ChainlinkProviderOptions = {},
 ): PriceProvider {
   const rpc = createChainRpc(common, chain, opts.rpc);
-  const sizer = createRangeSizer({ initial: opts.initialRange ?? 5_000, max: opts.maxRange ?? 100_000 });
+  const sizer = createRangeSizer({
+    initial: Math.min(opts.initialRange ?? 5_000, rpc.maxBlockRange),
+    max: Math.min(opts.maxRange ?? 100_000, rpc.maxBlockRange),
+  });
   const name = `chainlink:${cfg.chain_id}`;
   const topic = toEventSelector(aggregatorAbi[0]);
   let resolvedStart: number | null = null;

@@ -24,6 +24,8 @@ export interface RpcStandIn {
   readonly maxInFlight: number;
   /** the largest JSON-RPC batch received */
   readonly maxBatch: number;
+  /** the widest eth_getLogs span asked for, in blocks */
+  readonly maxLogSpan: number;
   /** when each 429 was sent, and when the next request arrived after it */
   readonly throttled: { sentAt: number; retryAfterMs: number; nextAt: number | null }[];
   /** the most calls that arrived within any window of `ms` */
@@ -55,6 +57,7 @@ export async function startRpcStandIn(upstream: string, initial: StandInMode = {
   let inFlight = 0;
   let maxInFlight = 0;
   let maxBatch = 0;
+  let maxLogSpan = 0;
   let throttled: { sentAt: number; retryAfterMs: number; nextAt: number | null }[] = [];
   let tooManyLeft = initial.tooMany?.count ?? 0;
 
@@ -78,6 +81,10 @@ export async function startRpcStandIn(upstream: string, initial: StandInMode = {
       maxBatch = Math.max(maxBatch, list.length);
       for (const r of list) {
         calls[r.method] = (calls[r.method] ?? 0) + 1;
+        if (r.method === 'eth_getLogs') {
+          const f = r.params?.[0] as { fromBlock: string; toBlock: string };
+          maxLogSpan = Math.max(maxLogSpan, Number.parseInt(f.toBlock, 16) - Number.parseInt(f.fromBlock, 16) + 1);
+        }
         arrivals.push(now);
       }
       if (mode.delayMs) await new Promise((r) => setTimeout(r, mode.delayMs));
@@ -120,6 +127,9 @@ export async function startRpcStandIn(upstream: string, initial: StandInMode = {
     get maxBatch() {
       return maxBatch;
     },
+    get maxLogSpan() {
+      return maxLogSpan;
+    },
     get throttled() {
       return throttled;
     },
@@ -142,6 +152,7 @@ export async function startRpcStandIn(upstream: string, initial: StandInMode = {
       arrivals = [];
       maxInFlight = inFlight;
       maxBatch = 0;
+      maxLogSpan = 0;
       throttled = [];
     },
     close: () => loop.close(),
