@@ -1,8 +1,8 @@
 // Per-URL RPC budgets (README "Pointing vaultd at a real RPC"): requests a second, requests in
 // flight, the eth_getLogs span and the JSON-RPC batch size. A URL on this machine (your own
 // node) has no budget unless configured; any other gets defaults a free tier accepts. One gate
-// per URL per process (shared by the chain ingest and the Chainlink feeds of that URL) spaces
-// the requests and holds every one while a 429's Retry-After runs.
+// per URL per process (shared by the chain ingest and the Chainlink feeds of that URL) keeps
+// the calls within it and holds every one while a 429's Retry-After runs.
 import type { Common } from '../../common/common.js';
 import { shownUrl } from './probeRpc.js';
 import { rpcBudgetMetrics } from './rpcMetrics.js';
@@ -87,25 +87,34 @@ function createGate(common: Common, chain: string, endpoint: RpcEndpoint): RpcGa
   const m = rpcBudgetMetrics(common);
   const labels = { chain, url: shownUrl(endpoint.url) };
   for (const [name, value] of Object.entries(budget)) m.budget.set({ ...labels, budget: name }, value ?? 0);
-  const interval = budget.max_requests_per_second === null ? 0 : 1000 / budget.max_requests_per_second;
+  // A sliding window, as providers count: at most `perWindow` calls sent in any `windowMs`
+  // (20/s: 20 in any second). Checked against the clock when a call is about to go, so a late
+  // timer (a busy event loop) can never let a bunch through.
+  const rps = budget.max_requests_per_second;
+  const perWindow = rps === null ? 0 : rps >= 1 ? Math.floor(rps) : 1;
+  const windowMs = rps === null ? 0 : rps >= 1 ? (1000 * perWindow) / rps : 1000 / rps;
+  const sent: number[] = [];
   let active = 0;
   const waiting: (() => void)[] = [];
-  let nextSlot = 0;
   let pausedUntil = 0;
 
   async function acquire(): Promise<void> {
     if (budget.max_concurrency !== null && active >= budget.max_concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
     else active++;
     m.inFlight.set(labels, active);
-    // a slot in time: reserved at once (so concurrent callers queue in order), re-checked after a 429 pause began
     for (;;) {
       const now = performance.now();
-      const at = Math.max(now, nextSlot, pausedUntil);
-      if (interval > 0) nextSlot = at + interval;
-      if (at <= now) return;
-      m.waited.inc(labels, (at - now) / 1000);
-      await sleep(at - now);
-      if (pausedUntil <= performance.now()) return;
+      const windowWait = perWindow > 0 && sent.length >= perWindow ? sent[sent.length - perWindow]! + windowMs - now : 0;
+      const wait = Math.max(pausedUntil - now, windowWait);
+      if (wait <= 0) {
+        if (perWindow > 0) {
+          sent.push(now);
+          if (sent.length > perWindow) sent.shift();
+        }
+        return;
+      }
+      m.waited.inc(labels, wait / 1000);
+      await sleep(wait);
     }
   }
 
