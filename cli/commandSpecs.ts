@@ -283,6 +283,19 @@ export const WALLETS = defineCommand({
   examples: [{ run: 'wallets --limit 5', does: 'the five most active wallets' }],
 });
 
+export const CHAINS = defineCommand({
+  name: 'chains',
+  summary: "each configured vault's chain, address and start block, and whether it was configured or found",
+  description:
+    'Lists the vaults of the configuration, one a line: chain id, address, start block and where it comes from: ' +
+    '"configured" (registry.vaults[].start_block), "found" (its deployment block, found by the first ingest round with a ' +
+    'bisection on eth_getCode and cached in the database) or "not yet found" (no ingest round has run since it was added). ' +
+    'A chain with `history_from` starts no vault before it. Never creates a database.',
+  flags: { db, config },
+  forms: [{ flags: ['db', 'config'] }],
+  examples: [{ run: 'chains --config vaultd.json', does: 'every vault with its start block' }],
+});
+
 export const BACKUP = defineCommand({
   name: 'backup',
   summary: 'a consistent copy of the database file, also while a server serves it',
@@ -308,7 +321,7 @@ export const CONFIG = defineCommand({
     'Validates the configuration file with the schema every command uses (all of its errors, each naming its key, ' +
     "an unknown key with the nearest known one) and the references between its parts (a vault's chain, group and " +
     "strategy; a Chainlink provider's chain; the schedules), and says which defaults apply (a vault without start_block " +
-    'is read from block 0). With --probe it also asks every RPC URL for its chain id (another chain is an error), its ' +
+    'is read from its deployment block, found at the first ingest round). With --probe it also asks every RPC URL for its chain id (another chain is an error), its ' +
     'head, state at an old block (history needs an archive node) and its latency, and every price provider and TVL ' +
     'source for one value. Prints a table; exits 2 when any row is an error, 0 otherwise. The schema is also published ' +
     'as JSON Schema (docs/config.schema.json) for editors.',
@@ -325,6 +338,6 @@ export const CONFIG = defineCommand({
 });
 
 /** Every command, in the order `vaultd help` lists them. */
-export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS, BACKUP, CONFIG] as const;
+export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS, CHAINS, BACKUP, CONFIG] as const;
 
 export type CommandName = (typeof COMMAND_SPECS)[number]['name'];

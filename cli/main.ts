@@ -20,6 +20,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   publish: async () => (await import('./commands/publish.js')).publishCommand,
   ingest: async () => (await import('./commands/ingest.js')).ingestCommand,
   devnet: async () => (await import('./commands/devnet.js')).devnetCommand,
+  chains: async () => (await import('./commands/chains.js')).chainsCommand,
   backup: async () => (await import('./commands/backup.js')).backupCommand,
   config: async () => (await import('./commands/config.js')).configCommand,
 };

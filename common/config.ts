@@ -11,14 +11,54 @@ const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 const address = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'Expected a 0x-prefixed 20-byte hex address'));
 const nullableString = v.optional(v.nullable(v.string()));
 
-const ChainSchema = v.strictObject({
+/** An RPC URL, alone or with its budget (README "Pointing vaultd at a real RPC"; defaults: jobs/evm/rpcBudget.ts). */
+const RpcUrlSchema = v.union(
+  [
+    v.pipe(v.string(), v.url()),
+    v.strictObject({
+      url: v.pipe(v.string(), v.url()),
+      max_requests_per_second: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(100_000))),
+      max_concurrency: v.optional(v.pipe(positiveInt, v.maxValue(1_000))),
+      max_block_range: v.optional(v.pipe(positiveInt, v.maxValue(10_000_000))),
+      batch_size: v.optional(v.pipe(positiveInt, v.maxValue(1_000))),
+    }),
+  ],
+  'Expected a URL, or an object of "url" and any of "max_requests_per_second", "max_concurrency", "max_block_range", "batch_size"',
+);
+
+export type RpcUrlEntry = v.InferOutput<typeof RpcUrlSchema>;
+
+const ChainEntries = v.strictObject({
   chain_id: positiveInt,
   slug: nonEmpty,
   name: nonEmpty,
-  rpc_urls: v.optional(v.array(v.pipe(v.string(), v.url())), []),
+  /** each a URL, or `{url, max_requests_per_second, max_concurrency, max_block_range, batch_size}` */
+  rpc_urls: v.optional(v.array(RpcUrlSchema), []),
   finality_blocks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 12),
   block_time_seconds: v.optional(v.pipe(v.number(), v.minValue(0))),
+  /**
+   * the oldest history read: a block number or an ISO instant; older blocks and hours are skipped
+   * (what a pruned, non-archive RPC needs: it serves no state at older blocks)
+   */
+  history_from: v.optional(
+    v.union(
+      [v.pipe(v.number(), v.integer(), v.minValue(0)), v.pipe(v.string(), v.isoTimestamp())],
+      'Expected a block number or an ISO instant such as "2025-01-01T00:00:00Z"',
+    ),
+  ),
 });
+
+type ChainEntriesOutput = v.InferOutput<typeof ChainEntries>;
+
+const ChainSchema = v.pipe(
+  ChainEntries,
+  // the URLs stay where every reader expects them (strings); the entries as given, budgets and all, ride along as `rpc`
+  v.transform((c): Omit<ChainEntriesOutput, 'rpc_urls'> & { rpc_urls: string[]; rpc?: readonly RpcUrlEntry[] } => ({
+    ...c,
+    rpc_urls: c.rpc_urls.map((e) => (typeof e === 'string' ? e : e.url)),
+    rpc: c.rpc_urls,
+  })),
+);
 
 const TokenRefSchema = v.strictObject({
   address,

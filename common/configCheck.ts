@@ -1,7 +1,7 @@
 // What `vaultd config check` says of a configuration beyond its schema (config.ts): the
 // references between its parts that the program relies on (a vault's chain, group and
 // strategy; a Chainlink provider's chain; schedules croner can read) and the defaults an
-// operator should know they took (no start_block: the whole chain is read). Pure over the
+// operator should know they took (no start_block: the deployment block is searched for). Pure over the
 // parsed configuration; the command adds the probes and prints.
 import { Cron } from 'croner';
 import type { Config } from './config.js';
@@ -70,7 +70,7 @@ export function crossCheckConfig(config: Checked): CheckRow[] {
     row(
       'registry.vaults[].start_block',
       'warn',
-      `${noStart} of ${registry.vaults.length} vaults set no start_block: they are read from block 0 (the whole chain); set each to its deployment block`,
+      `${noStart} of ${registry.vaults.length} vaults set no start_block: the first ingest round finds each deployment block (eth_getCode bisection, ~log2(head) calls, cached; \`vaultd chains\` lists them)`,
     );
   }
   if (chains.length > 0 && registry.vaults.length === 0) {

@@ -29,9 +29,12 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'chains[].chain_id': 'The EIP-155 chain id; every rpc_urls entry must answer it.',
   'chains[].slug': "A short lowercase name (DefiLlama's chain name by default, e.g. ethereum, base, arbitrum).",
   'chains[].name': 'The display name.',
-  'chains[].rpc_urls': 'JSON-RPC endpoints, tried in order. Hourly state is read at past blocks: use an archive node for history.',
+  'chains[].rpc_urls':
+    'JSON-RPC endpoints, tried in order: each a URL, or {url, max_requests_per_second, max_concurrency, max_block_range, batch_size} (its budget). A URL on this machine has no budget unless given; any other defaults to 10 requests/s, 4 in flight, 2,000-block eth_getLogs spans, batches of 10 (free tiers). Hourly state is read at past blocks: use an archive node for history, or set history_from.',
   'chains[].finality_blocks': 'Blocks behind the head that are indexed (reorgs deeper than this are rolled back when seen).',
   'chains[].block_time_seconds': "The chain's block time, a hint for the hourly block search.",
+  'chains[].history_from':
+    'The oldest history read, a block number or an ISO instant: older blocks and hours are skipped for every vault and Chainlink feed of the chain. Set it when the RPC is not an archive node (it serves no state at older blocks).',
   registry: 'The vaults to serve, their groups (deployments of one logical vault) and strategies.',
   'registry.vaults': 'One entry per deployed vault contract.',
   'registry.vaults[].address': 'The vault contract (any case; served lowercase).',
@@ -40,7 +43,8 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'registry.vaults[].group_id': 'The group (registry.groups[].id) whose deployments this vault is one of.',
   'registry.vaults[].strategy_id': 'The strategy (registry.strategies[].id) it follows.',
   'registry.vaults[].visibility': 'visible (listed), hidden (served, not listed) or disabled (not served).',
-  'registry.vaults[].start_block': 'The first block indexed: the deployment block, or later. Omitted: 0 (the whole chain).',
+  'registry.vaults[].start_block':
+    'The first block indexed: the deployment block, or later. Omitted: vaultd finds the deployment block (a bisection on eth_getCode, cached in the database; `vaultd chains` lists it).',
   'registry.vaults[].provisioner': 'aera_v3: the Provisioner whose deposit and redeem requests are indexed.',
   'registry.vaults[].fee_calculator': "aera_v3: the price-and-fee calculator that publishes the vault's unit price.",
   prices: 'USD prices of the numeraires.',

@@ -46,7 +46,7 @@ describe('vaultd config check', () => {
     expect(table.find((t) => t[0] === 'registry.vaults[].start_block')).toEqual([
       'registry.vaults[].start_block',
       'warn',
-      '95 of 95 vaults set no start_block: they are read from block 0 (the whole chain); set each to its deployment block',
+      '95 of 95 vaults set no start_block: the first ingest round finds each deployment block (eth_getCode bisection, ~log2(head) calls, cached; `vaultd chains` lists them)',
     ]);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('no errors, 1 warning(s): see above');
   });
@@ -217,6 +217,35 @@ describe('vaultd config check', () => {
       ]);
     });
 
+    it('history_from (a block or an instant) is where a pruned node is asked for state: ok there', async () => {
+      const block10 = (await (
+        await fetch(devnet.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0xa', false] }),
+        })
+      ).json()) as { result: { timestamp: string } };
+      const instant = new Date(Number.parseInt(block10.result.timestamp, 16) * 1000).toISOString();
+      const chain = (slug: string, history_from: number | string) => ({
+        chain_id: manifest.chainId,
+        slug,
+        name: slug,
+        rpc_urls: [devnet.rpcUrl],
+        history_from,
+      });
+      for (const [slug, from] of [
+        ['by-block', 10],
+        ['by-instant', instant],
+      ] as const) {
+        const file = write(`history-from-${slug}.json`, { chains: [chain(slug, from)] });
+        const r = await vaultdAsync(['config', 'check', '--config', file, '--probe']);
+        expect(r.status, r.stdout).toBe(0);
+        expect(rows(r.stdout).find((t) => t[0] === 'chains.0.rpc_urls.0')![2]).toMatch(
+          /^http:\/\/127\.0\.0\.1:\d+: chain \d+, head \d+, history_from \(state at block 10\), \d+ ms$/,
+        );
+      }
+    });
+
     it('error: a node without old state, a URL of another chain, a dead URL; exit 2', async () => {
       const chain = (id: number, slug: string, url: string) => ({ chain_id: id, slug, name: slug, rpc_urls: [url], finality_blocks: 0 });
       const file = write('bad-rpcs.json', {
@@ -228,7 +257,7 @@ describe('vaultd config check', () => {
       const [p, other, gone] = ['chains.0.rpc_urls.0', 'chains.1.rpc_urls.0', 'chains.2.rpc_urls.0'].map((k) => table.find((t) => t[0] === k)!);
       expect(p![1]).toBe('error');
       expect(p![2]).toMatch(
-        /^http:\/\/127\.0\.0\.1:\d+: chain \d+, head \d+, no archive state, \d+ ms — serves no state at block 1 \(eth_call: missing trie node 4a5b… \(path \)\): vaultd reads hourly state at past blocks and needs an archive node for history$/,
+        /^http:\/\/127\.0\.0\.1:\d+: chain \d+, head \d+, no archive state, \d+ ms — serves no state at block 1 \(eth_call: missing trie node 4a5b… \(path \)\): vaultd needs an archive node for history; set `chains\[\]\.history_from` to skip older hours$/,
       );
       expect(other![1]).toBe('error');
       expect(other![2]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+: answers chain id ${manifest.chainId}, not 1: this URL serves another chain$`));

@@ -52,10 +52,15 @@ async function probe(config: Config): Promise<CheckRow[]> {
       const starts = config.registry.vaults.filter((v) => v.chain_id === c.chain_id && v.start_block !== undefined).map((v) => v.start_block!);
       const historyBlock = starts.length > 0 ? Math.max(1, Math.min(...starts)) : 1;
       return c.rpc_urls.map(async (url, j): Promise<CheckRow> => {
-        const p = await probeRpc(url, { chainId: c.chain_id, historyBlock, timeoutMs: PROBE_TIMEOUT_MS });
+        const p = await probeRpc(url, {
+          chainId: c.chain_id,
+          historyBlock,
+          ...(c.history_from === undefined ? {} : { historyFrom: c.history_from }),
+          timeoutMs: PROBE_TIMEOUT_MS,
+        });
         const item = `chains.${i}.rpc_urls.${j}`;
         if (p.error !== null && p.head === null) return { item, status: 'error', detail: `${p.url}: ${p.error}` };
-        const facts = `${p.url}: chain ${p.chainId}, head ${p.head}, ${p.archive ? `archive (state at block ${p.archiveBlock})` : 'no archive state'}, ${p.latencyMs} ms`;
+        const facts = `${p.url}: chain ${p.chainId}, head ${p.head}, ${p.archive ? `${c.history_from === undefined ? 'archive' : 'history_from'} (state at block ${p.archiveBlock})` : 'no archive state'}, ${p.latencyMs} ms`;
         return { item, status: p.error === null ? 'ok' : 'error', detail: p.error === null ? facts : `${facts} — ${p.error}` };
       });
     });

@@ -6,7 +6,10 @@ import type { Config } from '../../common/config.js';
 import { familyOf, type Emitter, type LedgerVault } from '../../families/index.js';
 
 export interface IndexedVault extends LedgerVault {
+  /** the configured start block; else 0 until prepareChain sets the deployment block found */
   start_block: number;
+  /** whether `start_block` comes from the configuration */
+  start_configured: boolean;
 }
 
 export interface AddressBook {
@@ -47,6 +50,7 @@ export function createAddressBook(config: Pick<Config, 'registry'>, chainId: num
       numeraire: { address: v.numeraire_token.address.toLowerCase(), decimals: v.numeraire_token.decimals, symbol: v.numeraire_token.symbol },
       contracts: ledger.contracts(v),
       start_block: v.start_block ?? 0,
+      start_configured: v.start_block !== undefined,
     });
   }
   const byAddress = new Map(vaults.map((v) => [v.address, v]));

@@ -21,6 +21,12 @@ export interface ChainRuntime {
   reader: MulticallReader;
   /** eth_chainId already matched the configured id */
   verified: boolean;
+  /** history_from, the archive probe and the start blocks are settled (prepareChain.ts) */
+  prepared: boolean;
+  /** the oldest block read (`history_from` as a block; 0 when not set) */
+  historyFrom: number;
+  /** the no-archive line was logged (once per chain) */
+  archiveWarned: boolean;
   consecutiveFailures: number;
 }
 
@@ -40,9 +46,13 @@ export function createChainRuntime(common: Common, config: Pick<Config, 'registr
     book: createAddressBook(config, chain.chain_id),
     rpc,
     clock: createBlockClock(rpc),
-    sizer: createRangeSizer({ initial: options.initialRange, max: options.maxRange }),
+    // the URLs' max_block_range caps the span (a provider's own limit message still narrows it further)
+    sizer: createRangeSizer({ initial: Math.min(options.initialRange, rpc.maxBlockRange), max: Math.min(options.maxRange, rpc.maxBlockRange) }),
     reader: createMulticallReader(rpc, multicallCandidates(config, chain.chain_id)),
     verified: false,
+    prepared: false,
+    historyFrom: 0,
+    archiveWarned: false,
     consecutiveFailures: 0,
   };
 }

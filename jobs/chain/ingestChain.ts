@@ -19,6 +19,7 @@ import {
   writeIngestStatus,
 } from './chainStore.js';
 import { detectReorg } from './detectReorg.js';
+import { prepareChain } from './prepareChain.js';
 import { classifyRpcError } from '../evm/rpcErrors.js';
 import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';
 import { ingestMetrics, type BadDataReason } from './ingestMetrics.js';
@@ -90,6 +91,7 @@ export async function ingestChainRound(ctx: ChainRoundContext): Promise<ChainRou
     }
     head = await rt.rpc.blockNumber();
     result.head = head;
+    await prepareChain({ store, lock, rt, head, logger });
     const finality = rt.chain.finality_blocks;
     const target = head - finality;
     result.target = target;

@@ -6,7 +6,9 @@ import { HttpRequestError, createPublicClient, fallback, http, type Address, typ
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import { rpcFaultCounter } from './rpcMetrics.js';
-import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, RETRY_AFTER_MAX_MS, withRetry, type RetryOptions } from './retry.js';
+import type { RpcUrlEntry } from '../../common/config.js';
+import { rpcEndpoint, rpcGate, type RpcGate } from './rpcBudget.js';
 import { classifyRpcError, garbageError, type RpcFault } from './rpcErrors.js';
 
 export interface ChainRpcOptions {
@@ -42,6 +44,8 @@ export interface BlockHeader {
 export interface ChainRpc {
   readonly chainId: number;
   readonly client: PublicClient;
+  /** the narrowest `max_block_range` of the chain's URLs: no eth_getLogs span is wider */
+  readonly maxBlockRange: number;
   /** eth_chainId, checked against the configured id before anything is read */
   verifyChainId(): Promise<void>;
   blockNumber(): Promise<number>;
@@ -109,6 +113,29 @@ function parseHeader(value: unknown, n: number): BlockHeader {
 const BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 /**
+ * Every call through the URL's budget gate (rpcBudget.ts); a 429 with Retry-After pauses the
+ * whole URL for that long, so the retry and every other caller wait it out.
+ */
+function gated(inner: Transport, gate: RpcGate): Transport {
+  return (args) => {
+    const t = inner(args);
+    return {
+      ...t,
+      request: (req: unknown) =>
+        gate.run(async () => {
+          try {
+            return await (t.request as (r: unknown) => Promise<unknown>)(req);
+          } catch (err) {
+            const fault = classifyRpcError(err);
+            if (fault.kind === 'rate_limited' && fault.retryAfterMs !== undefined) gate.pause(Math.min(fault.retryAfterMs, RETRY_AFTER_MAX_MS));
+            throw err;
+          }
+        }),
+    } as ReturnType<Transport>;
+  };
+}
+
+/**
  * Checks results whose shape viem would otherwise trust (eth_call data goes straight into the
  * ABI decoder): garbage becomes a retryable error at the transport, under each fallback URL.
  */
@@ -132,7 +159,7 @@ function checked(inner: Transport): Transport {
 
 export function createChainRpc(
   common: Common,
-  chain: { chain_id: number; rpc_urls: readonly string[] },
+  chain: { chain_id: number; rpc_urls: readonly string[]; rpc?: readonly RpcUrlEntry[] | undefined },
   options: ChainRpcOptions = DEFAULT_RPC_OPTIONS,
 ): ChainRpc {
   if (chain.rpc_urls.length === 0) {
@@ -140,16 +167,21 @@ export function createChainRpc(
   }
   const faults = rpcFaultCounter(common);
   const label = String(chain.chain_id);
-  const transports = chain.rpc_urls.map((url) =>
-    checked(
-      http(url, {
-        timeout: options.timeoutMs,
-        retryCount: 0,
-        batch: options.batch ? { batchSize: 200, wait: 0 } : false,
-        ...(options.maxResponseBytes === undefined ? {} : { maxResponseBodySize: options.maxResponseBytes }),
-      }),
-    ),
-  );
+  const endpoints = (chain.rpc ?? chain.rpc_urls).map(rpcEndpoint);
+  const transports = endpoints.map((endpoint) => {
+    const gate = rpcGate(common, chain.chain_id, endpoint);
+    return gated(
+      checked(
+        http(endpoint.url, {
+          timeout: options.timeoutMs,
+          retryCount: 0,
+          batch: options.batch && endpoint.batch_size > 1 ? { batchSize: endpoint.batch_size, wait: 0 } : false,
+          ...(options.maxResponseBytes === undefined ? {} : { maxResponseBodySize: options.maxResponseBytes }),
+        }),
+      ),
+      gate,
+    );
+  });
   const transport: Transport = transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0, rank: false });
   const client = createPublicClient({ transport, cacheTime: 0, batch: { multicall: false } }) as PublicClient;
   const logger = common.logger.child({ component: 'chain-rpc', chain_id: chain.chain_id });
@@ -183,6 +215,7 @@ export function createChainRpc(
   return {
     chainId: chain.chain_id,
     client,
+    maxBlockRange: Math.min(...endpoints.map((e) => e.max_block_range)),
     retrying,
     async verifyChainId() {
       const id = await retrying('eth_chainId', async () => hexNumber(await request('eth_chainId', []), 'eth_chainId'));

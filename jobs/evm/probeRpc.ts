@@ -2,6 +2,8 @@
 // must be the configured one), its head, whether it serves state at an old block (the hourly
 // reads at historical blocks need an archive node) and how long it takes to answer. Plain
 // JSON-RPC over fetch, one URL at a time and no retry: a probe reports what it sees.
+import type { BlockHeader } from './chainRpc.js';
+import { historyFromBlock } from './historyFromBlock.js';
 import { classifyRpcError } from './rpcErrors.js';
 
 export interface RpcProbe {
@@ -23,6 +25,8 @@ export interface ProbeRpcOptions {
   chainId: number;
   /** the block whose state is asked for; default 1 (genesis state is the oldest there is) */
   historyBlock?: number;
+  /** `chains[].history_from`: when given, state is asked for there instead (an ISO instant is found by header bisection) */
+  historyFrom?: number | string;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -73,6 +77,11 @@ export async function probeRpc(url: string, opts: ProbeRpcOptions): Promise<RpcP
       throw new RpcAnswerError(`${method} answered ${JSON.stringify(value)?.slice(0, 40)}`, undefined);
     return Number.parseInt(value, 16);
   };
+  const header = (value: unknown, n: number): BlockHeader => {
+    const b = value as { number?: unknown; timestamp?: unknown } | null;
+    if (b === null || typeof b !== 'object') throw new RpcAnswerError(`eth_getBlockByNumber answered no block ${n}`, undefined);
+    return { number: n, hash: '', parentHash: '', timestamp: hex(b.timestamp, 'eth_getBlockByNumber') };
+  };
   const reason = (err: unknown): string => (err instanceof RpcAnswerError ? err.message : classifyRpcError(err).message);
   try {
     const t0 = performance.now();
@@ -87,7 +96,21 @@ export async function probeRpc(url: string, opts: ProbeRpcOptions): Promise<RpcP
     out.error = `${reason(err)} — check the URL and that the node is up`;
     return out;
   }
-  const block = Math.min(Math.max(1, opts.historyBlock ?? 1), out.head);
+  let block = Math.min(Math.max(1, opts.historyBlock ?? 1), out.head);
+  try {
+    if (opts.historyFrom !== undefined)
+      block = Math.max(
+        1,
+        await historyFromBlock(
+          { header: async (n) => header(await call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]), n) },
+          opts.historyFrom,
+          out.head,
+        ),
+      );
+  } catch (err) {
+    out.error = `history_from ${JSON.stringify(opts.historyFrom)}: ${reason(err)}`;
+    return out;
+  }
   out.archiveBlock = block;
   try {
     // state at an old block: a call to the zero address answers "0x" where the state is kept
@@ -95,7 +118,7 @@ export async function probeRpc(url: string, opts: ProbeRpcOptions): Promise<RpcP
     out.archive = true;
   } catch (err) {
     out.archive = false;
-    out.error = `serves no state at block ${block} (${reason(err)}): vaultd reads hourly state at past blocks and needs an archive node for history`;
+    out.error = `serves no state at block ${block} (${reason(err)}): vaultd needs an archive node for history; set \`chains[].history_from\` to skip older hours`;
   }
   return out;
 }

@@ -11,6 +11,9 @@ export interface RetryOptions {
 
 export const DEFAULT_RETRY: RetryOptions = { attempts: 6, baseMs: 100, maxMs: 3_000 };
 
+/** A provider's Retry-After is waited out in full up to this (longer is a provider asking for an outage). */
+export const RETRY_AFTER_MAX_MS = 60_000;
+
 export interface RetryHooks {
   classify?: (err: unknown) => RpcFault;
   /** called before each wait; `fault.kind` labels the metric */
@@ -38,7 +41,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
     } catch (err) {
       const fault = classify(err);
       if (!fault.retryable || hooks.passThrough?.(fault) || attempt >= opts.attempts) throw err;
-      const delay = Math.min(opts.maxMs, Math.max(backoffMs(attempt, opts, hooks.random), fault.retryAfterMs ?? 0));
+      // the backoff is capped by maxMs; a provider's Retry-After is honoured beyond it (up to RETRY_AFTER_MAX_MS)
+      const delay = Math.max(backoffMs(attempt, opts, hooks.random), Math.min(fault.retryAfterMs ?? 0, RETRY_AFTER_MAX_MS));
       hooks.onRetry?.(fault, attempt, delay);
       await wait(delay);
     }

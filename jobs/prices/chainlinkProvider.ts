@@ -17,6 +17,8 @@ import { deleteFeedState, readFeedState, saveFeedState, type FeedState } from '.
 import type { Store } from '../../store/store.js';
 import { createChainRpc, type ChainRpc, type ChainRpcOptions } from '../evm/chainRpc.js';
 import { fetchRangeLogs } from '../evm/fetchRangeLogs.js';
+import { historyFromBlock } from '../evm/historyFromBlock.js';
+import { resolveDeployBlock } from '../evm/resolveDeployBlock.js';
 import { createRangeSizer } from '../evm/rangeSizer.js';
 import { classifyRpcError } from '../evm/rpcErrors.js';
 import { HOUR, hourFloor, type PriceProvider, type PriceProviderConfig, type PriceRoundContext } from './priceProvider.js';
@@ -80,18 +82,34 @@ export function createChainlinkProvider(
   common: Common,
   cfg: ChainlinkConfig,
   chain: ChainConfig,
-  startBlock: number,
+  configuredStart: number | null,
   opts: ChainlinkProviderOptions = {},
 ): PriceProvider {
   const rpc = createChainRpc(common, chain, opts.rpc);
-  const sizer = createRangeSizer({ initial: opts.initialRange ?? 5_000, max: opts.maxRange ?? 100_000 });
+  const sizer = createRangeSizer({
+    initial: Math.min(opts.initialRange ?? 5_000, rpc.maxBlockRange),
+    max: Math.min(opts.maxRange ?? 100_000, rpc.maxBlockRange),
+  });
   const name = `chainlink:${cfg.chain_id}`;
   const topic = toEventSelector(aggregatorAbi[0]);
+  let resolvedStart: number | null = null;
+
+  /** The configured start, else the earliest aggregator deployment; never before `history_from`. */
+  async function firstBlock(ctx: PriceRoundContext, head: number): Promise<number> {
+    if (resolvedStart !== null) return resolvedStart;
+    const from = await historyFromBlock(rpc, chain.history_from, head);
+    if (configuredStart !== null) return (resolvedStart = Math.max(configuredStart, from));
+    const deploy = { withStore: ctx.read, rpc, chainId: cfg.chain_id, logger: ctx.logger };
+    let first = head;
+    for (const f of cfg.feeds) first = Math.min(first, await resolveDeployBlock(deploy, f.aggregator.toLowerCase(), from, head));
+    return (resolvedStart = first);
+  }
 
   return {
     name,
     async round(ctx) {
       const head = await rpc.blockNumber();
+      const startBlock = await firstBlock(ctx, head);
       const target = head - chain.finality_blocks;
       let rows = 0;
       let oldest: number | null = null;

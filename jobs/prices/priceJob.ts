@@ -75,7 +75,8 @@ function createProvider(
         throw new VaultdError('CONFIG_INVALID', `prices.providers.${i}.chain_id: chain ${p.chain_id} is not in "chains" with an rpc_urls entry; add it there`);
       }
       const starts = config.registry.vaults.filter((v) => v.chain_id === p.chain_id && v.start_block !== undefined).map((v) => v.start_block!);
-      const start = p.start_block ?? (starts.length > 0 ? Math.min(...starts) : 0);
+      // null: the earliest deployment block of its aggregators, found at the first round
+      const start = p.start_block ?? (starts.length > 0 ? Math.min(...starts) : null);
       return createChainlinkProvider(common, p, chain, start, opts.chainlink);
     }
     case 'http':
