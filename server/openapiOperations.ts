@@ -228,6 +228,18 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     body: 'ActivityResponse',
     errors: [422],
   }),
+  'users.requests': v1({
+    path: '/v1/users/{wallet_address}/requests',
+    operationId: 'listRequests',
+    tag: 'users',
+    summary: "The wallet's async deposit and redeem requests, newest first",
+    description:
+      "Each request with its state: `pending` until settled or refunded, `expired` (and `refundable`) once unresolved past its deadline; `status` filters (default `all`), `vault_id` names one vault. `amount` is the deposit's assets or the redeem's shares; `deadline` and `solver_tip` come from the Provisioner's request event (null where unknown). `age_seconds` runs from the request to its resolution, or to the data time (`as_of`) while unresolved. Hidden vaults follow the activity route's rule.",
+    pathParams: ['wallet_address'],
+    query: 'users.requests',
+    body: 'RequestListResponse',
+    errors: [422],
+  }),
   tvl: v1({
     path: '/v1/tvl',
     operationId: 'getTvl',

@@ -5,7 +5,7 @@ import type { RouteHandler } from './context.js';
 import { docs, health, healthChains, metrics, openapi } from './health.js';
 import { prices, pricesTimeseries } from './prices.js';
 import { positionTimeseries, vaultTimeseries } from './timeseries.js';
-import { activity, positionGet, positionLots, positionsList } from './users.js';
+import { activity, positionGet, positionLots, positionsList, requests } from './users.js';
 import { vaultsAllocations, vaultsApy, vaultsDefinition, vaultsFeatured, vaultsGet, vaultsList, vaultsSlug } from './vaults.js';
 
 export type { RouteContext } from './context.js';
@@ -29,6 +29,7 @@ const HANDLERS: Record<RouteName, RouteHandler> = {
   'users.position.timeseries': positionTimeseries,
   'users.position.lots': positionLots,
   'users.activity': activity,
+  'users.requests': requests,
   tvl,
   strategies,
   prices,

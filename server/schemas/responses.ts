@@ -18,7 +18,7 @@ import {
   VaultTimeseriesPoint,
 } from './vaults.js';
 import { ApyWindowProvenance, Lot, PointQuality, PositionReturns, ProvenanceSnapshot, VaultApy } from './audit.js';
-import { ActivityRow, Pnl, Position, PositionMetrics, PositionTimeseriesPoint, RoiPct } from './wallets.js';
+import { ActivityRow, Pnl, Position, PositionMetrics, PositionTimeseriesPoint, RoiPct, RequestItem, RequestPoint } from './wallets.js';
 
 // ---- meta (seed "Response meta"; page.ts writes the keys in this order, request_id last) ----
 
@@ -119,6 +119,7 @@ export const PriceTimeseriesResponse = v.strictObject({ data: v.array(PricePoint
 export const ChainHealthList = v.array(ChainHealth);
 export const VaultApyResponse = item(VaultApy);
 export const LotListResponse = list(Lot, ListMeta);
+export const RequestListResponse = list(RequestItem, WalletListMeta);
 
 /**
  * Every named schema, in the order of `components.schemas`. A schema object listed here is
@@ -190,6 +191,9 @@ export const COMPONENTS = {
   ChainHealthList,
   VaultApyResponse,
   LotListResponse,
+  RequestPoint,
+  RequestItem,
+  RequestListResponse,
 } satisfies Record<string, v.GenericSchema>;
 
 export type ComponentName = keyof typeof COMPONENTS;

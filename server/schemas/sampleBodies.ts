@@ -84,6 +84,20 @@ export const ACTIVITY_ROW = {
   assets_delta: { native: '250', token: USDC },
 };
 
+export const REQUEST_ITEM = {
+  request_hash: HASH(3),
+  vault_id: VAULT_ID,
+  type: 'deposit',
+  status: 'expired',
+  requested: { timestamp: '2026-01-09T23:06:40Z', block_number: 21000000, tx_hash: HASH(2) },
+  resolved: null,
+  amount: '250',
+  deadline: '2026-01-10T03:00:00Z',
+  solver_tip: '0.25',
+  age_seconds: 86400,
+  refundable: true,
+};
+
 export const TVL = {
   tvl: { usd: '285228283.180226' },
   updated_at: T,
@@ -185,6 +199,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   getPosition: { data: POSITION, meta: ITEM_META },
   getPositionTimeseries: { data: [{ timestamp: T, ...POSITION_VALUES }], meta: WINDOW_META },
   listActivity: { data: [ACTIVITY_ROW], meta: WALLET_META },
+  listRequests: { data: [REQUEST_ITEM], meta: WALLET_META },
   getVaultApy: {
     data: {
       vault_id: VAULT_ID,
