@@ -91,6 +91,15 @@ export interface ActivityOptions extends PageOptions, RequestOptions {
   includeHidden?: boolean;
 }
 
+export interface RequestsOptions extends PageOptions, RequestOptions {
+  /** one state only (`pending`, `settled`, `refunded`, `expired`); default all */
+  status?: Query<'listRequests'>['status'];
+  /** only this vault's requests; a hidden vault's come without includeHidden */
+  vaultId?: string;
+  /** add hidden vaults' requests */
+  includeHidden?: boolean;
+}
+
 export interface PriceOptions extends RequestOptions {
   chainId: number;
   address: string;
@@ -143,6 +152,8 @@ export interface VaultdApiWithResponse {
   lots(wallet: string, vaultId: string, options?: LotsOptions): Promise<Answer<Body<'listPositionLots'>>>;
   /** GET /v1/users/{wallet}/activity: one page of the wallet's activity log */
   activity(wallet: string, options?: ActivityOptions): Promise<Answer<Body<'listActivity'>>>;
+  /** GET /v1/users/{wallet}/requests: one page of the wallet's async requests and their state (DESIGN §11.8), newest first */
+  requests(wallet: string, options?: RequestsOptions): Promise<Answer<Body<'listRequests'>>>;
   /** GET /v1/prices: the flat price object (no envelope) */
   price(options: PriceOptions): Promise<Answer<Body<'getPrice'>>>;
   /** GET /v1/prices/timeseries: `{data}`, ascending, no meta */
@@ -162,6 +173,7 @@ export interface VaultdIterators {
   positionTimeseries(wallet: string, vaultId: string, options?: PositionTimeseriesOptions): AsyncGenerator<Row<'getPositionTimeseries'>, void, undefined>;
   lots(wallet: string, vaultId: string, options?: LotsOptions): AsyncGenerator<Row<'listPositionLots'>, void, undefined>;
   activity(wallet: string, options?: ActivityOptions): AsyncGenerator<Row<'listActivity'>, void, undefined>;
+  requests(wallet: string, options?: RequestsOptions): AsyncGenerator<Row<'listRequests'>, void, undefined>;
 }
 
 export interface VaultdClient extends VaultdApi {
@@ -190,6 +202,7 @@ const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getPosition: '/v1/users/{wallet_address}/positions/{vault_id}',
   getPositionTimeseries: '/v1/users/{wallet_address}/positions/{vault_id}/timeseries',
   listActivity: '/v1/users/{wallet_address}/activity',
+  listRequests: '/v1/users/{wallet_address}/requests',
   getTvl: '/v1/tvl',
   listStrategies: '/v1/strategies',
   getPrice: '/v1/prices',
@@ -255,6 +268,8 @@ export function createClient(options: ClientOptions): VaultdClient {
     lots: (wallet_address, vault_id, o = {}) => call('listPositionLots', { wallet_address, vault_id }, { next: o.next, limit: o.limit, state: o.state }, o),
     activity: (wallet_address, o = {}) =>
       call('listActivity', { wallet_address }, { next: o.next, limit: o.limit, order: o.order, vault_id: o.vaultId, include_hidden: o.includeHidden }, o),
+    requests: (wallet_address, o = {}) =>
+      call('listRequests', { wallet_address }, { next: o.next, limit: o.limit, status: o.status, vault_id: o.vaultId, include_hidden: o.includeHidden }, o),
     price: (o) => call('getPrice', {}, { chain_id: o.chainId, address: o.address, at: instant(o.at) }, o),
     priceTimeseries: (o) =>
       call(
@@ -292,6 +307,7 @@ export function createClient(options: ClientOptions): VaultdClient {
     positionTimeseries: (wallet, id, o = {}) => pages((next) => api.positionTimeseries(wallet, id, { ...o, next }), o.next),
     lots: (wallet, id, o = {}) => pages((next) => api.lots(wallet, id, { ...o, next }), o.next),
     activity: (wallet, o = {}) => pages((next) => api.activity(wallet, { ...o, next }), o.next),
+    requests: (wallet, o = {}) => pages((next) => api.requests(wallet, { ...o, next }), o.next),
   };
 
   const client: VaultdClient = {

@@ -619,6 +619,33 @@ export interface LotListResponse {
   meta: ListMeta;
 }
 
+export interface RequestPoint {
+  /** RFC 3339 date-time (UTC) */
+  timestamp: string;
+  block_number: number;
+  tx_hash: string;
+}
+
+export interface RequestItem {
+  request_hash: string;
+  vault_id: string;
+  type: 'deposit' | 'redeem';
+  status: 'pending' | 'settled' | 'refunded' | 'expired';
+  requested: RequestPoint;
+  resolved: RequestPoint | null;
+  amount: string;
+  /** RFC 3339 date-time (UTC) */
+  deadline: string | null;
+  solver_tip: string | null;
+  age_seconds: number;
+  refundable: boolean;
+}
+
+export interface RequestListResponse {
+  data: RequestItem[];
+  meta: WalletListMeta;
+}
+
 /** Every operation of the document: its path, parameters and 200 body. */
 export interface Operations {
   /** Liveness: version and uptime */
@@ -757,7 +784,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/apy';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -858,7 +885,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -891,6 +918,28 @@ export interface Operations {
       as_of?: string;
     };
     response: ActivityResponse;
+  };
+  /** The wallet's async deposit and redeem requests, newest first */
+  listRequests: {
+    method: 'GET';
+    path: '/v1/users/{wallet_address}/requests';
+    pathParams: {
+      /** An EVM wallet address, matched case-insensitively. */
+      wallet_address: string;
+    };
+    query: {
+      next?: string;
+      /** 1 to 1000. Default 100. */
+      limit?: number;
+      /** Default "all". */
+      status?: 'pending' | 'settled' | 'refunded' | 'expired' | 'all';
+      vault_id?: string;
+      /** `true` or `false` (`1` and `0` are accepted too). Default false. */
+      include_hidden?: boolean;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
+    };
+    response: RequestListResponse;
   };
   /** Aggregate TVL */
   getTvl: {

@@ -3,6 +3,7 @@
 // refunded it), filters and cursor paging, and requests unresolved past their deadline are
 // `expired` and `refundable`. Every body is checked against /openapi.json by the harness.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../client/index.js';
 import { useServer } from './server.js';
 
 interface Point {
@@ -45,7 +46,9 @@ async function walk<T>(path: string, limit: number): Promise<{ items: T[]; pages
   let pages = 0;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const body = await ctx.api.ok(`${path}${sep}limit=${limit}${next ? `&next=${encodeURIComponent(next)}` : ''}`);
+    const body: { data: unknown[]; meta: { count: number; next_cursor: string | null } } = await ctx.api.ok(
+      `${path}${sep}limit=${limit}${next ? `&next=${encodeURIComponent(next)}` : ''}`,
+    );
     items.push(...(body.data as T[]));
     expect(body.meta.count).toBe(body.data.length);
     next = body.meta.next_cursor;
@@ -159,5 +162,16 @@ describe('/v1/users/{wallet}/requests', () => {
     await ctx.api.fails(`/v1/users/${wallets[0]!.wallet}/requests?status=done`, 422, 'INVALID_PARAMETER');
     const body = await ctx.api.ok('/v1/users/0x00000000000000000000000000000000000000aa/requests');
     expect(body.data).toEqual([]);
+  });
+
+  it('the SDK: client.requests pages with status and vaultId, client.iterate.requests walks them all', async () => {
+    const client = createClient({ baseUrl: ctx.server.base });
+    const { wallet, requests } = wallets.reduce((a, b) => (b.requests.length > a.requests.length ? b : a));
+    const all = [];
+    for await (const q of client.iterate.requests(wallet, { includeHidden: true, limit: 2 })) all.push(q);
+    expect(all).toEqual(requests);
+    const vault = requests[0]!.vault_id;
+    const page = await client.requests(wallet, { status: 'settled', vaultId: vault, limit: 1000 });
+    expect(page.data).toEqual(requests.filter((q) => q.status === 'settled' && q.vault_id === vault));
   });
 });
