@@ -43,6 +43,7 @@ describe('the document', () => {
     const seedPaths = [
       '/health',
       '/health/chains',
+      '/health/slo',
       '/metrics',
       '/openapi.json',
       '/docs',

@@ -61,6 +61,15 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     description: 'One entry per chain that has an enabled vault. Not enveloped.',
     body: 'ChainHealthList',
   }),
+  'health.slo': plain({
+    path: '/health/slo',
+    operationId: 'getSlo',
+    tag: 'health',
+    summary: 'Service level: objectives beside live figures',
+    description:
+      'The configured objectives (`slo.*`) beside the figures of the last 5 minutes, hour and 24 hours, kept in per-minute buckets since the process started: requests and those answered with a 5xx, the non-5xx ratio, the error budget left (1 untouched, 0 spent) and its burn rate, the time to build a response per route group (p50/p99: the upper bound of the histogram bucket they fall in, buckets √2 apart), and per chain the data lag (now minus its newest indexed block time, sampled at most every 10 s). Not enveloped; never cached.',
+    body: 'SloReport',
+  }),
   metrics: plain({
     path: '/metrics',
     operationId: 'getMetrics',

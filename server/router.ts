@@ -4,6 +4,7 @@
 export type RouteName =
   | 'health'
   | 'health.chains'
+  | 'health.slo'
   | 'metrics'
   | 'openapi'
   | 'docs'
@@ -35,6 +36,7 @@ export interface RouteMatch {
 const FIXED: Record<string, RouteName> = {
   '/health': 'health',
   '/health/chains': 'health.chains',
+  '/health/slo': 'health.slo',
   '/metrics': 'metrics',
   '/openapi.json': 'openapi',
   '/docs': 'docs',

@@ -2,7 +2,7 @@
 import type { RouteName } from '../router.js';
 import { strategies, tvl } from './aggregates.js';
 import type { RouteHandler } from './context.js';
-import { docs, health, healthChains, metrics, openapi } from './health.js';
+import { docs, health, healthChains, healthSlo, metrics, openapi } from './health.js';
 import { prices, pricesTimeseries } from './prices.js';
 import { positionTimeseries, vaultTimeseries } from './timeseries.js';
 import { activity, positionGet, positionLots, positionsList, requests } from './users.js';
@@ -13,6 +13,7 @@ export type { RouteContext } from './context.js';
 const HANDLERS: Record<RouteName, RouteHandler> = {
   health,
   'health.chains': healthChains,
+  'health.slo': healthSlo,
   metrics,
   openapi,
   docs,
