@@ -86,6 +86,8 @@ export interface SloMonitor {
   record(route: string, status: number, seconds: number): void;
   /** the figures now */
   report(): SloReport;
+  /** bytes of the rings (fixed, plus one ring per chain seen): what the figures cost */
+  bytes(): number;
 }
 
 export interface SloSources {
@@ -107,6 +109,8 @@ export function createSloMonitor(src: SloSources): SloMonitor {
   const chains = new Map<number, ChainRing>();
   const chainMinute = new Float64Array(SLOTS).fill(-1);
   let lastLagSample = Number.NEGATIVE_INFINITY;
+  // route name → group (route names are the router's few dozen, plus 'unmatched')
+  const groupIndex = new Map<string, number>();
 
   /** the slot of `minute`, cleared when it last held an older minute */
   function slot(minute: number): number {
@@ -214,11 +218,17 @@ export function createSloMonitor(src: SloSources): SloMonitor {
     record(route, status, seconds) {
       const ms = now();
       const s = slot(Math.floor(ms / 60_000));
-      const g = ROUTE_GROUPS.indexOf(routeGroup(route));
+      let g = groupIndex.get(route);
+      if (g === undefined) groupIndex.set(route, (g = ROUTE_GROUPS.indexOf(routeGroup(route))));
       count[s * G + g]!++;
       if (status >= 500) errors[s * G + g]!++;
       latency[(s * G + g) * BUCKETS + bucketOf(seconds * 1000, LATENCY_BASE_MS)]!++;
       sampleLag(ms);
+    },
+    bytes() {
+      let n = minuteOf.byteLength + count.byteLength + errors.byteLength + latency.byteLength + chainMinute.byteLength;
+      for (const c of chains.values()) n += c.hist.byteLength + c.max.byteLength;
+      return n;
     },
     report() {
       const ms = now();
