@@ -122,6 +122,8 @@ export interface VaultdApiWithResponse {
   health(options?: RequestOptions): Promise<Answer<Body<'getHealth'>>>;
   /** GET /health/chains: per-chain indexer freshness (no envelope) */
   chains(options?: RequestOptions): Promise<Answer<Body<'listChainHealth'>>>;
+  /** GET /health/slo: service level objectives beside the live figures of 5 min, 1 h and 24 h (no envelope) */
+  slo(options?: RequestOptions): Promise<Answer<Body<'getSlo'>>>;
   /** GET /v1/vaults: curated vaults, most recently listed first */
   vaults(options?: VaultsOptions): Promise<Answer<Body<'listVaults'>>>;
   /** GET /v1/vaults/featured: featured cards in curated order */
@@ -188,6 +190,7 @@ export interface VaultdClient extends VaultdApi {
 type Used = Exclude<Op, 'getMetrics' | 'getOpenApi' | 'getDocs'>;
 const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getHealth: '/health',
+  getSlo: '/health/slo',
   listChainHealth: '/health/chains',
   listVaults: '/v1/vaults',
   listFeaturedVaults: '/v1/vaults/featured',
@@ -243,6 +246,7 @@ export function createClient(options: ClientOptions): VaultdClient {
 
   const withResponse: VaultdApiWithResponse = {
     health: (o) => call('getHealth', {}, {}, o),
+    slo: (o) => call('getSlo', {}, {}, o),
     chains: (o) => call('listChainHealth', {}, {}, o),
     vaults: (o = {}) => call('listVaults', {}, { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include) }, o),
     featured: (o) => call('listFeaturedVaults', {}, {}, o),

@@ -646,6 +646,69 @@ export interface RequestListResponse {
   meta: WalletListMeta;
 }
 
+export interface SloWindow {
+  requests: number;
+  errors_5xx: number;
+  non_5xx_ratio: number | null;
+  error_budget_left: number;
+  burn_rate: number;
+  latency_ms: {
+    health: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    vaults: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    users: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    aggregates: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    prices: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    other: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+  };
+  chains: ({
+    chain_id: number;
+    samples: number;
+    lag_seconds: {
+      p50: number | null;
+      p99: number | null;
+      max: number | null;
+    };
+  })[];
+}
+
+export interface SloReport {
+  objectives: {
+    freshness_seconds: number;
+    latency_p99_ms: number;
+    availability: number;
+  };
+  publish_age_seconds: number | null;
+  windows: {
+    "5m": SloWindow;
+    "1h": SloWindow;
+    "24h": SloWindow;
+  };
+}
+
 /** Every operation of the document: its path, parameters and 200 body. */
 export interface Operations {
   /** Liveness: version and uptime */
@@ -663,6 +726,14 @@ export interface Operations {
     pathParams: {};
     query: {};
     response: ChainHealthList;
+  };
+  /** Service level: objectives beside live figures */
+  getSlo: {
+    method: 'GET';
+    path: '/health/slo';
+    pathParams: {};
+    query: {};
+    response: SloReport;
   };
   /** Prometheus metrics */
   getMetrics: {
