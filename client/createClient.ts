@@ -101,6 +101,15 @@ export interface ActivityOptions extends PageOptions, AsOfOptions {
   includeHidden?: boolean;
 }
 
+export interface RequestsOptions extends PageOptions, AsOfOptions {
+  /** one state only (`pending`, `settled`, `refunded`, `expired`); default all */
+  status?: Query<'listRequests'>['status'];
+  /** only this vault's requests; a hidden vault's come without includeHidden */
+  vaultId?: string;
+  /** add hidden vaults' requests */
+  includeHidden?: boolean;
+}
+
 export interface PriceOptions extends RequestOptions {
   chainId: number;
   address: string;
@@ -123,6 +132,8 @@ export interface VaultdApiWithResponse {
   health(options?: RequestOptions): Promise<Answer<Body<'getHealth'>>>;
   /** GET /health/chains: per-chain indexer freshness (no envelope) */
   chains(options?: RequestOptions): Promise<Answer<Body<'listChainHealth'>>>;
+  /** GET /health/slo: service level objectives beside the live figures of 5 min, 1 h and 24 h (no envelope) */
+  slo(options?: RequestOptions): Promise<Answer<Body<'getSlo'>>>;
   /** GET /v1/vaults: curated vaults, most recently listed first */
   vaults(options?: VaultsOptions): Promise<Answer<Body<'listVaults'>>>;
   /** GET /v1/vaults/featured: featured cards in curated order */
@@ -153,6 +164,8 @@ export interface VaultdApiWithResponse {
   lots(wallet: string, vaultId: string, options?: LotsOptions): Promise<Answer<Body<'listPositionLots'>>>;
   /** GET /v1/users/{wallet}/activity: one page of the wallet's activity log */
   activity(wallet: string, options?: ActivityOptions): Promise<Answer<Body<'listActivity'>>>;
+  /** GET /v1/users/{wallet}/requests: one page of the wallet's async requests and their state (DESIGN §11.8), newest first */
+  requests(wallet: string, options?: RequestsOptions): Promise<Answer<Body<'listRequests'>>>;
   /** GET /v1/prices: the flat price object (no envelope) */
   price(options: PriceOptions): Promise<Answer<Body<'getPrice'>>>;
   /** GET /v1/prices/timeseries: `{data}`, ascending, no meta */
@@ -178,6 +191,7 @@ export interface VaultdIterators {
   positionTimeseries(wallet: string, vaultId: string, options?: PositionTimeseriesOptions): AsyncGenerator<Row<'getPositionTimeseries'>, void, undefined>;
   lots(wallet: string, vaultId: string, options?: LotsOptions): AsyncGenerator<Row<'listPositionLots'>, void, undefined>;
   activity(wallet: string, options?: ActivityOptions): AsyncGenerator<Row<'listActivity'>, void, undefined>;
+  requests(wallet: string, options?: RequestsOptions): AsyncGenerator<Row<'listRequests'>, void, undefined>;
 }
 
 export interface VaultdClient extends VaultdApi {
@@ -192,6 +206,7 @@ export interface VaultdClient extends VaultdApi {
 type Used = Exclude<Op, 'getMetrics' | 'getOpenApi' | 'getDocs'>;
 const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getHealth: '/health',
+  getSlo: '/health/slo',
   listChainHealth: '/health/chains',
   listVaults: '/v1/vaults',
   listFeaturedVaults: '/v1/vaults/featured',
@@ -206,6 +221,7 @@ const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getPosition: '/v1/users/{wallet_address}/positions/{vault_id}',
   getPositionTimeseries: '/v1/users/{wallet_address}/positions/{vault_id}/timeseries',
   listActivity: '/v1/users/{wallet_address}/activity',
+  listRequests: '/v1/users/{wallet_address}/requests',
   getTvl: '/v1/tvl',
   listStrategies: '/v1/strategies',
   getPrice: '/v1/prices',
@@ -247,6 +263,7 @@ export function createClient(options: ClientOptions): VaultdClient {
 
   const withResponse: VaultdApiWithResponse = {
     health: (o) => call('getHealth', {}, {}, o),
+    slo: (o) => call('getSlo', {}, {}, o),
     chains: (o) => call('listChainHealth', {}, {}, o),
     vaults: (o = {}) =>
       call('listVaults', {}, { next: o.next, limit: o.limit, include_hidden: o.includeHidden, include: includeText(o.include), as_of: instant(o.asOf) }, o),
@@ -283,6 +300,13 @@ export function createClient(options: ClientOptions): VaultdClient {
         'listActivity',
         { wallet_address },
         { next: o.next, limit: o.limit, order: o.order, vault_id: o.vaultId, include_hidden: o.includeHidden, as_of: instant(o.asOf) },
+        o,
+      ),
+    requests: (wallet_address, o = {}) =>
+      call(
+        'listRequests',
+        { wallet_address },
+        { next: o.next, limit: o.limit, status: o.status, vault_id: o.vaultId, include_hidden: o.includeHidden, as_of: instant(o.asOf) },
         o,
       ),
     price: (o) => call('getPrice', {}, { chain_id: o.chainId, address: o.address, at: instant(o.at) }, o),
@@ -332,6 +356,7 @@ export function createClient(options: ClientOptions): VaultdClient {
     positionTimeseries: (wallet, id, o = {}) => pages((next) => api.positionTimeseries(wallet, id, { ...o, next }), o.next),
     lots: (wallet, id, o = {}) => pages((next) => api.lots(wallet, id, { ...o, next }), o.next),
     activity: (wallet, o = {}) => pages((next) => api.activity(wallet, { ...o, next }), o.next),
+    requests: (wallet, o = {}) => pages((next) => api.requests(wallet, { ...o, next }), o.next),
   };
 
   const client: VaultdClient = {

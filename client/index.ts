@@ -3,6 +3,7 @@
 export { createClient } from './createClient.js';
 export type {
   ActivityOptions,
+  RequestsOptions,
   ApyOptions,
   AsOfOptions,
   ClientOptions,

@@ -637,6 +637,96 @@ export interface LotListResponse {
   meta: ListMeta;
 }
 
+export interface RequestPoint {
+  /** RFC 3339 date-time (UTC) */
+  timestamp: string;
+  block_number: number;
+  tx_hash: string;
+}
+
+export interface RequestItem {
+  request_hash: string;
+  vault_id: string;
+  type: 'deposit' | 'redeem';
+  status: 'pending' | 'settled' | 'refunded' | 'expired';
+  requested: RequestPoint;
+  resolved: RequestPoint | null;
+  amount: string;
+  /** RFC 3339 date-time (UTC) */
+  deadline: string | null;
+  solver_tip: string | null;
+  age_seconds: number;
+  refundable: boolean;
+}
+
+export interface RequestListResponse {
+  data: RequestItem[];
+  meta: WalletListMeta;
+}
+
+export interface SloWindow {
+  requests: number;
+  errors_5xx: number;
+  non_5xx_ratio: number | null;
+  error_budget_left: number;
+  burn_rate: number;
+  latency_ms: {
+    health: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    vaults: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    users: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    aggregates: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    prices: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    other: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+  };
+  chains: ({
+    chain_id: number;
+    samples: number;
+    lag_seconds: {
+      p50: number | null;
+      p99: number | null;
+      max: number | null;
+    };
+  })[];
+}
+
+export interface SloReport {
+  objectives: {
+    freshness_seconds: number;
+    latency_p99_ms: number;
+    availability: number;
+  };
+  publish_age_seconds: number | null;
+  windows: {
+    "5m": SloWindow;
+    "1h": SloWindow;
+    "24h": SloWindow;
+  };
+}
+
 /** Every operation of the document: its path, parameters and 200 body. */
 export interface Operations {
   /** Liveness: version and uptime */
@@ -654,6 +744,14 @@ export interface Operations {
     pathParams: {};
     query: {};
     response: ChainHealthList;
+  };
+  /** Service level: objectives beside live figures */
+  getSlo: {
+    method: 'GET';
+    path: '/health/slo';
+    pathParams: {};
+    query: {};
+    response: SloReport;
   };
   /** Prometheus metrics */
   getMetrics: {
@@ -921,6 +1019,28 @@ export interface Operations {
       as_of?: string;
     };
     response: ActivityResponse;
+  };
+  /** The wallet's async deposit and redeem requests, newest first */
+  listRequests: {
+    method: 'GET';
+    path: '/v1/users/{wallet_address}/requests';
+    pathParams: {
+      /** An EVM wallet address, matched case-insensitively. */
+      wallet_address: string;
+    };
+    query: {
+      next?: string;
+      /** 1 to 1000. Default 100. */
+      limit?: number;
+      /** Default "all". */
+      status?: 'pending' | 'settled' | 'refunded' | 'expired' | 'all';
+      vault_id?: string;
+      /** `true` or `false` (`1` and `0` are accepted too). Default false. */
+      include_hidden?: boolean;
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
+    };
+    response: RequestListResponse;
   };
   /** Aggregate TVL */
   getTvl: {

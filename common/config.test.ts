@@ -52,6 +52,26 @@ describe('config', () => {
     expect(loadConfig(VAULT_TYPES, {}, { VAULTD_CONFIG: f }).db).toBe('from-file.duckdb');
   });
 
+  it('slo: objectives default to 7200 s, 50 ms and 0.999; each is checked and named when wrong (DESIGN §11.9)', () => {
+    expect(loadConfig(VAULT_TYPES, {}, {}).slo).toEqual({ freshness_seconds: 7200, latency_p99_ms: 50, availability: 0.999 });
+    expect(loadConfig(VAULT_TYPES, { config: file({ slo: { availability: 0.99, latency_p99_ms: 12.5 } }) }, {}).slo).toEqual({
+      freshness_seconds: 7200,
+      latency_p99_ms: 12.5,
+      availability: 0.99,
+    });
+    for (const [slo, key] of [
+      [{ availability: 1 }, 'slo.availability'],
+      [{ availability: 0 }, 'slo.availability'],
+      [{ latency_p99_ms: 0 }, 'slo.latency_p99_ms'],
+      [{ freshness_seconds: 1.5 }, 'slo.freshness_seconds'],
+      [{ freshness: 60 }, 'slo.freshness'],
+    ] as const) {
+      const e = failure(() => loadConfig(VAULT_TYPES, { config: file({ slo }) }, {}));
+      expect(e.code).toBe('CONFIG_INVALID');
+      expect(e.message).toContain(`"${key}"`);
+    }
+  });
+
   it('error: a bad value names its exact key', () => {
     const e = failure(() => loadConfig(VAULT_TYPES, { config: file({ rate_limits: { anonymous_per_minute: 'lots' } }) }, {}));
     expect(e.code).toBe('CONFIG_INVALID');

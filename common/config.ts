@@ -239,6 +239,21 @@ export const configSchema = (vaultTypes: VaultTypes) =>
       }),
       {},
     ),
+    /** the service level objectives /health/slo reports the live figures against (DESIGN §11.9) */
+    slo: v.optional(
+      v.strictObject({
+        /** the newest data may be at most this old (seconds) */
+        freshness_seconds: v.optional(positiveInt, 7200),
+        /** every route group's 99th-percentile time to build a response, in milliseconds */
+        latency_p99_ms: v.optional(v.pipe(v.number('must be a number'), v.gtValue(0, 'must be more than 0')), 50),
+        /** the share of requests answered without a 5xx; 1 − this is the error budget */
+        availability: v.optional(
+          v.pipe(v.number('must be a number'), v.gtValue(0, 'must be more than 0'), v.ltValue(1, 'must be less than 1 (1 leaves no error budget)')),
+          0.999,
+        ),
+      }),
+      {},
+    ),
     /** the demo world under `vaultd serve` (no chains configured) */
     demo: v.optional(
       v.strictObject({

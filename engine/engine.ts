@@ -8,6 +8,7 @@ import {
   EVENT_SPARE_ROWS,
   loadAllocations,
   loadHistory,
+  loadRequestTerms,
   loadChainHeads,
   loadPriceDigests,
   loadPrices,
@@ -316,6 +317,7 @@ async function appendNewRows(store: Store, w: World, pricesChanged: boolean): Pr
   w.chainHeads = await loadChainHeads(store);
   w.allocations = await loadAllocations(store);
   w.history = await loadHistory(store);
+  w.requestTerms = await loadRequestTerms(store);
   const tvlBefore = JSON.stringify([w.tvlSources, w.priceProviderErrors]);
   w.tvlSources = await loadTvlSources(store, w.registry.tvl_sources);
   w.priceProviderErrors = await loadPriceProviderErrors(store);

@@ -22,6 +22,7 @@ async function run(page: string | undefined, main: HTMLElement): Promise<void> {
     if (page === 'vaults') await (await import('./pages/home.js')).homePage(main);
     else if (page === 'vault') await (await import('./pages/vault.js')).vaultPage(main);
     else if (page === 'wallet') await (await import('./pages/wallet.js')).walletPage(main);
+    else if (page === 'status') await (await import('./pages/status.js')).statusPage(main);
     else (await import('./pages/docs.js')).docsPage();
   } catch (err) {
     show(main, el('p', { class: 'error', role: 'alert' }, explain(err)));

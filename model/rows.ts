@@ -155,6 +155,23 @@ export interface TvlSourceValueRow {
   error: string | null;
 }
 
+/**
+ * The terms an async request was made with (table request_terms, DESIGN §11.8): read from the
+ * Provisioner's *Requested event, or made by the demo. Its state (pending, settled, refunded,
+ * expired) comes from the events; these only say until when it may be solved and what the solver takes.
+ */
+export interface RequestTermsRow {
+  chain_id: number;
+  vault_id: string;
+  request_hash: string;
+  /** the request's block (a reorg forgets terms past its fork point) */
+  block_number: number;
+  /** Unix seconds; null where the source has none */
+  deadline: number | null;
+  /** base units of the request's token; null where the source has none */
+  solver_tip: bigint | null;
+}
+
 /** An Aera Provisioner request, kept until it settles or is refunded (table chain_requests). */
 export interface RequestRecord {
   chain_id: number;
@@ -171,4 +188,8 @@ export interface RequestRecord {
   units: bigint;
   block_number: number;
   log_index: number;
+  /** Unix seconds (the event's deadline); absent where a caller built the record without it */
+  deadline?: number;
+  /** the event's solver tip, base units of `token` */
+  solver_tip?: bigint;
 }

@@ -93,6 +93,11 @@ export interface World {
   /** per chain: the newest indexed block and time (null before the first), and whether its ingest has stalled */
   chainHeads: Map<number, { block: number | null; ts: number | null; stalled: boolean }>;
   /**
+   * Async requests' deadline and solver tip (DESIGN §11.8), by `${vault_id}|${request_hash}`;
+   * absent where the world was not loaded with them (a request without terms never expires).
+   */
+  requestTerms?: Map<string, RequestTerms>;
+  /**
    * What views of the past read (DESIGN §11.6): every allocation snapshot per vault and every
    * external TVL reading per source, oldest first; absent where the world was not loaded with it.
    */
@@ -101,6 +106,15 @@ export interface World {
     tvlValues: Map<string, { ts: number; usd: string | null; error: string | null }[]>;
   };
 }
+
+export interface RequestTerms {
+  /** Unix seconds, or null */
+  deadline: number | null;
+  /** base units of the request's token, or null */
+  solver_tip: bigint | null;
+}
+
+export const requestTermsKey = (vaultId: string, requestHash: string) => `${vaultId}|${requestHash}`;
 
 export interface AllocationItem {
   category: string;

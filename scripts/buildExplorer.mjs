@@ -75,7 +75,7 @@ const param = (doc, p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-const PAGE_MODULE = { vaults: 'home', vault: 'vault', wallet: 'wallet', docs: 'docs' };
+const PAGE_MODULE = { vaults: 'home', vault: 'vault', wallet: 'wallet', docs: 'docs', status: 'status' };
 
 function page(name, title, body) {
   const links = preloads(PAGE_MODULE[name])
@@ -96,7 +96,7 @@ ${links}
 <a class="skip" href="#main">Skip to content</a>
 <header>
 <a class="brand" href="/">vaultd</a>
-<nav aria-label="Pages"><a href="/">Vaults</a> <a href="/docs">API reference</a></nav>
+<nav aria-label="Pages"><a href="/">Vaults</a> <a href="/docs">API reference</a> <a href="/status">Status</a></nav>
 <form id="key-form"><input id="api-key" type="password" placeholder="API key (optional)" aria-label="API key" autocomplete="off"><button>Use key</button></form>
 </header>
 <main id="main" tabindex="-1">${body}</main>
@@ -109,6 +109,7 @@ const loading = '<p class="loading">Loading…</p>';
 writeFileSync(join(out, 'index.html'), page('vaults', 'Vaults', loading));
 writeFileSync(join(out, 'vault.html'), page('vault', 'Vault', loading));
 writeFileSync(join(out, 'wallet.html'), page('wallet', 'Wallet', loading));
+writeFileSync(join(out, 'status.html'), page('status', 'Service level', loading));
 
 // ---- /docs: the reference ----
 // the Markdown of descriptions, by the explorer's own renderer (TypeScript, compiled here)

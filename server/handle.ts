@@ -19,6 +19,7 @@ import { createTargetLengthStep } from './middleware/targetLength/index.js';
 import type { Reply } from './reply.js';
 import { requestIdFrom } from './requestId.js';
 import { createResponder, type PageWire } from './respond.js';
+import { createSloMonitor, registerSloMetrics } from './sloMonitor.js';
 import type { StaticAssets } from './static/staticAssets.js';
 
 export type { IncomingRequest } from './exchange.js';
@@ -60,7 +61,13 @@ export function createHandler(deps: HandlerDeps) {
   // One clock read per request: the rate limiter and the Cache-Control second use the request's
   // start (Date.now() is a system call on some VMs, ~0.3 µs here; performance.now() is not).
   const clock = { ms: 0 };
-  const respond = createResponder({ common: deps.common, secondsToNextPublish: deps.secondsToNextPublish, ...(deps.wires ? { wires: deps.wires } : {}) });
+  const slo = createSloMonitor({
+    objectives: deps.common.config.slo,
+    chainHeads: () => deps.current()?.chainHeads() ?? [],
+    publishedAt: () => deps.current()?.refreshedAtS ?? null,
+  });
+  registerSloMetrics(deps.common.metrics, slo);
+  const respond = createResponder({ common: deps.common, secondsToNextPublish: deps.secondsToNextPublish, slo, ...(deps.wires ? { wires: deps.wires } : {}) });
   const limit = createLimit(deps.common, clock);
   const steps: readonly Step[] = [
     createAuthStep({ auth: deps.auth, anonymous: deps.common.config.auth.anonymous, metricsPublic: deps.common.config.server.metrics_public }),
@@ -69,7 +76,7 @@ export function createHandler(deps: HandlerDeps) {
     createPreflightStep(respond),
     methodStep,
     createStaticStep(deps.assets, respond),
-    createRouteStep({ ...deps, respond, chargeJunk: limit.chargeJunk }),
+    createRouteStep({ ...deps, slo, respond, chargeJunk: limit.chargeJunk }),
   ];
 
   const keyedMetrics = deps.common.config.server.metrics_public === false;

@@ -43,6 +43,7 @@ describe('the document', () => {
     const seedPaths = [
       '/health',
       '/health/chains',
+      '/health/slo',
       '/metrics',
       '/openapi.json',
       '/docs',
@@ -64,6 +65,8 @@ describe('the document', () => {
       // wave 3 (DESIGN §11.2, §11.4)
       '/v1/vaults/{vault_id}/apy',
       '/v1/users/{wallet_address}/positions/{vault_id}/lots',
+      // DESIGN §11.8
+      '/v1/users/{wallet_address}/requests',
     ];
     expect(Object.keys(doc().paths).sort()).toEqual([...seedPaths].sort());
     for (const path of seedPaths) {

@@ -64,6 +64,15 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     description: 'One entry per chain that has an enabled vault. Not enveloped.',
     body: 'ChainHealthList',
   }),
+  'health.slo': plain({
+    path: '/health/slo',
+    operationId: 'getSlo',
+    tag: 'health',
+    summary: 'Service level: objectives beside live figures',
+    description:
+      'The configured objectives (`slo.*`) beside the figures of the last 5 minutes, hour and 24 hours, kept in per-minute buckets since the process started: requests and those answered with a 5xx, the non-5xx ratio, the error budget left (1 untouched, 0 spent) and its burn rate, the time to build a response per route group (p50/p99: the upper bound of the histogram bucket they fall in, buckets √2 apart), and per chain the data lag (now minus its newest indexed block time, sampled at most every 10 s). Not enveloped; never cached.',
+    body: 'SloReport',
+  }),
   metrics: plain({
     path: '/metrics',
     operationId: 'getMetrics',
@@ -236,6 +245,18 @@ export const OPERATIONS: Record<RouteName, OperationSpec> = {
     query: 'users.activity',
     body: 'ActivityResponse',
     errors: [409, 422],
+  }),
+  'users.requests': v1({
+    path: '/v1/users/{wallet_address}/requests',
+    operationId: 'listRequests',
+    tag: 'users',
+    summary: "The wallet's async deposit and redeem requests, newest first",
+    description:
+      "Each request with its state: `pending` until settled or refunded, `expired` (and `refundable`) once unresolved past its deadline; `status` filters (default `all`), `vault_id` names one vault. `amount` is the deposit's assets or the redeem's shares; `deadline` and `solver_tip` come from the Provisioner's request event (null where unknown). `age_seconds` runs from the request to its resolution, or to the data time (`as_of`) while unresolved. Hidden vaults follow the activity route's rule.",
+    pathParams: ['wallet_address'],
+    query: 'users.requests',
+    body: 'RequestListResponse',
+    errors: [422],
   }),
   tvl: v1({
     path: '/v1/tvl',

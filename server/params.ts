@@ -193,6 +193,14 @@ export const QUERY_SCHEMAS = {
     include_hidden: v.optional(bool, 'false'),
     as_of: v.optional(instantOrUnix),
   }),
+  'users.requests': v.object({
+    next: v.optional(cursor),
+    limit: v.optional(intIn(1, 1000), '100'),
+    status: v.optional(oneOf(['pending', 'settled', 'refunded', 'expired', 'all'], 'must be one of pending, settled, refunded, expired, all'), 'all'),
+    vault_id: v.optional(string()),
+    include_hidden: v.optional(bool, 'false'),
+    as_of: v.optional(instantOrUnix),
+  }),
   tvl: v.object({ include_breakdown: v.optional(bool), include_sources: v.optional(bool), as_of: v.optional(instantOrUnix) }),
   prices: v.object({
     address,

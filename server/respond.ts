@@ -24,6 +24,7 @@ import {
   type Reply,
 } from './reply.js';
 import { createRequestMetrics } from './requestMetrics.js';
+import type { SloMonitor } from './sloMonitor.js';
 import { createEncodingChooser, type Encoding } from './transport/negotiate.js';
 import {
   type BodyTemplate,
@@ -70,6 +71,8 @@ export interface ResponderDeps {
   secondsToNextPublish: () => number | null;
   /** each page's wire form (a test may pass its own map to look at what was made) */
   wires?: WeakMap<object, PageWire>;
+  /** the live service level figures every answer feeds (DESIGN §11.9) */
+  slo?: SloMonitor;
 }
 
 /** /v1 answers depend on the credential (401, tier headers): caches must key on it too. */
@@ -87,6 +90,7 @@ const LOG_SAMPLE = 1000;
 
 export function createResponder(deps: ResponderDeps): Responder {
   let sampled = 0;
+  const slo = deps.slo;
   const metrics = createRequestMetrics(deps.common.metrics, {
     counter: 'vaultd_http_requests_total',
     counterHelp: 'HTTP requests by route and status',
@@ -106,6 +110,7 @@ export function createResponder(deps: ResponderDeps): Responder {
     const name = x.route?.name ?? 'unmatched';
     const seconds = (performance.now() - x.t0) / 1000;
     metrics.record(name, status, seconds);
+    slo?.record(name, status, seconds);
     // Sampled access log: every error response, and one request in LOG_SAMPLE otherwise.
     if (status >= 500 || ++sampled % LOG_SAMPLE === 0) {
       deps.common.logger.info({ request_id: x.requestId, method: x.req.method, path: x.req.path, route: name, status, ms: seconds * 1000 }, 'request');

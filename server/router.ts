@@ -4,6 +4,7 @@
 export type RouteName =
   | 'health'
   | 'health.chains'
+  | 'health.slo'
   | 'metrics'
   | 'openapi'
   | 'docs'
@@ -20,6 +21,7 @@ export type RouteName =
   | 'users.position.timeseries'
   | 'users.position.lots'
   | 'users.activity'
+  | 'users.requests'
   | 'tvl'
   | 'strategies'
   | 'prices'
@@ -34,6 +36,7 @@ export interface RouteMatch {
 const FIXED: Record<string, RouteName> = {
   '/health': 'health',
   '/health/chains': 'health.chains',
+  '/health/slo': 'health.slo',
   '/metrics': 'metrics',
   '/openapi.json': 'openapi',
   '/docs': 'docs',
@@ -96,6 +99,7 @@ export function matchRoute(path: string): RouteMatch | null {
   const wallet_address = seg[0]!;
   if (seg.length === 2 && seg[1] === 'positions') return { name: 'users.positions', params: { wallet_address } };
   if (seg.length === 2 && seg[1] === 'activity') return { name: 'users.activity', params: { wallet_address } };
+  if (seg.length === 2 && seg[1] === 'requests') return { name: 'users.requests', params: { wallet_address } };
   if (seg.length === 3 && seg[1] === 'positions') return { name: 'users.position', params: { wallet_address, vault_id: seg[2]! } };
   if (seg.length === 4 && seg[1] === 'positions' && seg[3] === 'timeseries') {
     return { name: 'users.position.timeseries', params: { wallet_address, vault_id: seg[2]! } };

@@ -349,4 +349,23 @@ DROP TABLE vaults;
 ALTER TABLE vaults_v8 RENAME TO vaults;
 `,
   },
+  {
+    version: 9,
+    name: "request_terms: async requests' deadline and solver tip",
+    sql: `
+-- The terms of an async request (DESIGN §11.8), read from the Provisioner's *Requested event or
+-- made by the demo: until when it may be solved and what the solver takes (base units of the
+-- request's token). A new raw table rather than new vault_events columns: the events keep their
+-- shape (and a file built before this has every event it had); a request without terms — every
+-- request of such a file — has no deadline, so it never expires.
+CREATE TABLE request_terms (
+  chain_id BIGINT NOT NULL,
+  vault_id VARCHAR NOT NULL,
+  request_hash VARCHAR NOT NULL,
+  block_number BIGINT NOT NULL,
+  deadline TIMESTAMP,
+  solver_tip HUGEINT
+);
+`,
+  },
 ];

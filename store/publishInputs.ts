@@ -14,6 +14,7 @@ export const RAW_AND_REGISTRY_TABLES = [
   'prices',
   'allocations',
   'tvl_source_values',
+  'request_terms',
 ] as const;
 
 /** The tables a published snapshot is built from: registry and raw facts, and the per-chain ingest status. */

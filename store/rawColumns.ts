@@ -194,13 +194,13 @@ class BatchBuilder {
 
 /**
  * A RawSink that encodes snapshots, events and prices into column batches and hands each full
- * batch to `emit` (with the buffers to transfer); allocations and TVL readings go to `rows`.
+ * batch to `emit` (with the buffers to transfer); allocations, TVL readings and request terms go to `rows`.
  * Batches of one table are emitted in row order, and a batch's dictionary entries are emitted
  * with it or before, so a loader that applies them in emit order sees every index it needs.
  */
 export function createBatchSink(
   emit: (batch: RawBatch, transfer: ArrayBuffer[]) => void,
-  rows: Pick<RawSink, 'allocation' | 'tvlSourceValue'>,
+  rows: Pick<RawSink, 'allocation' | 'tvlSourceValue' | 'requestTerms'>,
 ): { sink: RawSink; flush(): void } {
   const small = createDictionary();
   const addrs = createDictionary();
@@ -264,6 +264,7 @@ export function createBatchSink(
     },
     allocation: (r) => rows.allocation(r),
     tvlSourceValue: (r) => rows.tvlSourceValue(r),
+    requestTerms: (r) => rows.requestTerms(r),
   };
   return {
     sink,

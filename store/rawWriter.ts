@@ -85,6 +85,18 @@ export const RAW_TABLES = {
     key: ['source_id', 'ts'],
     casts: { usd: 'CAST(usd AS DECIMAL(38, 6))' },
   },
+  requestTerms: {
+    table: 'request_terms',
+    columns: [
+      ['chain_id', 'bigint'],
+      ['vault_id', 'varchar'],
+      ['request_hash', 'varchar'],
+      ['block_number', 'bigint'],
+      ['deadline', 'timestamp'],
+      ['solver_tip', 'hugeint'],
+    ],
+    key: ['vault_id', 'request_hash'],
+  },
 } as const satisfies Record<string, TableSpec>;
 
 type TableName = keyof typeof RAW_TABLES;
@@ -138,6 +150,7 @@ export async function createRawWriter(store: Store, mode: 'append' | 'dedupe'): 
     price: (r) => loaders.prices.push(row([r.chain_id, r.address, r.ts, r.usd, r.source])),
     allocation: (r) => loaders.allocations.push(row([r.vault_id, r.as_of, r.position, r.category, r.target, r.allocation, r.amount, r.amount_usd])),
     tvlSourceValue: (r) => loaders.tvlSourceValues.push(row([r.source_id, r.ts, r.usd, r.error])),
+    requestTerms: (r) => loaders.requestTerms.push(row([r.chain_id, r.vault_id, r.request_hash, r.block_number, r.deadline, r.solver_tip])),
   };
 
   return {

@@ -102,6 +102,9 @@ describe('snapshot directory', () => {
     expect(items.offsets).toEqual(world.positionItems!.offsets);
     expect(items.flags).toEqual(world.positionItems!.flags);
     expect([...items.skipped]).toEqual([...world.positionItems!.skipped]);
+    // async requests' terms (DESIGN §11.8) travel with the world
+    expect(world.requestTerms!.size).toBeGreaterThan(0);
+    expect(loaded.world.requestTerms).toEqual(world.requestTerms);
 
     // per-request bodies (built from the world on each request) are identical too
     const a = handlerFor(original);
@@ -113,7 +116,7 @@ describe('snapshot directory', () => {
       `/v1/vaults/${vault}/timeseries?granularity=hour&limit=1000`,
       `/v1/vaults/${vault}/timeseries?granularity=day`,
       '/v1/tvl?include_breakdown=true',
-      ...wallets.flatMap((w) => [`/v1/users/${w}/positions`, `/v1/users/${w}/activity`]),
+      ...wallets.flatMap((w) => [`/v1/users/${w}/positions`, `/v1/users/${w}/activity`, `/v1/users/${w}/requests`]),
     ];
     const pos = walletPositionList(world, wallets[0]!)[0]!;
     targets.push(`/v1/users/${wallets[0]}/positions/${pos.vault_id}/timeseries`);

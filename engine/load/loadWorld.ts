@@ -3,7 +3,8 @@
 // the latest allocations and the external TVL sources' last readings.
 import type { Common } from '../../common/common.js';
 import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../../model/world.js';
-import { priceKey } from '../../model/world.js';
+import { priceKey, requestTermsKey } from '../../model/world.js';
+import { allRequestTerms } from '../../store/requestTerms.js';
 import { allAllocations, latestAllocations } from '../../store/allocations.js';
 import { ingestHeads } from '../../store/ingestStatus.js';
 import { priceDigestRows, streamPrices, type PriceSlice } from '../../store/prices.js';
@@ -37,7 +38,7 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
   const vaults = new Map(registry.vaults.map((v) => [v.vault_id, v]));
   // events and prices each on a connection of their own, the rest on this one: one table's
   // query runs while another's chunks are copied (~0.2 s of a demo world's cold start)
-  const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads, history]] = await allSettled([
+  const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads, history, requestTerms]] = await allSettled([
     onSibling(store, (s) => loadEventTable(s, null, {}, { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true, signal: opts.signal })),
     onSibling(store, (s) => loadPrices(s, undefined, opts.signal)),
     (async () =>
@@ -48,6 +49,7 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
         await loadPriceProviderErrors(store),
         await loadChainHeads(store),
         await loadHistory(store),
+        await loadRequestTerms(store),
       ] as const)(),
   ]);
   let end = 0;
@@ -70,7 +72,15 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
     end,
     chainHeads,
     history,
+    requestTerms,
   };
+}
+
+/** Every async request's terms (DESIGN §11.8): one small row per request. */
+export async function loadRequestTerms(store: Store): Promise<NonNullable<World['requestTerms']>> {
+  const out: NonNullable<World['requestTerms']> = new Map();
+  for (const r of await allRequestTerms(store)) out.set(requestTermsKey(r.vault_id, r.request_hash), { deadline: r.deadline, solver_tip: r.solver_tip });
+  return out;
 }
 
 /**

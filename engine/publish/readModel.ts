@@ -26,6 +26,7 @@ import type { PositionAuditInput, PositionAuditOutput } from '../audit/positionA
 import type { ApyWindowProvenance } from '../audit/apyProvenance.js';
 import type { PointOptions } from '../positions/positionTimeseries.js';
 import { createAuditViews, type Include, type LotState } from './auditViews.js';
+import { type RequestItem, type RequestStatus, requestItemOf, walletRequestRows } from '../requests/requestItems.js';
 
 /** A page of serialized list items: the items joined by commas (no brackets), and what the envelope's meta needs. */
 export interface ItemsAnswer<K> {
@@ -152,6 +153,20 @@ export interface ReadModel {
     wallet: string,
     q: { vaultId: string | null; includeHidden: boolean; order: 'asc' | 'desc'; after: ActivityKey | null; limit: number },
   ): ItemsAnswer<ActivityKey> | Promise<ItemsAnswer<ActivityKey>>;
+
+  /**
+   * The wallet's async requests (DESIGN §11.8), newest request first, at this model's data time:
+   * `status` 'all' or one status; the key is the request row's activity key.
+   */
+  requests(
+    wallet: string,
+    q: { status: RequestStatus | 'all'; vaultId: string | null; includeHidden: boolean; after: ActivityKey | null; limit: number },
+  ): ItemsAnswer<ActivityKey>;
+  /**
+   * Every request item of the wallet in vaults it may see (hidden ones included, disabled ones
+   * never), oldest first: what a `wallet.request` message compares between publishes.
+   */
+  requestItems(wallet: string): RequestItem[];
 
   /** the latest USD price body, or the one at `at`; a string saying why when there is none */
   price(chainId: number, address: string, at?: number): Buffer | { missing: string };
@@ -314,6 +329,12 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     return found && { p: found.p, rows: { from: found.rows.from, to: found.rows.to } };
   });
 
+  /** The wallet's requests in this model's rows (its activity rows up to the published or as-of end). */
+  function walletRequests(wallet: string) {
+    const w = walletOf(world, wallet);
+    if (w < 0) return [];
+    return walletRequestRows(t, x.activity, x.activityStart[w]!, src.activityEnd(w));
+  }
   const model: ReadModel = {
     generation: snapshot.generation,
     refreshedAt: snapshot.refreshed_at,
@@ -538,6 +559,49 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
         }
         return answer(parts);
       })();
+    },
+
+    requests(wallet, q) {
+      const now = opts.dataTime ?? model.dataEnd;
+      const parts: string[] = [];
+      let more = false;
+      let last = -1;
+      const reqs = walletRequests(wallet);
+      for (let k = reqs.length - 1; k >= 0; k--) {
+        const req = reqs[k]!;
+        const i = req.opened;
+        const vaultId = vaultIdOf(t, i);
+        if (q.vaultId !== null && vaultId !== q.vaultId) continue;
+        const v = world.vaults.get(vaultId);
+        // the activity route's rule: a named vault's rows whatever include_hidden says; disabled never
+        if (!v || v.visibility === 'disabled' || (v.visibility === 'hidden' && !q.includeHidden && q.vaultId === null)) continue;
+        if (q.after !== null && cmpKey(keyOf(t, i), q.after) >= 0) continue;
+        const item = requestItemOf(t, req, v.numeraire_decimals, world.requestTerms, now);
+        if (q.status !== 'all' && item.status !== q.status) continue;
+        if (parts.length === q.limit) {
+          more = true;
+          break;
+        }
+        parts.push(JSON.stringify(item));
+        last = i;
+      }
+      return {
+        parts: parts.length === 0 ? [] : [Buffer.from(parts.join(','))],
+        count: parts.length,
+        nextKey: more && last >= 0 ? keyOf(t, last) : null,
+        partialErrors: [],
+      };
+    },
+
+    requestItems(wallet) {
+      const now = opts.dataTime ?? model.dataEnd;
+      const out: RequestItem[] = [];
+      for (const req of walletRequests(wallet)) {
+        const v = world.vaults.get(vaultIdOf(t, req.opened));
+        if (!v || v.visibility === 'disabled') continue;
+        out.push(requestItemOf(t, req, v.numeraire_decimals, world.requestTerms, now));
+      }
+      return out;
     },
 
     price(chainId, address, at) {

@@ -93,6 +93,8 @@ interface WorldFile {
     allocations: [string, NonNullable<World['history']>['allocations'] extends Map<string, infer A> ? A : never][];
     tvlValues: [string, NonNullable<World['history']>['tvlValues'] extends Map<string, infer V> ? V : never][];
   };
+  /** async requests' terms (DESIGN §11.8), the tip as a decimal string (absent in files written before them) */
+  requestTerms?: [string, { deadline: number | null; solver_tip: string | null }][];
   events: number;
   wallets: { wallets: number; positions: number };
   /** the position items (engine/positions/positionItems.ts): their JSON's length, and the skipped-rows messages */
@@ -424,6 +426,9 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
     end: world.end,
     chainHeads: [...world.chainHeads],
     ...(world.history ? { history: { allocations: [...world.history.allocations], tvlValues: [...world.history.tvlValues] } } : {}),
+    ...(world.requestTerms
+      ? { requestTerms: [...world.requestTerms].map(([k, t]) => [k, { deadline: t.deadline, solver_tip: t.solver_tip?.toString() ?? null }] as const) }
+      : {}),
     events: world.events.length,
     wallets: { wallets: world.walletIndex.wallets, positions: world.walletIndex.positions },
     items: { bytes: items.json.length, skipped: [...items.skipped], returns_bytes: items.returns ? items.returns.json.length : null },
@@ -688,6 +693,13 @@ async function decodeWorld(dir: string, m: SnapshotManifest, meta: WorldFile): P
     end: meta.end,
     chainHeads: new Map(meta.chainHeads),
     ...(meta.history ? { history: { allocations: new Map(meta.history.allocations), tvlValues: new Map(meta.history.tvlValues) } } : {}),
+    ...(meta.requestTerms
+      ? {
+          requestTerms: new Map(
+            meta.requestTerms.map(([k, t]) => [k, { deadline: t.deadline, solver_tip: t.solver_tip === null ? null : BigInt(t.solver_tip) }]),
+          ),
+        }
+      : {}),
   };
   return { world, auth };
 }

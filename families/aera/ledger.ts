@@ -129,6 +129,8 @@ export const AERA_LEDGER: Ledger = {
               units: (deposit ? a.minUnitsOut : a.unitsIn) as bigint,
               block_number: d.log.blockNumber,
               log_index: d.log.logIndex,
+              deadline: Number(a.deadline as bigint),
+              solver_tip: a.solverTip as bigint,
             };
             sink.addRequest(r);
             if (deposit) sink.row(d, 0, v, { kind: 'deposit_pending', wallet: user, assets: r.tokens, shares: 0n, token: r.token, request_hash: hash });

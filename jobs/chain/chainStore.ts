@@ -4,6 +4,7 @@
 // serializes access (common/mutex.ts).
 import { deleteBlockHashesAfter, pruneBlockHashes, readRecentHashes, writeBlockHashes, type StoredHash } from '../../store/blockHashes.js';
 import { readRequests, insertRequests, deleteRequestsAfter } from '../../store/chainRequests.js';
+import { deleteRequestTermsAfter, insertRequestTerms } from '../../store/requestTerms.js';
 import { deleteCheckpoint, readCheckpoints, rewindCheckpoints, writeCheckpoint, type Checkpoint } from '../../store/checkpoints.js';
 import { createRawWriter } from '../../store/rawWriter.js';
 import { getSetting, setSetting } from '../../store/settings.js';
@@ -89,6 +90,7 @@ export async function commitRange(store: Store, c: RangeCommit): Promise<{ event
   return store.transaction('ingest.commit', async () => {
     const added = await writer.finish();
     await insertRequests(store, c.chainId, c.requests);
+    await insertRequestTerms(store, c.chainId, c.requests);
     await writeBlockHashes(store, c.chainId, c.hashes);
     for (const cp of c.checkpoints) await writeCheckpoint(store, c.chainId, cp);
     await pruneBlockHashes(store, c.chainId, c.pruneBelow);
@@ -112,6 +114,7 @@ export async function rollbackAfter(
     await deleteEventsAfter(store, chainId, ancestor.block);
     await deleteSnapshotsAfter(store, chainId, ancestor.block, ancestor.ts);
     await deleteRequestsAfter(store, chainId, ancestor.block);
+    await deleteRequestTermsAfter(store, chainId, ancestor.block);
     await deleteBlockHashesAfter(store, chainId, ancestor.block);
     await rewindCheckpoints(store, chainId, ancestor.block, ancestor.hash);
     return { events, snapshots };

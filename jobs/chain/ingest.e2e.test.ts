@@ -259,6 +259,16 @@ describe('ingestOnce over the devnet (end to end)', () => {
           break;
       }
     }
+    // each request's terms (DESIGN §11.8): the deadline and solver tip of its *Requested event
+    const terms = await store.rows<{ k: string }>(
+      't.terms',
+      "SELECT vault_id || ' ' || request_hash || ' ' || epoch(deadline)::BIGINT || ' ' || solver_tip::VARCHAR AS k FROM request_terms ORDER BY 1",
+    );
+    const eventTerms = parsed
+      .filter((l) => l.eventName === 'DepositRequested' || l.eventName === 'RedeemRequested')
+      .map((l) => `${vaultIdOf(l.address)} ${lower((l.args.depositRequestHash ?? l.args.redeemRequestHash) as string)} ${l.args.deadline} ${l.args.solverTip}`);
+    expect(terms.map((t) => t.k)).toEqual(eventTerms.sort());
+    expect(eventTerms.length).toBeGreaterThan(10);
     const actual = rows.map((r) => `${r.block_number}/${r.log_index}/${r.sub_index} ${r.vault_id} ${r.kind} ${r.wallet} ${r.request_hash ?? '-'}`);
     expect(actual.sort()).toEqual(expected.sort());
     // every kind of §4.6 appears, and the v2 receiver case too

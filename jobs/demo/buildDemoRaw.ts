@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { VaultdError } from '../../common/errors.js';
 import { BINARY_BUILD } from '../../common/runtime.js';
-import type { AllocationRow, Registry, TvlSourceValueRow } from '../../model/rows.js';
+import type { AllocationRow, Registry, RequestTermsRow, TvlSourceValueRow } from '../../model/rows.js';
 import { createBatchSink, STAGE_NAMES, type RawBatch, type StageName } from '../../store/rawColumns.js';
 import { createRawWriter } from '../../store/rawWriter.js';
 import { createStagedRawLoader } from '../../store/stagedRawLoader.js';
@@ -34,7 +34,7 @@ export interface SimWorkerData {
 export type SimWorkerMessage =
   | { type: 'batch'; batch: RawBatch }
   | { type: 'progress'; done: number; total: number }
-  | { type: 'done'; summary: SimulationSummary; allocations: AllocationRow[]; tvlSourceValues: TvlSourceValueRow[] };
+  | { type: 'done'; summary: SimulationSummary; allocations: AllocationRow[]; tvlSourceValues: TvlSourceValueRow[]; requestTerms: RequestTermsRow[] };
 
 export interface DemoRawCounts {
   snapshots: number;
@@ -42,6 +42,7 @@ export interface DemoRawCounts {
   prices: number;
   allocations: number;
   tvlSourceValues: number;
+  requestTerms: number;
 }
 
 export interface BuildDemoRawOptions {
@@ -84,10 +85,11 @@ export async function buildDemoRaw(
   try {
     let done: Extract<SimWorkerMessage, { type: 'done' }>;
     if (mode === 'inline') {
-      const small = { allocations: [] as AllocationRow[], tvlSourceValues: [] as TvlSourceValueRow[] };
+      const small = { allocations: [] as AllocationRow[], tvlSourceValues: [] as TvlSourceValueRow[], requestTerms: [] as RequestTermsRow[] };
       const { sink, flush } = createBatchSink((batch) => loader.append(batch), {
         allocation: (r) => void small.allocations.push(r),
         tvlSourceValue: (r) => void small.tvlSourceValues.push(r),
+        requestTerms: (r) => void small.requestTerms.push(r),
       });
       const summary = simulateDemo(params, registry, sink, { onProgress: opts.onProgress });
       flush();
@@ -104,10 +106,11 @@ export async function buildDemoRaw(
     const writer = await createRawWriter(store, 'append');
     for (const r of done.allocations) writer.sink.allocation(r);
     for (const r of done.tvlSourceValues) writer.sink.tvlSourceValue(r);
+    for (const r of done.requestTerms) writer.sink.requestTerms(r);
     const small = await writer.finish();
     return {
       sim: done.summary,
-      added: { ...moved, allocations: small.allocations, tvlSourceValues: small.tvlSourceValues },
+      added: { ...moved, allocations: small.allocations, tvlSourceValues: small.tvlSourceValues, requestTerms: small.requestTerms },
     };
   } finally {
     await loader.close();

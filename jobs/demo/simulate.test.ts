@@ -28,7 +28,13 @@ function digest(rows: readonly unknown[]): string {
 
 /** Every time-stamped table: snapshots, events, prices, allocation snapshots (daily at 00:00) and TVL readings. */
 function digestTimeRows(rows: Rows): string[] {
-  return [digest(rows.snapshots), digest(rows.events), digest(rows.prices), digest(rows.allocations), digest(rows.tvlSourceValues)];
+  return [digest(rows.snapshots), digest(rows.events), digest(rows.prices), digest(rows.allocations), digest(rows.tvlSourceValues), digest(rows.requestTerms)];
+}
+
+/** The request terms of the requests opened among `events` (terms carry no time of their own). */
+function termsOf(rows: Rows, events: Rows['events']): Rows['requestTerms'] {
+  const opened = new Set(events.filter((e) => e.kind.endsWith('_pending')).map((e) => `${e.vault_id}|${e.request_hash}`));
+  return rows.requestTerms.filter((t) => opened.has(`${t.vault_id}|${t.request_hash}`));
 }
 
 function concat(a: Rows, b: Rows): Rows {
@@ -38,6 +44,7 @@ function concat(a: Rows, b: Rows): Rows {
     prices: [...a.prices, ...b.prices],
     allocations: [...a.allocations, ...b.allocations],
     tvlSourceValues: [...a.tvlSourceValues, ...b.tvlSourceValues],
+    requestTerms: [...a.requestTerms, ...b.requestTerms],
   };
 }
 
@@ -51,6 +58,7 @@ function canonical(rows: Rows): Rows {
     prices: by(rows.prices, (p) => `${pad(p.chain_id)}|${p.address}|${pad(p.ts)}`),
     allocations: by(rows.allocations, (a) => `${a.vault_id}|${pad(a.as_of)}|${pad(a.position)}`),
     tvlSourceValues: by(rows.tvlSourceValues, (t) => `${t.source_id}|${pad(t.ts)}`),
+    requestTerms: by(rows.requestTerms, (t) => `${t.vault_id}|${t.request_hash}`),
   };
 }
 
@@ -303,6 +311,7 @@ describe('simulateDemo: determinism and prefix stability', () => {
           prices: upTo(whole.prices),
           allocations: upTo(whole.allocations),
           tvlSourceValues: upTo(whole.tvlSourceValues),
+          requestTerms: termsOf(whole, upTo(whole.events)),
         }),
       );
     }
@@ -337,6 +346,10 @@ describe('simulateDemo: determinism and prefix stability', () => {
             prices: whole.prices.filter((r) => r.ts > fromTs),
             allocations: [],
             tvlSourceValues: whole.tvlSourceValues.filter((r) => r.ts > fromTs),
+            requestTerms: termsOf(
+              whole,
+              whole.events.filter((r) => r.ts > fromTs),
+            ),
           };
           return JSON.stringify(digestTimeRows(got)) === JSON.stringify(digestTimeRows(want));
         }),

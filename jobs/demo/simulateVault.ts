@@ -105,6 +105,9 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   const rng = createRng(ctx.seed, `vault:${vault.vault_id}`);
   const txKey = hashKey(ctx.seed, 'tx');
   const requestKey = hashKey(ctx.seed, 'request');
+  // request terms (deadline, solver tip) draw from a stream of their own: the world's other rows
+  // are the ones they were before terms existed
+  const termsRng = createRng(ctx.seed, `terms:${vault.vault_id}`);
   const decimals = vault.numeraire_decimals;
   // assets = shares · P / 10^(36−d); shares = assets · 10^(36−d) / P (both floor)
   const scale = 10n ** BigInt(36 - decimals);
@@ -306,6 +309,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
             const q2: Request = { deposit: true, slot, assets, shares: 0n, index: requestCounter++, due: h + delayHours(refund) * HOUR, refund };
             addPending(q2);
             emit('deposit_pending', slot, -1, assets, 0n, q2.index, block, ts, logIndex);
+            terms(q2, h, block, ts, assets);
           } else {
             const sh = (assets * scale) / P;
             shares[slot] = own + sh;
@@ -321,6 +325,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
             const q2: Request = { deposit: false, slot, assets: 0n, shares: sh, index: requestCounter++, due: h + delayHours(refund) * HOUR, refund };
             addPending(q2);
             emit('withdraw_pending', slot, -1, 0n, sh, q2.index, block, ts, logIndex);
+            terms(q2, h, block, ts, (sh * P) / scale);
           } else {
             supply -= sh;
             emit('withdraw', slot, -1, (sh * P) / scale, sh, -1, block, ts, logIndex);
@@ -381,6 +386,20 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   function addPending(q: Request): void {
     pending.push(q);
     if (q.due < nextDue) nextDue = q.due;
+  }
+
+  /**
+   * The request's terms (DESIGN §11.8), drawn whether emitted or not (the stream stays in step):
+   * a request that settles has its deadline 1–72 h after its settlement hour; one that is refunded
+   * passed its deadline 1 h to a third of its delay after the request, so until its refund it is
+   * expired. The solver tip is 0–30 bp of the request's value in the token.
+   */
+  function terms(q: Request, h: number, block: number, ts: number, value: bigint): void {
+    const delay = (q.due - h) / HOUR;
+    const deadline = q.refund ? h + termsRng.int(1, Math.max(1, Math.floor(delay / 3))) * HOUR : q.due + termsRng.int(1, 72) * HOUR;
+    const tip = (value * BigInt(termsRng.int(0, 30))) / 10_000n;
+    if (ts > ctx.until || ts <= fromTs) return;
+    sink.requestTerms({ chain_id: chainId, vault_id: vaultId, request_hash: requestHash(q.index), block_number: block, deadline, solver_tip: tip });
   }
 
   /** Settlement delays: hours to a few days; refunds wait for the request's deadline. */

@@ -2,7 +2,7 @@
 // encodes rows into column batches (store/rawColumns.ts) and posts them to the loading thread,
 // waiting while `cap` batches are in flight so memory stays bounded whatever the world's size.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { AllocationRow, TvlSourceValueRow } from '../../model/rows.js';
+import type { AllocationRow, RequestTermsRow, TvlSourceValueRow } from '../../model/rows.js';
 import { createBatchSink } from '../../store/rawColumns.js';
 import type { SimWorkerData, SimWorkerMessage } from './buildDemoRaw.js';
 import { buildDemoRegistry } from './registry.js';
@@ -15,6 +15,7 @@ const post = (m: SimWorkerMessage, transfer: ArrayBuffer[] = []) => port.postMes
 
 const allocations: AllocationRow[] = [];
 const tvlSourceValues: TvlSourceValueRow[] = [];
+const requestTerms: RequestTermsRow[] = [];
 const { sink, flush } = createBatchSink(
   (batch, transfer) => {
     for (;;) {
@@ -25,10 +26,10 @@ const { sink, flush } = createBatchSink(
     Atomics.add(inFlight, 0, 1);
     post({ type: 'batch', batch }, transfer);
   },
-  { allocation: (r) => void allocations.push(r), tvlSourceValue: (r) => void tvlSourceValues.push(r) },
+  { allocation: (r) => void allocations.push(r), tvlSourceValue: (r) => void tvlSourceValues.push(r), requestTerms: (r) => void requestTerms.push(r) },
 );
 const summary = simulateDemo(data.params, buildDemoRegistry(data.params), sink, {
   onProgress: (done, total) => post({ type: 'progress', done, total }),
 });
 flush();
-post({ type: 'done', summary, allocations, tvlSourceValues });
+post({ type: 'done', summary, allocations, tvlSourceValues, requestTerms });

@@ -1,4 +1,5 @@
 // What every route handler receives, and small helpers shared by the handlers.
+import type { SloMonitor } from '../sloMonitor.js';
 import type { Common } from '../../common/common.js';
 import { VaultdError } from '../../common/errors.js';
 import type { Page, ReadModel } from '../../engine/publish/index.js';
@@ -21,6 +22,8 @@ export interface RouteContext {
   bind: (model: ReadModel) => CursorCodec;
   common: Common;
   started: number;
+  /** the live service level figures (/health/slo) */
+  slo: SloMonitor;
 }
 
 export type RouteHandler = (ctx: RouteContext) => Body;

@@ -44,6 +44,11 @@ export function health(ctx: RouteContext): Body {
   );
 }
 
+/** The service level objectives beside the live figures (DESIGN §11.9). */
+export function healthSlo(ctx: RouteContext): Body {
+  return json(ctx.slo.report());
+}
+
 /** Freshness of each chain with an enabled vault, from the newest indexed snapshot. */
 export function healthChains(ctx: RouteContext): Body {
   return json(ctx.model ? chainHealth(ctx.model) : []);

@@ -2,10 +2,10 @@
 import type { RouteName } from '../router.js';
 import { strategies, tvl } from './aggregates.js';
 import type { RouteHandler } from './context.js';
-import { docs, health, healthChains, metrics, openapi } from './health.js';
+import { docs, health, healthChains, healthSlo, metrics, openapi } from './health.js';
 import { prices, pricesTimeseries } from './prices.js';
 import { positionTimeseries, vaultTimeseries } from './timeseries.js';
-import { activity, positionGet, positionLots, positionsList } from './users.js';
+import { activity, positionGet, positionLots, positionsList, requests } from './users.js';
 import { vaultsAllocations, vaultsApy, vaultsDefinition, vaultsFeatured, vaultsGet, vaultsList, vaultsSlug } from './vaults.js';
 
 export type { RouteContext } from './context.js';
@@ -13,6 +13,7 @@ export type { RouteContext } from './context.js';
 const HANDLERS: Record<RouteName, RouteHandler> = {
   health,
   'health.chains': healthChains,
+  'health.slo': healthSlo,
   metrics,
   openapi,
   docs,
@@ -29,6 +30,7 @@ const HANDLERS: Record<RouteName, RouteHandler> = {
   'users.position.timeseries': positionTimeseries,
   'users.position.lots': positionLots,
   'users.activity': activity,
+  'users.requests': requests,
   tvl,
   strategies,
   prices,

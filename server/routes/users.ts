@@ -135,3 +135,32 @@ export function activity(ctx: RouteContext): Body {
   answer.catch(() => undefined);
   return { kind: 'pending', etagKey, view: model, load: () => answer.then(body) };
 }
+
+/** /v1/users/{wallet}/requests: the wallet's async requests and their state (DESIGN §11.8). */
+export function requests(ctx: RouteContext): Body {
+  const base = ready(ctx);
+  const wallet = parseWallet(ctx.params.wallet_address!);
+  const q = parseQuery('users.requests', ctx.query);
+  const vaultFilter = q.vault_id === undefined ? null : parseVaultId(q.vault_id);
+  const view = viewAt(base, q.as_of);
+  const route = `/v1/users/${wallet}/requests`;
+  const filters = { status: q.status, vault_id: vaultFilter ?? '', include_hidden: q.include_hidden, as_of: q.as_of };
+  const after = q.next === undefined ? null : (ctx.cursors.decode(q.next, route, filters, 'desc') as ActivityKey);
+  const model = pinned(view, q.next, ctx.cursors);
+  const a = model.requests(wallet, { status: q.status, vaultId: vaultFilter, includeHidden: q.include_hidden, after, limit: q.limit });
+  const cursors = ctx.bind(model);
+  return {
+    kind: 'json',
+    data: null,
+    dataItems: a.parts,
+    meta: {
+      count: a.count,
+      limit: q.limit,
+      next_cursor: a.nextKey !== null ? cursors.encode(route, filters, 'desc', a.nextKey) : null,
+      partial_errors: null,
+      start: null,
+      end: null,
+    },
+    etagKey: `${route}|${q.status}|${vaultFilter}|${q.include_hidden}|${after?.join(',')}|${q.limit}`,
+  };
+}

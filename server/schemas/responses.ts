@@ -18,7 +18,7 @@ import {
   VaultTimeseriesPoint,
 } from './vaults.js';
 import { ApyWindowProvenance, Lot, PointQuality, PositionReturns, ProvenanceSnapshot, VaultApy } from './audit.js';
-import { ActivityRow, Pnl, Position, PositionMetrics, PositionTimeseriesPoint, RoiPct } from './wallets.js';
+import { ActivityRow, Pnl, Position, PositionMetrics, PositionTimeseriesPoint, RoiPct, RequestItem, RequestPoint } from './wallets.js';
 
 // ---- meta (seed "Response meta"; page.ts writes the keys in this order, request_id last) ----
 
@@ -119,8 +119,32 @@ export const PriceResponse = Price;
 /** No meta (seed), ascending (DESIGN §5.2). */
 export const PriceTimeseriesResponse = v.strictObject({ data: v.array(PricePoint) });
 export const ChainHealthList = v.array(ChainHealth);
+
+/** /health/slo (DESIGN §11.9): objectives beside the live figures of three windows. */
+const Quantiles = v.strictObject({ requests: v.pipe(v.number(), v.integer(), v.minValue(0)), p50: v.nullable(v.number()), p99: v.nullable(v.number()) });
+export const SloWindow = v.strictObject({
+  requests: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  errors_5xx: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  non_5xx_ratio: v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+  error_budget_left: v.number(),
+  burn_rate: v.pipe(v.number(), v.minValue(0)),
+  latency_ms: v.strictObject({ health: Quantiles, vaults: Quantiles, users: Quantiles, aggregates: Quantiles, prices: Quantiles, other: Quantiles }),
+  chains: v.array(
+    v.strictObject({
+      chain_id: ChainId,
+      samples: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      lag_seconds: v.strictObject({ p50: v.nullable(v.number()), p99: v.nullable(v.number()), max: v.nullable(v.number()) }),
+    }),
+  ),
+});
+export const SloReport = v.strictObject({
+  objectives: v.strictObject({ freshness_seconds: v.number(), latency_p99_ms: v.number(), availability: v.number() }),
+  publish_age_seconds: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  windows: v.strictObject({ '5m': SloWindow, '1h': SloWindow, '24h': SloWindow }),
+});
 export const VaultApyResponse = item(VaultApy);
 export const LotListResponse = list(Lot, ListMeta);
+export const RequestListResponse = list(RequestItem, WalletListMeta);
 
 /**
  * Every named schema, in the order of `components.schemas`. A schema object listed here is
@@ -193,6 +217,11 @@ export const COMPONENTS = {
   ChainHealthList,
   VaultApyResponse,
   LotListResponse,
+  RequestPoint,
+  RequestItem,
+  RequestListResponse,
+  SloWindow,
+  SloReport,
 } satisfies Record<string, v.GenericSchema>;
 
 export type ComponentName = keyof typeof COMPONENTS;

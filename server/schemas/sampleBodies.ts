@@ -84,6 +84,20 @@ export const ACTIVITY_ROW = {
   assets_delta: { native: '250', token: USDC },
 };
 
+export const REQUEST_ITEM = {
+  request_hash: HASH(3),
+  vault_id: VAULT_ID,
+  type: 'deposit',
+  status: 'expired',
+  requested: { timestamp: '2026-01-09T23:06:40Z', block_number: 21000000, tx_hash: HASH(2) },
+  resolved: null,
+  amount: '250',
+  deadline: '2026-01-10T03:00:00Z',
+  solver_tip: '0.25',
+  age_seconds: 86400,
+  refundable: true,
+};
+
 export const TVL = {
   tvl: { usd: '285228283.180226' },
   updated_at: T,
@@ -99,6 +113,60 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
     { chain_id: 1, latest_block: 21000000, latest_timestamp: 1768435200, lag_seconds: 12, freshness: 'fresh' },
     { chain_id: 8453, latest_block: null, latest_timestamp: null, lag_seconds: null, freshness: 'stalled' },
   ],
+  getSlo: {
+    objectives: { freshness_seconds: 7200, latency_p99_ms: 50, availability: 0.999 },
+    publish_age_seconds: 312,
+    windows: {
+      '5m': {
+        requests: 200,
+        errors_5xx: 0,
+        non_5xx_ratio: 1.0,
+        error_budget_left: 1.0,
+        burn_rate: 0.0,
+        latency_ms: {
+          health: { requests: 2, p50: 0.08, p99: 0.16 },
+          vaults: { requests: 198, p50: 0.226, p99: 2.56 },
+          users: { requests: 0, p50: null, p99: null },
+          aggregates: { requests: 0, p50: null, p99: null },
+          prices: { requests: 0, p50: null, p99: null },
+          other: { requests: 0, p50: null, p99: null },
+        },
+        chains: [{ chain_id: 1, samples: 30, lag_seconds: { p50: 16, p99: 23, max: 19 } }],
+      },
+      '1h': {
+        requests: 4000,
+        errors_5xx: 1,
+        non_5xx_ratio: 0.99975,
+        error_budget_left: 0.75,
+        burn_rate: 0.25,
+        latency_ms: {
+          health: { requests: 2, p50: 0.08, p99: 0.16 },
+          vaults: { requests: 3998, p50: 0.226, p99: 2.56 },
+          users: { requests: 0, p50: null, p99: null },
+          aggregates: { requests: 0, p50: null, p99: null },
+          prices: { requests: 0, p50: null, p99: null },
+          other: { requests: 0, p50: null, p99: null },
+        },
+        chains: [{ chain_id: 1, samples: 30, lag_seconds: { p50: 16, p99: 23, max: 19 } }],
+      },
+      '24h': {
+        requests: 90000,
+        errors_5xx: 30,
+        non_5xx_ratio: 0.9996666666666667,
+        error_budget_left: 0.6666666666666667,
+        burn_rate: 0.3333333333333333,
+        latency_ms: {
+          health: { requests: 2, p50: 0.08, p99: 0.16 },
+          vaults: { requests: 89998, p50: 0.226, p99: 2.56 },
+          users: { requests: 0, p50: null, p99: null },
+          aggregates: { requests: 0, p50: null, p99: null },
+          prices: { requests: 0, p50: null, p99: null },
+          other: { requests: 0, p50: null, p99: null },
+        },
+        chains: [{ chain_id: 1, samples: 30, lag_seconds: { p50: 16, p99: 23, max: 19 } }],
+      },
+    },
+  },
   listVaults: { data: [VAULT_DETAIL], meta: LIST_META },
   listFeaturedVaults: {
     data: [
@@ -185,6 +253,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   getPosition: { data: POSITION, meta: ITEM_META },
   getPositionTimeseries: { data: [{ timestamp: T, ...POSITION_VALUES }], meta: WINDOW_META },
   listActivity: { data: [ACTIVITY_ROW], meta: WALLET_META },
+  listRequests: { data: [REQUEST_ITEM], meta: WALLET_META },
   getVaultApy: {
     data: {
       vault_id: VAULT_ID,

@@ -61,3 +61,26 @@ export const ActivityRow = v.strictObject({
   shares_delta: Decimal,
   assets_delta: v.strictObject({ native: Decimal, token: v.nullable(TokenRef) }),
 });
+
+/** Where an async request was made or resolved (DESIGN §11.8). */
+export const RequestPoint = v.strictObject({ timestamp: DateTime, block_number: NonNegativeInt64, tx_hash: Hash32 });
+
+/**
+ * One async request of a wallet (DESIGN §11.8), in the shape of engine/requests/requestItems.ts:
+ * `expired` = unresolved past its deadline (then `refundable`).
+ */
+export const RequestItem = v.strictObject({
+  request_hash: Hash32,
+  vault_id: VaultId,
+  type: v.picklist(['deposit', 'redeem']),
+  status: v.picklist(['pending', 'settled', 'refunded', 'expired']),
+  requested: RequestPoint,
+  resolved: v.nullable(RequestPoint),
+  /** assets (numeraire) for a deposit, shares for a redeem */
+  amount: UnsignedDecimal,
+  deadline: v.nullable(DateTime),
+  /** in the request's token */
+  solver_tip: v.nullable(UnsignedDecimal),
+  age_seconds: NonNegativeInt64,
+  refundable: v.boolean(),
+});

@@ -9,7 +9,7 @@ export const CLIENT_MOUNT: StaticMount = { mount: '/client/', dir: join(PROJECT_
 /** The explorer's built files (scripts/buildExplorer.mjs) and the page routes that show them. */
 export const EXPLORER_MOUNT: StaticMount = { mount: '/explorer/', dir: join(PROJECT_ROOT, 'dist', 'explorer') };
 export const EXPLORER_PAGES: PageRoutes = {
-  exact: { '/': '/explorer/index.html', '/docs': '/explorer/docs.html', '/docs/': '/explorer/docs.html' },
+  exact: { '/': '/explorer/index.html', '/docs': '/explorer/docs.html', '/docs/': '/explorer/docs.html', '/status': '/explorer/status.html' },
   segment: [
     ['/vaults/', '/explorer/vault.html'],
     ['/wallets/', '/explorer/wallet.html'],

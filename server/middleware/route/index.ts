@@ -12,6 +12,7 @@ import type { Exchange, IncomingRequest, Step } from '../../exchange.js';
 import { cursorsFor, servedFor } from '../../generations.js';
 import type { Reply } from '../../reply.js';
 import type { Responder } from '../../respond.js';
+import type { SloMonitor } from '../../sloMonitor.js';
 import { matchRoute, type RouteMatch, type RouteName } from '../../router.js';
 import { type RouteContext, routeHandler } from '../../routes/index.js';
 
@@ -22,6 +23,7 @@ export interface RouteDeps {
   jobs: boolean;
   cursors: CursorCodec;
   started: number;
+  slo: SloMonitor;
   respond: Responder;
   chargeJunk: (x: Exchange) => void;
 }
@@ -73,6 +75,7 @@ export function createRouteStep(deps: RouteDeps): Step {
         bind: (m) => cursorsFor(deps.cursors, m),
         common: deps.common,
         started: deps.started,
+        slo: deps.slo,
       };
       const body = routeHandler(match.name)(ctx);
       if (body.kind === 'page') {

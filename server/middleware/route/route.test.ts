@@ -6,6 +6,7 @@ import { exchangeOf } from '../../../test/helpers/exchange.js';
 import { publishedDemo, servedOf } from '../../../test/helpers/publishedDemo.js';
 import { createCursorCodec } from '../../cursor.js';
 import { createResponder } from '../../respond.js';
+import { createSloMonitor } from '../../sloMonitor.js';
 import { createRouteStep } from './index.js';
 
 let model: ReadModel;
@@ -27,6 +28,7 @@ function stepWith(current: () => ReadModel | null, charged: string[] = []) {
     jobs: false,
     cursors: createCursorCodec(Buffer.alloc(32, 1)),
     started: 0,
+    slo: createSloMonitor({ objectives: { freshness_seconds: 7200, latency_p99_ms: 50, availability: 0.999 }, chainHeads: () => [], publishedAt: () => null }),
     respond: createResponder({ common: testCommon(), secondsToNextPublish: () => null }),
     chargeJunk: (x) => charged.push(x.req.path),
   });

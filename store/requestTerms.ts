@@ -1,0 +1,50 @@
+// Async requests' terms (table request_terms, DESIGN §11.8): deadline and solver tip, one row per
+// request, written by the chain indexer from the Provisioner's *Requested events (the demo writes
+// them through the raw writer) and read whole into the engine's world (a row per request: small).
+import type { RequestRecord, RequestTermsRow } from '../model/rows.js';
+import type { Store } from './store.js';
+
+const TERMS_JSON_TYPE = JSON.stringify([{ vault_id: 'VARCHAR', request_hash: 'VARCHAR', block_number: 'BIGINT', deadline: 'BIGINT', solver_tip: 'VARCHAR' }]);
+
+/** Add the terms of `requests` not stored yet (a retried range adds nothing twice). */
+export async function insertRequestTerms(store: Store, chainId: number, requests: readonly RequestRecord[]): Promise<void> {
+  const rows = requests.filter((r) => r.deadline !== undefined || r.solver_tip !== undefined);
+  if (rows.length === 0) return;
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      vault_id: r.vault_id,
+      request_hash: r.request_hash,
+      block_number: r.block_number,
+      deadline: r.deadline ?? null,
+      solver_tip: r.solver_tip?.toString() ?? null,
+    })),
+  );
+  await store.run(
+    'ingest.terms.insert',
+    `INSERT INTO request_terms
+     SELECT $1, vault_id, request_hash, block_number, to_timestamp(deadline)::TIMESTAMP, solver_tip::HUGEINT
+       FROM (SELECT unnest(from_json($2, '${TERMS_JSON_TYPE}'), recursive := true)) s
+      WHERE NOT EXISTS (SELECT 1 FROM request_terms t WHERE t.vault_id = s.vault_id AND t.request_hash = s.request_hash)`,
+    [chainId, json],
+  );
+}
+
+export async function deleteRequestTermsAfter(store: Store, chainId: number, block: number): Promise<void> {
+  await store.run('ingest.rollback.terms', 'DELETE FROM request_terms WHERE chain_id = $1 AND block_number > $2', [chainId, block]);
+}
+
+/** Every request's terms. */
+export async function allRequestTerms(store: Store): Promise<RequestTermsRow[]> {
+  const rows = await store.rows<Record<string, unknown>>(
+    'load.requestTerms',
+    `SELECT chain_id, vault_id, request_hash, block_number, epoch(deadline)::DOUBLE AS deadline, solver_tip::VARCHAR AS solver_tip FROM request_terms`,
+  );
+  return rows.map((r) => ({
+    chain_id: Number(r.chain_id),
+    vault_id: r.vault_id as string,
+    request_hash: r.request_hash as string,
+    block_number: Number(r.block_number),
+    deadline: r.deadline === null ? null : Number(r.deadline),
+    solver_tip: r.solver_tip === null ? null : BigInt(r.solver_tip as string),
+  }));
+}
