@@ -15,6 +15,7 @@ import { familyName } from '../families.js';
 import { day, impliedPrice, percent, token, tokenExact, usd, usdCompact, usdExact } from '../format.js';
 import { knownChains } from '../session.js';
 import { dataTable } from '../table.js';
+import { apyProvenanceSection, shadeQuality } from './vaultAudit.js';
 
 const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const;
 type Granularity = (typeof GRANULARITIES)[number];
@@ -59,7 +60,7 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
   let window: { start: string | null; end: string | null } = { start: null, end: null };
   let next: string | undefined;
   do {
-    const page = await api.timeseries(id, { granularity, start, end, limit: 10_000, next, asOf });
+    const page = await api.timeseries(id, { granularity, start, end, limit: 10_000, next, asOf, include: ['quality'] });
     if (next === undefined) window = { start: page.meta.start ?? null, end: page.meta.end ?? null };
     points.push(...page.data);
     next = page.meta.next_cursor ?? undefined;
@@ -110,6 +111,8 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
   );
   charts.append(el('h2', { id: 'history-title' }, 'History'), rangeForm(granularity, window, asOf));
   drawCharts(charts, v, points, granularity);
+  shadeQuality(charts, points);
+  charts.after((await apyProvenanceSection(api, id)) ?? '');
 
   const names = new Map<string, string>([
     [v.address.toLowerCase(), v.name],

@@ -16,6 +16,7 @@ import { impliedPrice, percentOf, shortAddress, timestamp, token, tokenExact, us
 import { portfolio, type UsdTotal } from '../portfolio.js';
 import { knownChains } from '../session.js';
 import { dataTable } from '../table.js';
+import { positionAuditSection } from './walletAudit.js';
 
 const ACTIVITY_PAGE = 100;
 const PRICE_RESERVE = 20;
@@ -68,6 +69,7 @@ export async function walletPage(main: HTMLElement): Promise<void> {
   const budget = createBudget({ concurrency: 2, reserve: PRICE_RESERVE, remaining: activity.response.rateLimit?.remaining ?? null });
   const chart = el('section', { id: 'position-chart', 'aria-labelledby': 'chart-title' });
   const flows = el('section', { id: 'activity', 'aria-labelledby': 'activity-title' });
+  const audit = el('section', { id: 'position-audit', 'aria-labelledby': 'audit-title' });
   show(
     main,
     heading,
@@ -75,10 +77,12 @@ export async function walletPage(main: HTMLElement): Promise<void> {
     summary(positions, ctx),
     el('section', { 'aria-labelledby': 'positions-title' }, el('h2', { id: 'positions-title' }, 'Positions'), positionsTable(positions, ctx)),
     chart,
+    audit,
     flows,
   );
   await positionChart(chart, positions, ctx);
   activitySection(flows, activity.body.data, activity.body.meta.next_cursor, ctx, budget);
+  await positionAuditSection(audit, positions, { api, wallet, name: (id) => vaultName(ctx, id) });
 }
 
 const vaultName = (ctx: Ctx, id: string) => ctx.vaults.get(id)?.name ?? id;

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createArraySink } from '../../store/rawSink.js';
 import { EVENT_KINDS, type EventRow, type Registry, type SnapshotRow, type VaultRow } from '../../model/rows.js';
 import { DEMO_TOKENS, PRICE_GAP } from './catalog.js';
+import { demoAnomalies, MISSED_SNAPSHOT_HOURS, UNIT_PRICE_JUMP_PCT } from './demoAnomalies.js';
 import { DEMO_DEFAULTS, demoStart, type DemoParams } from './params.js';
 import { buildDemoRegistry } from './registry.js';
 import { simulateDemo, type SimulateOptions, type SimulationSummary } from './simulate.js';
@@ -98,6 +99,11 @@ function checkWorld(registry: Registry, p: DemoParams, rows: Rows, end: number) 
   for (const e of rows.events) (eventsByVault.get(e.vault_id) ?? eventsByVault.set(e.vault_id, []).get(e.vault_id)!).push(e);
   for (const s of rows.snapshots) (snapsByVault.get(s.vault_id) ?? snapsByVault.set(s.vault_id, []).get(s.vault_id)!).push(s);
   const asyncKinds = new Set(['deposit_pending', 'deposit_refunded', 'withdraw_pending', 'withdraw_refunded']);
+  const anomalies = demoAnomalies(
+    [...registry.vaults].sort((a, b) => (a.vault_id < b.vault_id ? -1 : 1)),
+    demoStart(p),
+    p.days,
+  );
   let consumed = 0;
 
   for (const vault of registry.vaults) {
@@ -115,7 +121,9 @@ function checkWorld(registry: Registry, p: DemoParams, rows: Rows, end: number) 
     for (const snap of snaps) {
       const at = `${id}@${snap.ts}`;
       if (prev) {
-        same(`${at} hourly`, snap.ts - prev.ts, HOUR);
+        // hourly, but for the one missed stretch (demoAnomalies.ts)
+        const missed = id === anomalies.missedVault && snap.ts === anomalies.missedTo + HOUR;
+        same(`${at} hourly`, snap.ts - prev.ts, missed ? (MISSED_SNAPSHOT_HOURS + 1) * HOUR : HOUR);
         check(snap.block_number > prev.block_number, `${at} block rises`, snap.block_number, prev.block_number);
       }
       // the unit price a share movement inside this hour is valued at: the as-of snapshot's
@@ -442,6 +450,57 @@ describe('simulateDemo: the default world', () => {
     const aera = new Set(world.registry.vaults.filter((v) => v.vault_type === 'aera_v3').map((v) => v.vault_id));
     const syncAera = world.rows.events.filter((e) => aera.has(e.vault_id) && e.kind === 'deposit' && e.request_hash === null && e.log_index % 1000 !== 0);
     expect(syncAera.length).toBeGreaterThan(0);
+  });
+
+  it("misses a few snapshot hours of one published-price vault and jumps one other vault's unit price for one hour", () => {
+    const sorted = [...world.registry.vaults].sort((a, b) => (a.vault_id < b.vault_id ? -1 : 1));
+    const a = demoAnomalies(sorted, demoStart(p), p.days);
+    expect(a.missedVault).not.toBeNull();
+    expect(a.jumpVault).not.toBeNull();
+    expect(a.missedTo % DAY).toBe(0);
+    const times = world.rows.snapshots.filter((s) => s.vault_id === a.missedVault).map((s) => s.ts);
+    const inGap = times.filter((t) => t >= a.missedFrom && t <= a.missedTo);
+    expect(inGap).toEqual([]);
+    expect(times).toContain(a.missedFrom - HOUR);
+    expect(times).toContain(a.missedTo + HOUR);
+    // events went on in the gap (priced at the last published unit price, checked by the oracle)
+    expect(world.rows.events.some((e) => e.vault_id === a.missedVault && e.ts > a.missedFrom - HOUR && e.ts <= a.missedTo)).toBe(true);
+    // no other vault misses an hour (checked by the oracle), and the jump: up at its hour, back down the next
+    const v = world.registry.vaults.find((x) => x.vault_id === a.jumpVault)!;
+    const snaps = new Map(world.rows.snapshots.filter((s) => s.vault_id === a.jumpVault).map((s) => [s.ts, s]));
+    const up = (t: number) => Number(snaps.get(t)!.total_assets) / 10 ** v.numeraire_decimals / (Number(snaps.get(t)!.total_supply) / 1e18);
+    const rise = up(a.jumpHour) / up(a.jumpHour - HOUR) - 1;
+    const fall = up(a.jumpHour + HOUR) / up(a.jumpHour) - 1;
+    expect(rise).toBeGreaterThan(Number(UNIT_PRICE_JUMP_PCT) / 100 - 0.005);
+    expect(fall).toBeLessThan(-0.05);
+    // no other hourly move of any vault comes near 5 %
+    for (const x of world.registry.vaults) {
+      const s = world.rows.snapshots.filter((r) => r.vault_id === x.vault_id);
+      const f = (r: SnapshotRow) => Number(r.total_assets) / Number(r.total_supply);
+      for (let i = 1; i < s.length; i++) {
+        if (x.vault_id === a.jumpVault && (s[i]!.ts === a.jumpHour || s[i]!.ts === a.jumpHour + HOUR)) continue;
+        check(Math.abs(f(s[i]!) / f(s[i - 1]!) - 1) < 0.04, `${x.vault_id}@${s[i]!.ts} no jump`);
+      }
+    }
+  });
+
+  it('is prefix-stable through the missed stretch and the jump', () => {
+    const a = demoAnomalies(
+      [...world.registry.vaults].sort((x, y) => (x.vault_id < y.vault_id ? -1 : 1)),
+      demoStart(p),
+      p.days,
+    );
+    for (const until of [a.missedTo - HOUR, a.jumpHour]) {
+      const short = run(p, { until });
+      const cut = (rows: Rows): Rows => ({
+        snapshots: rows.snapshots.filter((r) => r.ts <= until),
+        events: rows.events.filter((r) => r.ts <= until),
+        prices: rows.prices.filter((r) => r.ts <= until),
+        allocations: rows.allocations.filter((r) => r.as_of <= until),
+        tvlSourceValues: rows.tvlSourceValues.filter((r) => r.ts <= until),
+      });
+      expect(digestTimeRows(canonical(short.rows))).toEqual(digestTimeRows(canonical(cut(world.rows))));
+    }
   });
 
   it('has transfers, fully exited wallets and 500+ active wallets', () => {

@@ -7,6 +7,7 @@ import { VaultdError } from '../../common/errors.js';
 import { buildAllocations } from './buildAllocations.js';
 import { tokenByAddress } from './catalog.js';
 import { ChainClock } from './chainClock.js';
+import { demoAnomalies } from './demoAnomalies.js';
 import { assertDemoParams, demoHorizon, demoStart, type DemoParams } from './params.js';
 import { simulatePrices } from './simulatePrices.js';
 import { simulateTvlSources } from './simulateTvlSources.js';
@@ -108,6 +109,7 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
       : () => {},
   };
 
+  const anomalies = demoAnomalies(vaults, start, params.days);
   const states: VaultEndState[] = [];
   let snapshots = 0;
   vaults.forEach((vault, i) => {
@@ -120,6 +122,8 @@ export function simulateDemo(params: DemoParams, registry: Registry, sink: RawSi
       members: pools.members.subarray(pools.offsets[i]!, pools.offsets[i + 1]!),
       price: token?.price ?? 'none',
       refUsd: token?.refUsd ?? 1,
+      missed: vault.vault_id === anomalies.missedVault ? [anomalies.missedFrom, anomalies.missedTo] : null,
+      jumpHour: vault.vault_id === anomalies.jumpVault ? anomalies.jumpHour : null,
     });
     snapshots += state.snapshots;
     states.push(state);

@@ -5,6 +5,7 @@ import { familyOf, type FamilyDemo } from '../../families/index.js';
 import type { EventKind, EventRow, VaultRow } from '../../model/rows.js';
 import type { ChainClock } from './chainClock.js';
 import type { PriceModel } from './catalog.js';
+import { UNIT_PRICE_JUMP_PCT } from './demoAnomalies.js';
 import { createRng, deriveAddress, hashKey, hashString, uniqueHex } from './prng.js';
 import type { WalletPools } from './walletPools.js';
 
@@ -57,6 +58,10 @@ export interface VaultSimInput {
   price: PriceModel;
   /** rough USD per numeraire token, to size deposits */
   refUsd: number;
+  /** hours [from, to] without a snapshot (demoAnomalies.ts), or null */
+  missed?: readonly [number, number] | null;
+  /** the hour whose unit price jumps for that one hour (demoAnomalies.ts), or null */
+  jumpHour?: number | null;
 }
 
 export interface VaultEndState {
@@ -142,6 +147,11 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   const curator = curatorAddress(vault);
   let supply = 0n;
   let snapSupply = 0n;
+  // the unit price of the last snapshot taken; equal to P between snapshots except in a missed stretch
+  let snapP = P;
+  const [missedFrom, missedTo] = input.missed ?? [Infinity, -Infinity];
+  const jumpHour = input.jumpHour ?? null;
+  let beforeJump = 0n;
   const marks = new Map<number, bigint>();
   let pending: Request[] = [];
   let nextDue = Infinity;
@@ -212,11 +222,14 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
   };
 
   const snapshot = (h: number): void => {
-    snapSupply = supply;
     ctx.tick();
+    // the allocation reading is its own source: a missed snapshot keeps its mark
+    if (h > fromTs && h <= ctx.until && h % ctx.markEvery === 0) marks.set(h, (supply * P) / scale);
+    if (h >= missedFrom && h <= missedTo) return;
+    snapSupply = supply;
+    snapP = P;
     if (h <= fromTs || h > ctx.until) return;
     snapshots++;
-    if (h % ctx.markEvery === 0) marks.set(h, (supply * P) / scale);
     sink.snapshot({
       vault_id: vaultId,
       ts: h,
@@ -311,7 +324,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
             emit('deposit_pending', slot, -1, assets, 0n, q2.index, block, ts, logIndex);
             terms(q2, h, block, ts, assets);
           } else {
-            const sh = (assets * scale) / P;
+            const sh = (assets * scale) / mintPrice();
             shares[slot] = own + sh;
             supply += sh;
             emit('deposit', slot, -1, assets, sh, -1, block, ts, logIndex);
@@ -360,7 +373,12 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
       const drift = Math.log1p(apy) / 8760;
       r = drift * (1 + noise * rng.normal());
     }
+    if (jumpHour !== null && h === jumpHour + HOUR && beforeJump > 0n) P = beforeJump;
     P = (P * BigInt(PPT + Math.round(r * PPT))) / PPT_BIG;
+    if (h === jumpHour) {
+      beforeJump = P;
+      P = (P * (100n + UNIT_PRICE_JUMP_PCT)) / 100n;
+    }
 
     // 3. The hourly reading.
     snapshot(h);
@@ -409,8 +427,13 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
 
   /** The 18-digit unit price the engine publishes for the last snapshot (DESIGN §4.1). */
   function publishedUnitPrice(): bigint {
-    if (published || snapSupply === 0n) return P;
-    return (((snapSupply * P) / scale) * scale) / snapSupply;
+    if (published || snapSupply === 0n) return snapP;
+    return (((snapSupply * snapP) / scale) * scale) / snapSupply;
+  }
+
+  /** A family that publishes its unit price mints and redeems at the last published one; ERC-4626 at its exact one. */
+  function mintPrice(): bigint {
+    return published ? snapP : P;
   }
 
   function settle(q: Request, block: number, ts: number, logIndex: number): void {
@@ -420,7 +443,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
         emit('deposit_refunded', q.slot, -1, q.assets, 0n, hash, block, ts, logIndex);
         return;
       }
-      const sh = (q.assets * scale) / P;
+      const sh = (q.assets * scale) / mintPrice();
       shares[q.slot] = shares[q.slot]! + sh;
       supply += sh;
       emit('deposit', q.slot, -1, q.assets, sh, hash, block, ts, logIndex);
@@ -432,7 +455,7 @@ export function simulateVault(ctx: VaultSimContext, input: VaultSimInput): Vault
       return;
     }
     supply -= q.shares;
-    emit('withdraw', q.slot, -1, (q.shares * P) / scale, q.shares, hash, block, ts, logIndex);
+    emit('withdraw', q.slot, -1, (q.shares * mintPrice()) / scale, q.shares, hash, block, ts, logIndex);
   }
 }
 

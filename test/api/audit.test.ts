@@ -217,8 +217,8 @@ describe('data quality (DESIGN §11.3)', () => {
         for (const p of withQuality) for (const f of p.quality.flags) seen.add(f);
       }
     }
-    // the flags the demo world has today (DESIGN §7 asks for a missed snapshot hour and a jump as well)
-    for (const f of ['warming_up', 'unpriced', 'stale_price']) expect(seen).toContain(f);
+    // the demo world holds every flag: its price-feed gap, unpriced token, warm-up, missed snapshot stretch and jump (DESIGN §7)
+    for (const f of ['carried', 'stale_snapshot', 'unpriced', 'stale_price', 'jump', 'warming_up']) expect(seen).toContain(f);
   });
 
   it('metrics carry quality and stale_reason; the list and the vault route agree', async () => {
