@@ -6,6 +6,7 @@ import { VaultdClientError } from './errors.js';
 import { createTransport, type Answer, type QueryValue, type RequestOptions, type TransportOptions } from './transport.js';
 import type { ActivityRow, Operations } from './types.gen.js';
 import { waitForSettlement, type WaitForSettlementOptions } from './waitForSettlement.js';
+import { type LiveStream, openStream, type StreamOptions } from './stream.js';
 
 export type ClientOptions = TransportOptions;
 
@@ -170,6 +171,11 @@ export interface VaultdClient extends VaultdApi {
   readonly iterate: VaultdIterators;
   /** Poll the wallet's activity until the request settles or is refunded; see waitForSettlement. */
   waitForSettlement(options: WaitForSettlementOptions): Promise<Flow<ActivityRow>>;
+  /**
+   * The live feed (DESIGN §11.7): iterate it (`for await (const e of client.stream({topics}))`)
+   * or listen (`.on('message' | 'resync' | 'error', …)`); it reconnects and resumes by itself.
+   */
+  stream(options: StreamOptions): LiveStream;
 }
 
 // The paths of the generated document: a route moved on the server is a compile error here.
@@ -300,6 +306,7 @@ export function createClient(options: ClientOptions): VaultdClient {
     withResponse,
     iterate,
     waitForSettlement: (o) => waitForSettlement(client, o),
+    stream: (o) => openStream(transport.baseUrl, options.apiKey, o),
   };
   return client;
 }

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../client/index.js';
 import { smallDemoDb, stopChildren, vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
 import { type Frame, hasWebSocket, openStream, type StreamMessage, type TestStream, upgradeStatus } from './helpers/streamClient.js';
 
@@ -269,6 +270,52 @@ describe.skipIf(!hasWebSocket)('live feed: /v1/stream and /v1/stream/sse', () =>
       again.close();
     }, 120_000);
   });
+
+  for (const transport of ['websocket', 'sse'] as const) {
+    it(`SDK client.stream over ${transport}: a dropped connection resumes with since, no gap and no repeat`, async () => {
+      // a TCP relay the test can cut, between the client and the server
+      const relayed = new Set<net.Socket>();
+      const relay = net.createServer((inbound) => {
+        const out = net.connect(port, '127.0.0.1');
+        relayed.add(inbound).add(out);
+        inbound.pipe(out).pipe(inbound);
+        const drop = () => (inbound.destroy(), out.destroy());
+        inbound.on('error', drop).on('close', drop);
+        out.on('error', drop).on('close', drop);
+      });
+      await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+      const client = createClient({ baseUrl: `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}` });
+      const stream = client.stream({ topics: ['vaults'], transport, reconnect: { baseDelayMs: 50, maxDelayMs: 200 } });
+      const got: StreamMessage[] = [];
+      let resyncs = 0;
+      stream.on('resync', () => resyncs++);
+      const reach = (g: number) =>
+        new Promise<void>((resolve) => {
+          const check = (m: StreamMessage) => m.generation >= g && (stream.off('message', check), resolve());
+          stream.on('message', check);
+        });
+      const iterated: number[] = [];
+      const iterating = (async () => {
+        for await (const e of stream) if (e.type === 'message') iterated.push(e.message.generation);
+      })();
+      stream.on('message', (m) => got.push(m as StreamMessage));
+      const g = watcher.messages().at(-1)?.generation ?? ((await watcher.next(isMsg)).generation as number);
+      await reach(g + 1);
+      const cut = got.at(-1)!.generation;
+      for (const s of relayed) s.destroy();
+      // (the first message of cut + 3: all of cut + 2 has arrived)
+      await reach(cut + 3);
+      stream.close();
+      relay.close();
+      await watcher.next((f) => isMsg(f) && f.generation > cut + 2);
+      const window = (ms: StreamMessage[]) => ms.filter((m) => m.topic === 'vaults' && m.generation > cut && m.generation <= cut + 2);
+      expect(resyncs).toBe(0);
+      expect(window(got)).toEqual(window(watcher.messages()));
+      // the iterator drains what was queued, then ends with the stream
+      await iterating;
+      expect(iterated).toEqual(got.map((m) => m.generation));
+    }, 120_000);
+  }
 
   it('SIGTERM with 1,000 open streams: every one closed with 1001, exit 0', async () => {
     const streams: TestStream[] = [];
