@@ -4,12 +4,14 @@
 // and resyncs past the kept generations; limits, auth and hidden vaults; a slow consumer is cut
 // with 1013 and the server's memory stays bounded; SIGTERM under 1,000 streams exits 0.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../client/index.js';
+import { PROJECT_ROOT } from '../common/version.js';
+import { ensureNginx, startNginxSite } from './helpers/nginx.js';
 import { smallDemoDb, stopChildren, vaultd, vaultdSpawn, waitForListening } from './helpers/cli.js';
 import { type Frame, hasWebSocket, openStream, type StreamMessage, type TestStream, upgradeStatus } from './helpers/streamClient.js';
 
@@ -316,6 +318,35 @@ describe.skipIf(!hasWebSocket)('live feed: /v1/stream and /v1/stream/sse', () =>
       expect(iterated).toEqual(got.map((m) => m.generation));
     }, 120_000);
   }
+
+  it('behind nginx (docs/nginx.conf as shipped): WebSocket and SSE streams work through it', async (t) => {
+    const found = ensureNginx();
+    if ('reason' in found) return t.skip(found.reason);
+    const nginx = await startNginxSite(found.bin, join(dir, 'nginx'), readFileSync(join(PROJECT_ROOT, 'docs', 'nginx.conf'), 'utf8'), port);
+    try {
+      const ws = await openStream(`${nginx.url.replace('http', 'ws')}/v1/stream`);
+      ws.send({ op: 'subscribe', topics: ['vaults'] });
+      const ack = await ws.next((f) => f.op === 'subscribed');
+      const m = (await ws.next((f) => isMsg(f) && f.generation > (ack.generation as number))) as StreamMessage;
+      const same = (f: Frame) => isMsg(f) && f.topic === 'vaults' && f.generation === m.generation && (f.data as any).vault_id === (m.data as any).vault_id;
+      expect(await watcher.next(same)).toEqual(m);
+      ws.close();
+      // SSE unbuffered: the event arrives while the response is still open
+      const curl = spawn('curl', ['-sN', `${nginx.url}/v1/stream/sse?topics=tvl,health`]);
+      children.push(curl);
+      let out = '';
+      await new Promise<void>((resolve) =>
+        curl.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (/id: \d+\ndata: \{"topic":"health"/.test(out)) resolve();
+        }),
+      );
+      curl.kill();
+      expect(out).toContain('event: subscribed');
+    } finally {
+      await nginx.stop();
+    }
+  }, 120_000);
 
   it('SIGTERM with 1,000 open streams: every one closed with 1001, exit 0', async () => {
     const streams: TestStream[] = [];
