@@ -179,7 +179,8 @@ export interface VaultdClient extends VaultdApi {
 }
 
 // The paths of the generated document: a route moved on the server is a compile error here.
-type Used = Exclude<Op, 'getMetrics' | 'getOpenApi' | 'getDocs'>;
+// (the live feed is client.stream, not a request: client/stream.ts)
+type Used = Exclude<Op, 'getMetrics' | 'getOpenApi' | 'getDocs' | 'openStream' | 'openStreamSse'>;
 const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getHealth: '/health',
   listChainHealth: '/health/chains',

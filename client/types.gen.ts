@@ -619,6 +619,112 @@ export interface LotListResponse {
   meta: ListMeta;
 }
 
+/** One change of one topic, serialized once per publish; `data` has exactly the REST shape. */
+export type StreamMessage = {
+  /** `vaults` or `vault:{vault_id}`; data: the /v1/vaults item */
+  topic: string;
+  kind: 'vault.metrics';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: VaultDetail;
+} | {
+  /** `vault:{vault_id}`; data: the newest hourly point */
+  topic: string;
+  kind: 'vault.point';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: VaultTimeseriesPoint;
+} | {
+  /** `tvl`; data: /v1/tvl data */
+  topic: string;
+  kind: 'tvl';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Tvl;
+} | {
+  /** `wallet:{address}`; data: a /v1/users/{w}/positions item */
+  topic: string;
+  kind: 'wallet.position';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Position;
+} | {
+  /** `wallet:{address}`; data: a new /v1/users/{w}/activity row */
+  topic: string;
+  kind: 'wallet.activity';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: ActivityRow;
+} | {
+  /** `wallet:{address}`; data: a /v1/users/{w}/requests item (DESIGN §11.8) */
+  topic: string;
+  kind: 'wallet.request';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Record<string, unknown>;
+} | {
+  /** `health`; data: the /health body */
+  topic: string;
+  kind: 'health';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Health;
+};
+
+/** A client frame on /v1/stream. */
+export type StreamClientOp = {
+  op: 'auth';
+  key: string;
+  [key: string]: unknown;
+} | {
+  op: 'subscribe';
+  topics: string[];
+  since?: number;
+  [key: string]: unknown;
+} | {
+  op: 'unsubscribe';
+  topics: string[];
+  [key: string]: unknown;
+};
+
+/** A server frame that is not a message. */
+export type StreamServerOp = {
+  op: 'resync';
+} | {
+  op: 'subscribed';
+  topics: string[];
+  generation: number | null;
+  [key: string]: unknown;
+} | {
+  op: 'unsubscribed';
+  topics: string[];
+  [key: string]: unknown;
+} | {
+  op: 'authed';
+  key_id: string;
+  tier: string;
+  [key: string]: unknown;
+} | {
+  op: 'error';
+  code: string;
+  message: string;
+  [key: string]: unknown;
+};
+
 /** Every operation of the document: its path, parameters and 200 body. */
 export interface Operations {
   /** Liveness: version and uptime */
@@ -757,7 +863,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/{vault_id}/apy';
     pathParams: {
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -858,7 +964,7 @@ export interface Operations {
     pathParams: {
       /** An EVM wallet address, matched case-insensitively. */
       wallet_address: string;
-      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. */
+      /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
     query: {
@@ -948,5 +1054,26 @@ export interface Operations {
       limit?: number;
     };
     response: PriceTimeseriesResponse;
+  };
+  /** Live feed over WebSocket */
+  openStream: {
+    method: 'GET';
+    path: '/v1/stream';
+    pathParams: {};
+    query: {};
+    response: string;
+  };
+  /** Live feed as Server-Sent Events */
+  openStreamSse: {
+    method: 'GET';
+    path: '/v1/stream/sse';
+    pathParams: {};
+    query: {
+      /** Comma-separated topics: `vaults`, `tvl`, `health`, `vault:{vault_id}`, `wallet:{address}` (at most `stream.max_topics_per_connection`). */
+      topics: string;
+      /** Replay the messages after this generation while the server keeps them (the last `stream.replay_generations`, default 64), else one `{"op":"resync"}`. SSE also reads `Last-Event-ID`. */
+      since?: number;
+    };
+    response: string;
   };
 }
