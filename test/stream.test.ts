@@ -194,7 +194,8 @@ describe.skipIf(!hasWebSocket)('live feed: /v1/stream and /v1/stream/sse', () =>
   });
 
   it('a slow consumer is cut with 1013 and the server does not hold its backlog', async () => {
-    const rss0 = await metric(port, 'process_resident_memory_bytes');
+    const rss0 = await metric(port, 'vaultd_process_resident_memory_bytes');
+    expect(rss0).toBeGreaterThan(0);
     // a raw client that upgrades, asks for replays over and over, and never reads
     const sock = net.connect(port, '127.0.0.1');
     await new Promise((r) => sock.once('connect', r));
@@ -212,7 +213,7 @@ describe.skipIf(!hasWebSocket)('live feed: /v1/stream and /v1/stream/sse', () =>
     // 4000 replays of ~perOp bytes each were asked for: far more than the server may hold
     expect(OPS * perOp).toBeGreaterThan(100 * 1024 * 1024);
     while ((await metric(port, 'vaultd_stream_slow_consumers_total{transport="websocket"}')) < 1) await new Promise((r) => setTimeout(r, 200));
-    const rss1 = await metric(port, 'process_resident_memory_bytes');
+    const rss1 = await metric(port, 'vaultd_process_resident_memory_bytes');
     expect(rss1 - rss0).toBeLessThan(48 * 1024 * 1024);
     // what reaches the client ends with a close frame of code 1013
     sock.resume();
