@@ -190,12 +190,20 @@ async function realServer(): Promise<Record<string, number>> {
       const list = Buffer.from(await (await fetch(`http://127.0.0.1:${port}/v1/vaults`)).arrayBuffer());
       const items = JSON.parse(list.toString()).data as unknown[];
       const messageBytes = items.reduce<number>((n, it) => n + JSON.stringify(it).length + 110, 0);
-      await new Promise((r) => setTimeout(r, 1000));
-      const rss0 = await metric(port, 'vaultd_process_resident_memory_bytes');
+      // RSS moves with the collector: the median of several samples on each side
+      const sampled = async () => {
+        const xs: number[] = [];
+        for (let i = 0; i < 7; i++) {
+          await new Promise((r) => setTimeout(r, 500));
+          xs.push(await metric(port, 'vaultd_process_resident_memory_bytes'));
+        }
+        return median(xs);
+      };
+      await new Promise((r) => setTimeout(r, 3000));
+      const rss0 = await sampled();
       const clients = startClients(port, '/v1/stream', 'tvl');
       await clients.ready;
-      await new Promise((r) => setTimeout(r, 1000));
-      const rss1 = await metric(port, 'vaultd_process_resident_memory_bytes');
+      const rss1 = await sampled();
       clients.stop();
       // the anchor: every client polls /v1/vaults every 5 s; the stream sends a publish's
       // changes (every vault, at most one publish per 15 s ingest round)
