@@ -349,6 +349,19 @@ describe.skipIf(!hasWebSocket)('live feed: /v1/stream and /v1/stream/sse', () =>
     }
   }, 120_000);
 
+  it('the node transport says plainly that the feed needs uws: 501 on both routes', async () => {
+    smallDemoDb(join(dir, 'n.duckdb'));
+    const { port: np } = await serve({ server: { host: '127.0.0.1', port: 0, transport: 'node' } }, 'n');
+    for (const path of ['/v1/stream', '/v1/stream/sse?topics=tvl']) {
+      const res = await fetch(`http://127.0.0.1:${np}${path}`);
+      expect(res.status, path).toBe(501);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain('needs the uws transport');
+    }
+    expect(await upgradeStatus(np)).toBe(501);
+    // REST answers as before
+    expect((await fetch(`http://127.0.0.1:${np}/v1/tvl`)).status).toBe(200);
+  }, 300_000);
+
   it('SIGTERM with 1,000 open streams: every one closed with 1001, exit 0', async () => {
     const streams: TestStream[] = [];
     for (let i = 0; i < 1000; i++) streams.push(await openStream(`ws://127.0.0.1:${port}/v1/stream`));

@@ -44,6 +44,8 @@ export interface StreamHub {
   addSink(sink: StreamSink): void;
   /** the newest model published, null before the first */
   latest(): ReadModel | null;
+  /** topics computed now (at most MAX_TRACKED: past it subscribes to new topics are refused) */
+  tracked(): number;
   /** messages and bytes held for replays (the memory bound's witness) */
   held(): { topics: number; messages: number; bytes: number };
 }
@@ -248,6 +250,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       sinks.push(sink);
     },
     latest: () => model,
+    tracked: () => trackers.size,
     held() {
       let messages = 0;
       let bytes = 0;

@@ -5,7 +5,7 @@
 import { VaultdError } from '../../common/errors.js';
 import type { AuthResult, AuthTable } from '../auth.js';
 import { type ConnectionLimits, ipBucket, keyBucket } from './connectionLimits.js';
-import type { StreamHub } from './streamHub.js';
+import { MAX_TRACKED, type StreamHub } from './streamHub.js';
 import { parseTopic, type Topic } from './topics.js';
 
 export interface SessionDeps {
@@ -78,6 +78,10 @@ export function createStreamSession(deps: SessionDeps, ip: string, who: AuthResu
           `at most ${deps.maxTopics} topics per stream (${topics.size} subscribed, ${fresh.length} more asked); unsubscribe some or open another stream`,
         ),
       );
+    }
+    // every topic is computed at each publish: their number on the server is bounded
+    if (deps.hub.tracked() + fresh.length > MAX_TRACKED) {
+      return refuse(new VaultdError('NOT_READY', 'this server follows as many topics as it can; retry later or subscribe to vaults'));
     }
     const send: Buffer[] = [];
     // replays first (the same turn as the join: no publish can fall between)
