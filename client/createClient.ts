@@ -6,6 +6,7 @@ import { CursorStaleError, VaultdClientError } from './errors.js';
 import { createTransport, type Answer, type QueryValue, type RequestOptions, type TransportOptions } from './transport.js';
 import type { ActivityRow, Operations } from './types.gen.js';
 import { waitForSettlement, type WaitForSettlementOptions } from './waitForSettlement.js';
+import { type LiveStream, openStream, type StreamOptions } from './stream.js';
 
 export type ClientOptions = TransportOptions;
 
@@ -200,10 +201,16 @@ export interface VaultdClient extends VaultdApi {
   readonly iterate: VaultdIterators;
   /** Poll the wallet's activity until the request settles or is refunded; see waitForSettlement. */
   waitForSettlement(options: WaitForSettlementOptions): Promise<Flow<ActivityRow>>;
+  /**
+   * The live feed (DESIGN §11.7): iterate it (`for await (const e of client.stream({topics}))`)
+   * or listen (`.on('message' | 'resync' | 'error', …)`); it reconnects and resumes by itself.
+   */
+  stream(options: StreamOptions): LiveStream;
 }
 
 // The paths of the generated document: a route moved on the server is a compile error here.
-type Used = Exclude<Op, 'getMetrics' | 'getOpenApi' | 'getDocs'>;
+// (the live feed is client.stream, not a request: client/stream.ts)
+type Used = Exclude<Op, 'getMetrics' | 'getOpenApi' | 'getDocs' | 'openStream' | 'openStreamSse'>;
 const PATHS: { [O in Used]: Operations[O]['path'] } = {
   getHealth: '/health',
   getSlo: '/health/slo',
@@ -365,6 +372,7 @@ export function createClient(options: ClientOptions): VaultdClient {
     withResponse,
     iterate,
     waitForSettlement: (o) => waitForSettlement(client, o),
+    stream: (o) => openStream(transport.baseUrl, options.apiKey, o),
   };
   return client;
 }

@@ -37,5 +37,6 @@ export { positionHistory } from './positionHistory.js';
 export type { PositionHistory, PositionHistoryPoint, PositionState, SkipReason } from './positionHistory.js';
 export { waitForSettlement } from './waitForSettlement.js';
 export type { WaitForSettlementOptions } from './waitForSettlement.js';
+export type { LiveStream, StreamEvent, StreamKind, StreamMessage, StreamOptions, StreamTopic } from './stream.js';
 export { CLIENT_VERSION } from './version.js';
 export type * from './types.gen.js';

@@ -419,16 +419,12 @@ export interface PartialResponseError {
 
 export interface ItemMeta {
   /** RFC 3339 date-time (UTC) */
-  as_of?: string;
-  /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
 }
 
 export interface TvlMeta {
   partial_errors: PartialResponseError[] | null;
-  /** RFC 3339 date-time (UTC) */
-  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -439,8 +435,6 @@ export interface ListMeta {
   limit: number | null;
   next_cursor: string | null;
   partial_errors: PartialResponseError[] | null;
-  /** RFC 3339 date-time (UTC) */
-  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -456,8 +450,6 @@ export interface WindowListMeta {
   /** RFC 3339 date-time (UTC) */
   end: string | null;
   /** RFC 3339 date-time (UTC) */
-  as_of?: string;
-  /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
 }
@@ -469,8 +461,6 @@ export interface WalletListMeta {
   partial_errors: PartialResponseError[] | null;
   start: null;
   end: null;
-  /** RFC 3339 date-time (UTC) */
-  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -495,14 +485,6 @@ export interface UnauthorizedError {
 export interface NotFoundError {
   error: {
     code: 'NOT_FOUND';
-    message: string;
-    details?: unknown;
-  };
-}
-
-export interface ConflictError {
-  error: {
-    code: 'CURSOR_STALE';
     message: string;
     details?: unknown;
   };
@@ -637,95 +619,111 @@ export interface LotListResponse {
   meta: ListMeta;
 }
 
-export interface RequestPoint {
+/** One change of one topic, serialized once per publish; `data` has exactly the REST shape. */
+export type StreamMessage = {
+  /** `vaults` or `vault:{vault_id}`; data: the /v1/vaults item */
+  topic: string;
+  kind: 'vault.metrics';
+  /** The publish this change belongs to. */
+  generation: number;
   /** RFC 3339 date-time (UTC) */
-  timestamp: string;
-  block_number: number;
-  tx_hash: string;
-}
-
-export interface RequestItem {
-  request_hash: string;
-  vault_id: string;
-  type: 'deposit' | 'redeem';
-  status: 'pending' | 'settled' | 'refunded' | 'expired';
-  requested: RequestPoint;
-  resolved: RequestPoint | null;
-  amount: string;
+  refreshed_at: string;
+  data: VaultDetail;
+} | {
+  /** `vault:{vault_id}`; data: the newest hourly point */
+  topic: string;
+  kind: 'vault.point';
+  /** The publish this change belongs to. */
+  generation: number;
   /** RFC 3339 date-time (UTC) */
-  deadline: string | null;
-  solver_tip: string | null;
-  age_seconds: number;
-  refundable: boolean;
-}
+  refreshed_at: string;
+  data: VaultTimeseriesPoint;
+} | {
+  /** `tvl`; data: /v1/tvl data */
+  topic: string;
+  kind: 'tvl';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Tvl;
+} | {
+  /** `wallet:{address}`; data: a /v1/users/{w}/positions item */
+  topic: string;
+  kind: 'wallet.position';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Position;
+} | {
+  /** `wallet:{address}`; data: a new /v1/users/{w}/activity row */
+  topic: string;
+  kind: 'wallet.activity';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: ActivityRow;
+} | {
+  /** `wallet:{address}`; data: a /v1/users/{w}/requests item (DESIGN §11.8) */
+  topic: string;
+  kind: 'wallet.request';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Record<string, unknown>;
+} | {
+  /** `health`; data: the /health body */
+  topic: string;
+  kind: 'health';
+  /** The publish this change belongs to. */
+  generation: number;
+  /** RFC 3339 date-time (UTC) */
+  refreshed_at: string;
+  data: Health;
+};
 
-export interface RequestListResponse {
-  data: RequestItem[];
-  meta: WalletListMeta;
-}
+/** A client frame on /v1/stream. */
+export type StreamClientOp = {
+  op: 'auth';
+  key: string;
+  [key: string]: unknown;
+} | {
+  op: 'subscribe';
+  topics: string[];
+  since?: number;
+  [key: string]: unknown;
+} | {
+  op: 'unsubscribe';
+  topics: string[];
+  [key: string]: unknown;
+};
 
-export interface SloWindow {
-  requests: number;
-  errors_5xx: number;
-  non_5xx_ratio: number | null;
-  error_budget_left: number;
-  burn_rate: number;
-  latency_ms: {
-    health: {
-      requests: number;
-      p50: number | null;
-      p99: number | null;
-    };
-    vaults: {
-      requests: number;
-      p50: number | null;
-      p99: number | null;
-    };
-    users: {
-      requests: number;
-      p50: number | null;
-      p99: number | null;
-    };
-    aggregates: {
-      requests: number;
-      p50: number | null;
-      p99: number | null;
-    };
-    prices: {
-      requests: number;
-      p50: number | null;
-      p99: number | null;
-    };
-    other: {
-      requests: number;
-      p50: number | null;
-      p99: number | null;
-    };
-  };
-  chains: ({
-    chain_id: number;
-    samples: number;
-    lag_seconds: {
-      p50: number | null;
-      p99: number | null;
-      max: number | null;
-    };
-  })[];
-}
-
-export interface SloReport {
-  objectives: {
-    freshness_seconds: number;
-    latency_p99_ms: number;
-    availability: number;
-  };
-  publish_age_seconds: number | null;
-  windows: {
-    "5m": SloWindow;
-    "1h": SloWindow;
-    "24h": SloWindow;
-  };
-}
+/** A server frame that is not a message. */
+export type StreamServerOp = {
+  op: 'resync';
+} | {
+  op: 'subscribed';
+  topics: string[];
+  generation: number | null;
+  [key: string]: unknown;
+} | {
+  op: 'unsubscribed';
+  topics: string[];
+  [key: string]: unknown;
+} | {
+  op: 'authed';
+  key_id: string;
+  tier: string;
+  [key: string]: unknown;
+} | {
+  op: 'error';
+  code: string;
+  message: string;
+  [key: string]: unknown;
+};
 
 /** Every operation of the document: its path, parameters and 200 body. */
 export interface Operations {
@@ -744,14 +742,6 @@ export interface Operations {
     pathParams: {};
     query: {};
     response: ChainHealthList;
-  };
-  /** Service level: objectives beside live figures */
-  getSlo: {
-    method: 'GET';
-    path: '/health/slo';
-    pathParams: {};
-    query: {};
-    response: SloReport;
   };
   /** Prometheus metrics */
   getMetrics: {
@@ -790,7 +780,7 @@ export interface Operations {
       include_hidden?: boolean;
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: VaultListResponse;
@@ -800,10 +790,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/featured';
     pathParams: {};
-    query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
-    };
+    query: {};
     response: FeaturedVaultListResponse;
   };
   /** Every enabled deployment of one logical vault */
@@ -814,10 +801,7 @@ export interface Operations {
       /** The exact admin-curated public slug. */
       slug: string;
     };
-    query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
-    };
+    query: {};
     response: VaultListResponse;
   };
   /** One deployment with its current metrics */
@@ -831,7 +815,7 @@ export interface Operations {
     query: {
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: VaultResponse;
@@ -844,10 +828,7 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
-    query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
-    };
+    query: {};
     response: VaultDefinitionResponse;
   };
   /** Metric history */
@@ -872,7 +853,7 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: VaultTimeseriesResponse;
@@ -899,10 +880,7 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
-    query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
-    };
+    query: {};
     response: VaultAllocationsResponse;
   };
   /** Every open position of a wallet */
@@ -923,7 +901,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: PositionListResponse;
@@ -943,7 +921,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: PositionResponse;
@@ -972,10 +950,10 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      as_of?: string;
     };
     response: PositionTimeseriesResponse;
   };
@@ -1015,32 +993,10 @@ export interface Operations {
       vault_id?: string;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
-    };
-    response: ActivityResponse;
-  };
-  /** The wallet's async deposit and redeem requests, newest first */
-  listRequests: {
-    method: 'GET';
-    path: '/v1/users/{wallet_address}/requests';
-    pathParams: {
-      /** An EVM wallet address, matched case-insensitively. */
-      wallet_address: string;
-    };
-    query: {
-      next?: string;
-      /** 1 to 1000. Default 100. */
-      limit?: number;
-      /** Default "all". */
-      status?: 'pending' | 'settled' | 'refunded' | 'expired' | 'all';
-      vault_id?: string;
-      /** `true` or `false` (`1` and `0` are accepted too). Default false. */
-      include_hidden?: boolean;
       /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
-    response: RequestListResponse;
+    response: ActivityResponse;
   };
   /** Aggregate TVL */
   getTvl: {
@@ -1052,7 +1008,7 @@ export interface Operations {
       include_breakdown?: boolean;
       /** `true` or `false` (`1` and `0` are accepted too). @deprecated */
       include_sources?: boolean;
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
       as_of?: string;
     };
     response: TvlResponse;
@@ -1062,10 +1018,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/strategies';
     pathParams: {};
-    query: {
-      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
-      as_of?: string;
-    };
+    query: {};
     response: StrategyListResponse;
   };
   /** Latest USD price of a token, or the point-in-time price with `at` */
@@ -1101,5 +1054,26 @@ export interface Operations {
       limit?: number;
     };
     response: PriceTimeseriesResponse;
+  };
+  /** Live feed over WebSocket */
+  openStream: {
+    method: 'GET';
+    path: '/v1/stream';
+    pathParams: {};
+    query: {};
+    response: string;
+  };
+  /** Live feed as Server-Sent Events */
+  openStreamSse: {
+    method: 'GET';
+    path: '/v1/stream/sse';
+    pathParams: {};
+    query: {
+      /** Comma-separated topics: `vaults`, `tvl`, `health`, `vault:{vault_id}`, `wallet:{address}` (at most `stream.max_topics_per_connection`). */
+      topics: string;
+      /** Replay the messages after this generation while the server keeps them (the last `stream.replay_generations`, default 64), else one `{"op":"resync"}`. SSE also reads `Last-Event-ID`. */
+      since?: number;
+    };
+    response: string;
   };
 }

@@ -254,6 +254,27 @@ export const configSchema = (vaultTypes: VaultTypes) =>
       }),
       {},
     ),
+    /** the live feed, GET /v1/stream and /v1/stream/sse (DESIGN §11.7) */
+    stream: v.optional(
+      v.strictObject({
+        max_topics_per_connection: v.optional(positiveInt, 50),
+        /** open streams per client IP (anonymous) */
+        max_connections_per_ip: v.optional(positiveInt, 20),
+        /** open streams per API key (a key lifts the per-IP limit, as on REST) */
+        max_connections_per_key: v.optional(positiveInt, 200),
+        /** a WebSocket silent this long is closed; pings keep a live one open */
+        idle_timeout_seconds: v.optional(
+          v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(8, 'must be at least 8'), v.maxValue(960, 'must be at most 960')),
+          120,
+        ),
+        /** generations of messages kept per topic for `since` (older: one resync) */
+        replay_generations: v.optional(
+          v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'), v.maxValue(1024, 'must be at most 1024')),
+          64,
+        ),
+      }),
+      {},
+    ),
     /** the demo world under `vaultd serve` (no chains configured) */
     demo: v.optional(
       v.strictObject({

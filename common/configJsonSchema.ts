@@ -53,6 +53,12 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   schedules: 'When the jobs run (cron with seconds).',
   'schedules.ingest': 'Chain ingest rounds (and the demo world extension), default every 15 s.',
   'schedules.prices': 'Price and TVL-source rounds, default every 5 min.',
+  stream: 'The live feed (GET /v1/stream WebSocket and /v1/stream/sse), DESIGN §11.7.',
+  'stream.max_topics_per_connection': 'Topics one stream may subscribe to at once (default 50).',
+  'stream.max_connections_per_ip': 'Open streams per client IP for anonymous callers (default 20).',
+  'stream.max_connections_per_key': 'Open streams per API key (default 200).',
+  'stream.idle_timeout_seconds': 'A WebSocket silent this long is closed; the server pings live ones (default 120, 8 to 960).',
+  'stream.replay_generations': 'Generations of messages kept per topic for `since` replays; older asks get one resync (default 64).',
   demo: 'The demo world under `vaultd serve` when no chains are configured.',
   'demo.hour_seconds':
     'Real seconds per simulated hour of the living demo world: 3600 (default) follows the wall clock; less runs the world ahead, one hour per round.',

@@ -20,6 +20,7 @@ import { type IncomingRequest, MAX_TARGET } from './exchange.js';
 import type { Reply } from './reply.js';
 import { createHeadWriter, type HeadWriter } from './transport/headWriter.js';
 import { startNodeHttpServer } from './transport/nodeHttpServer.js';
+import { attachStreamRoutes, type StreamDeps } from './stream/uwsStream.js';
 
 export interface HttpServer {
   readonly port: number;
@@ -105,7 +106,7 @@ const STREAM_THRESHOLD = 16 * 1024;
 // parse the next pipelined request, so a client pipelining hundreds of requests and never
 // reading made it hold hundreds of copies (~2 GB in the attack this was found by).
 
-export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle }): Promise<HttpServer> {
+export async function startHttpServer(common: Common, opts: { host: string; port: number; handle: Handle; stream?: StreamDeps }): Promise<HttpServer> {
   // the compatibility transport: HTTP/1.0 and malformed requests answered (server.transport)
   if (common.config.server.transport === 'node') return startNodeHttpServer(common, opts, listenError);
   const uWS = await loadUws();
@@ -168,6 +169,10 @@ export async function startHttpServer(common: Common, opts: { host: string; port
         if (--inFlight === 0) drained?.();
       });
   };
+  // the live feed (DESIGN §11.7): its own routes, matched before the request pipeline's
+  const streams = opts.stream
+    ? attachStreamRoutes(app, uWS, common, opts.stream, { ip: (res, req) => (proxies ? clientIp(peerOf(res), req.getHeader(FORWARDED_FOR)) : peerOf(res)) })
+    : null;
   // one handler per usual method: uWS dispatches on the method, so none is read per request
   app.get('/*', (res, req) => serve(res, req, 'GET'));
   app.head('/*', (res, req) => serve(res, req, 'HEAD'));
@@ -221,6 +226,8 @@ export async function startHttpServer(common: Common, opts: { host: string; port
   return {
     port,
     async close() {
+      // streams first, with 1001: a stop must not leave clients waiting on a dead socket
+      await streams?.closeAll();
       if (watch) clearInterval(watch);
       if (listening) uWS.us_listen_socket_close(listening);
       listening = null;

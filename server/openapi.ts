@@ -6,6 +6,7 @@ import { OPERATIONS, type OperationSpec, type PathParam } from './openapiOperati
 import { QUERY_SCHEMAS, type QueryRoute } from './params.js';
 import { REQUEST_ID_PATTERN } from './requestId.js';
 import { COMPONENTS } from './schemas/responses.js';
+import { STREAM_PATHS, STREAM_SCHEMAS } from './openapiStream.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -211,7 +212,8 @@ function operation(op: OperationSpec): Json {
 function build(): Json {
   const paths: Json = {};
   for (const op of Object.values(OPERATIONS)) paths[op.path] = { get: operation(op) };
-  const schemas = toJsonSchemaDefs(COMPONENTS, { ...CONVERSION, errorMode: 'throw' });
+  Object.assign(paths, STREAM_PATHS);
+  const schemas = { ...toJsonSchemaDefs(COMPONENTS, { ...CONVERSION, errorMode: 'throw' }), ...STREAM_SCHEMAS };
   return {
     openapi: '3.1.0',
     info: {
@@ -221,7 +223,7 @@ function build(): Json {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
-    tags: ['vaults', 'users', 'aggregates', 'prices', 'health', 'meta'].map((name) => ({ name })),
+    tags: ['vaults', 'users', 'aggregates', 'prices', 'live', 'health', 'meta'].map((name) => ({ name })),
     paths,
     components: {
       schemas,

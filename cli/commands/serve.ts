@@ -31,6 +31,7 @@ import { createHandler } from '../../server/handle.js';
 import { createReadModel } from '../../engine/publish/readModel.js';
 import type { ReadModel } from '../../engine/publish/index.js';
 import { assertListenable, startHttpServer } from '../../server/httpServer.js';
+import { createStreamHub } from '../../server/stream/streamHub.js';
 import { CLIENT_MOUNT, EXPLORER_MOUNT, EXPLORER_PAGES } from '../../server/static/clientAssets.js';
 import { loadStaticAssets } from '../../server/static/staticAssets.js';
 import { parseFlags } from '../args.js';
@@ -167,12 +168,15 @@ async function serveUntilStopped(common: Common, opts: ServeOptions): Promise<nu
     if (nextSecret) cursors.use(nextSecret, snapshot.generation);
     nextSecret = null;
   });
+  // the live feed (DESIGN §11.7): each publish's changes pushed to subscribers
+  const stream = createStreamHub({ common, jobs, started });
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, {
       positionWindow: (task) => pool.positionWindow(task),
       seriesBlocks: (task) => pool.seriesBlocks(task),
       positionAudit: (task) => pool.positionAudit(task),
     });
+    void stream.publish(served);
   });
   // Every publish is also written as files (beside the database unless --publish-dir says where):
   // a restart on unchanged inputs serves them without recomputing, and readers serve them.
@@ -224,7 +228,7 @@ async function serveUntilStopped(common: Common, opts: ServeOptions): Promise<nu
   const since = new Date(started).toISOString();
   const marker = markServing(config.db, { listen: `${config.server.host}:${config.server.port}`, started_at: since });
   common.shutdown.add('serving marker', async () => marker.remove());
-  const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle });
+  const server = await startHttpServer(common, { host: config.server.host, port: config.server.port, handle, stream: { hub: stream, auth: () => keys.table } });
   common.shutdown.add('http', () => server.close());
   marker.update({ listen: `${config.server.host}:${server.port}`, started_at: since });
   printServingLine(config.server.host, server.port);

@@ -66,29 +66,7 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
     next = page.meta.next_cursor ?? undefined;
   } while (next !== undefined);
 
-  const m = v.metrics;
-  const tvlShown =
-    m.tvl.usd !== null
-      ? num(usd(m.tvl.usd), usdExact(m.tvl.usd), 'big num')
-      : el('span', { class: 'big muted', title: `no USD price for ${sym ?? 'its token'}` }, 'no USD price');
-  const facts = el(
-    'dl',
-    { id: 'facts', class: 'stats' },
-    stat('TVL', tvlShown, m.tvl.native === null ? null : num(token(m.tvl.native, sym, decimals, price), tokenExact(m.tvl.native, sym)), {
-      'data-stat': 'tvl',
-      class: 'stat wide',
-    }),
-    stat('APY 7d', percent(m.apy_7d), null, { 'data-stat': 'apy_7d' }),
-    stat('APY 30d', percent(m.apy_30d), null, { 'data-stat': 'apy_30d' }),
-    stat('APY 90d', percent(m.apy_90d), m.apy_90d === null ? 'needs 90 days of history' : null, { 'data-stat': 'apy_90d' }),
-    stat(
-      'Share price',
-      m.unit_price === null ? '—' : num(token(m.unit_price, sym, decimals), tokenExact(m.unit_price, sym)),
-      sym ? `${sym} per ${v.symbol}` : null,
-      { 'data-stat': 'unit_price' },
-    ),
-    stat('As of', when(m.as_of, nowMs), null, { 'data-stat': 'as_of' }),
-  );
+  const facts = el('dl', { id: 'facts', class: 'stats' }, ...factsOf(v.metrics, sym, v.symbol, decimals, price, nowMs));
   const charts = el('section', { id: 'charts', 'aria-labelledby': 'history-title' });
   const deployments = el('section', { id: 'deployments' });
   show(
@@ -122,6 +100,69 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
   if (v.group) await siblings(api, v, chains, deployments, names, asOf);
   if (allocations) main.append(allocationsSection(allocations.data, { chains, symbol: sym, decimals, usdPrice: price, nowMs }));
   if (definition) main.append(definitionSection(definition.data as unknown as Record<string, unknown>, v.chain_id, chains, names));
+  live(api, id, facts, sym, v.symbol, decimals);
+}
+
+/** The figures of the vault's metrics (TVL, APYs, share price, as of). */
+function factsOf(
+  m: VaultDetail['metrics'],
+  sym: string | null,
+  vaultSym: string,
+  decimals: number,
+  price: ReturnType<typeof impliedPrice>,
+  nowMs: number,
+): HTMLElement[] {
+  const tvlShown =
+    m.tvl.usd !== null
+      ? num(usd(m.tvl.usd), usdExact(m.tvl.usd), 'big num')
+      : el('span', { class: 'big muted', title: `no USD price for ${sym ?? 'its token'}` }, 'no USD price');
+  return [
+    stat('TVL', tvlShown, m.tvl.native === null ? null : num(token(m.tvl.native, sym, decimals, price), tokenExact(m.tvl.native, sym)), {
+      'data-stat': 'tvl',
+      class: 'stat wide',
+    }),
+    stat('APY 7d', percent(m.apy_7d), null, { 'data-stat': 'apy_7d' }),
+    stat('APY 30d', percent(m.apy_30d), null, { 'data-stat': 'apy_30d' }),
+    stat('APY 90d', percent(m.apy_90d), m.apy_90d === null ? 'needs 90 days of history' : null, { 'data-stat': 'apy_90d' }),
+    stat(
+      'Share price',
+      m.unit_price === null ? '—' : num(token(m.unit_price, sym, decimals), tokenExact(m.unit_price, sym)),
+      sym ? `${sym} per ${vaultSym}` : null,
+      { 'data-stat': 'unit_price' },
+    ),
+    stat('As of', when(m.as_of, nowMs), null, { 'data-stat': 'as_of' }),
+  ];
+}
+
+/**
+ * The figures follow the live feed (DESIGN §11.7, topic `vault:{id}`): each publish's metrics
+ * replace them in place, no reload; a resync refetches the vault. Without a feed (a `node`
+ * transport server, a proxy without upgrades) the page stays as loaded.
+ */
+function live(api: VaultdClient, id: string, facts: HTMLElement, sym: string | null, vaultSym: string, decimals: number): void {
+  const put = (m: VaultDetail['metrics'], generation: number | null) => {
+    const price = impliedPrice({ native: m.tvl.native ?? '0', usd: m.tvl.usd });
+    facts.replaceChildren(...factsOf(m, sym, vaultSym, decimals, price, Date.now()));
+    if (generation !== null) facts.setAttribute('data-generation', String(generation));
+    facts.setAttribute('data-as-of', String(m.as_of ?? ''));
+    facts.setAttribute('data-tvl', m.tvl.usd ?? m.tvl.native ?? '');
+  };
+  let stream: ReturnType<VaultdClient['stream']>;
+  try {
+    stream = api.stream({ topics: [`vault:${id}`] });
+  } catch {
+    return;
+  }
+  stream.on('message', (msg) => {
+    if (msg.kind === 'vault.metrics') put((msg.data as VaultDetail).metrics, msg.generation);
+  });
+  stream.on('resync', () => {
+    api.vault(id).then(
+      (d) => put(d.data.metrics, null),
+      () => undefined,
+    );
+  });
+  addEventListener('pagehide', () => stream.close(), { once: true });
 }
 
 function rangeForm(granularity: Granularity, window: { start: string | null; end: string | null }, asOf: string | undefined): HTMLFormElement {

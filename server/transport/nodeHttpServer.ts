@@ -15,6 +15,14 @@ import { replyHeaders, replyParts, statusLine, type Reply } from '../reply.js';
 /** Headers (request line included) past this are a 431; targets up to it reach the pipeline (414 over 8 KiB). */
 const MAX_HEADER_BYTES = 32 * 1024;
 
+const STREAM_PATH = '/v1/stream';
+const STREAM_501 = JSON.stringify({
+  error: {
+    code: 'NOT_IMPLEMENTED',
+    message: 'the live feed (/v1/stream, /v1/stream/sse) needs the uws transport; remove "server": {"transport": "node"} from the config',
+  },
+});
+
 const header = (v: string | string[] | undefined): string => (v === undefined ? '' : Array.isArray(v) ? v.join(', ') : v);
 
 /** A JSON error envelope for requests too malformed to reach the pipeline. */
@@ -37,6 +45,12 @@ export async function startNodeHttpServer(
     (req, res) => {
       const url = req.url ?? '/';
       const q = url.indexOf('?');
+      if (url === STREAM_PATH || url.startsWith(`${STREAM_PATH}?`) || url.startsWith(`${STREAM_PATH}/sse`)) {
+        // the live feed needs uWS (WebSocket pub/sub): said plainly, not a 404
+        res.writeHead(501, { 'Content-Type': 'application/json; charset=utf-8', 'Access-Control-Allow-Origin': '*' });
+        res.end(STREAM_501);
+        return;
+      }
       const peer = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
       const request: IncomingRequest = {
         method: req.method ?? 'GET',
