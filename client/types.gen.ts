@@ -419,12 +419,16 @@ export interface PartialResponseError {
 
 export interface ItemMeta {
   /** RFC 3339 date-time (UTC) */
+  as_of?: string;
+  /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
 }
 
 export interface TvlMeta {
   partial_errors: PartialResponseError[] | null;
+  /** RFC 3339 date-time (UTC) */
+  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -435,6 +439,8 @@ export interface ListMeta {
   limit: number | null;
   next_cursor: string | null;
   partial_errors: PartialResponseError[] | null;
+  /** RFC 3339 date-time (UTC) */
+  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -450,6 +456,8 @@ export interface WindowListMeta {
   /** RFC 3339 date-time (UTC) */
   end: string | null;
   /** RFC 3339 date-time (UTC) */
+  as_of?: string;
+  /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
 }
@@ -461,6 +469,8 @@ export interface WalletListMeta {
   partial_errors: PartialResponseError[] | null;
   start: null;
   end: null;
+  /** RFC 3339 date-time (UTC) */
+  as_of?: string;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
   request_id: string;
@@ -485,6 +495,14 @@ export interface UnauthorizedError {
 export interface NotFoundError {
   error: {
     code: 'NOT_FOUND';
+    message: string;
+    details?: unknown;
+  };
+}
+
+export interface ConflictError {
+  error: {
+    code: 'CURSOR_STALE';
     message: string;
     details?: unknown;
   };
@@ -619,6 +637,96 @@ export interface LotListResponse {
   meta: ListMeta;
 }
 
+export interface RequestPoint {
+  /** RFC 3339 date-time (UTC) */
+  timestamp: string;
+  block_number: number;
+  tx_hash: string;
+}
+
+export interface RequestItem {
+  request_hash: string;
+  vault_id: string;
+  type: 'deposit' | 'redeem';
+  status: 'pending' | 'settled' | 'refunded' | 'expired';
+  requested: RequestPoint;
+  resolved: RequestPoint | null;
+  amount: string;
+  /** RFC 3339 date-time (UTC) */
+  deadline: string | null;
+  solver_tip: string | null;
+  age_seconds: number;
+  refundable: boolean;
+}
+
+export interface RequestListResponse {
+  data: RequestItem[];
+  meta: WalletListMeta;
+}
+
+export interface SloWindow {
+  requests: number;
+  errors_5xx: number;
+  non_5xx_ratio: number | null;
+  error_budget_left: number;
+  burn_rate: number;
+  latency_ms: {
+    health: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    vaults: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    users: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    aggregates: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    prices: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+    other: {
+      requests: number;
+      p50: number | null;
+      p99: number | null;
+    };
+  };
+  chains: ({
+    chain_id: number;
+    samples: number;
+    lag_seconds: {
+      p50: number | null;
+      p99: number | null;
+      max: number | null;
+    };
+  })[];
+}
+
+export interface SloReport {
+  objectives: {
+    freshness_seconds: number;
+    latency_p99_ms: number;
+    availability: number;
+  };
+  publish_age_seconds: number | null;
+  windows: {
+    "5m": SloWindow;
+    "1h": SloWindow;
+    "24h": SloWindow;
+  };
+}
+
 /** One change of one topic, serialized once per publish; `data` has exactly the REST shape. */
 export type StreamMessage = {
   /** `vaults` or `vault:{vault_id}`; data: the /v1/vaults item */
@@ -666,14 +774,14 @@ export type StreamMessage = {
   refreshed_at: string;
   data: ActivityRow;
 } | {
-  /** `wallet:{address}`; data: a /v1/users/{w}/requests item (DESIGN §11.8) */
+  /** `wallet:{address}`; data: a /v1/users/{w}/requests item in its new state (DESIGN §11.8) */
   topic: string;
   kind: 'wallet.request';
   /** The publish this change belongs to. */
   generation: number;
   /** RFC 3339 date-time (UTC) */
   refreshed_at: string;
-  data: Record<string, unknown>;
+  data: RequestItem;
 } | {
   /** `health`; data: the /health body */
   topic: string;
@@ -743,6 +851,14 @@ export interface Operations {
     query: {};
     response: ChainHealthList;
   };
+  /** Service level: objectives beside live figures */
+  getSlo: {
+    method: 'GET';
+    path: '/health/slo';
+    pathParams: {};
+    query: {};
+    response: SloReport;
+  };
   /** Prometheus metrics */
   getMetrics: {
     method: 'GET';
@@ -780,7 +896,7 @@ export interface Operations {
       include_hidden?: boolean;
       /** Must not name a value twice. */
       include?: string;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultListResponse;
@@ -790,7 +906,10 @@ export interface Operations {
     method: 'GET';
     path: '/v1/vaults/featured';
     pathParams: {};
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: FeaturedVaultListResponse;
   };
   /** Every enabled deployment of one logical vault */
@@ -801,7 +920,10 @@ export interface Operations {
       /** The exact admin-curated public slug. */
       slug: string;
     };
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: VaultListResponse;
   };
   /** One deployment with its current metrics */
@@ -815,7 +937,7 @@ export interface Operations {
     query: {
       /** Must not name a value twice. */
       include?: string;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultResponse;
@@ -828,7 +950,10 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: VaultDefinitionResponse;
   };
   /** Metric history */
@@ -853,7 +978,7 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: VaultTimeseriesResponse;
@@ -880,7 +1005,10 @@ export interface Operations {
       /** `{chainId}:{address}`; the address is matched case-insensitively and answered lowercase. `eip155:{chainId}:{address}` (CAIP-10) names the same vault; answers always carry the `{chainId}:{address}` form. */
       vault_id: string;
     };
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: VaultAllocationsResponse;
   };
   /** Every open position of a wallet */
@@ -901,7 +1029,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionListResponse;
@@ -921,7 +1049,7 @@ export interface Operations {
       include?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: PositionResponse;
@@ -950,10 +1078,10 @@ export interface Operations {
       granularity?: 'hour' | 'day' | 'week' | 'month';
       /** Must not name a value twice. */
       include?: string;
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
       /** Default "average". */
       cost_basis_method?: 'average' | 'fifo';
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
-      as_of?: string;
     };
     response: PositionTimeseriesResponse;
   };
@@ -993,10 +1121,32 @@ export interface Operations {
       vault_id?: string;
       /** `true` or `false` (`1` and `0` are accepted too). Default false. */
       include_hidden?: boolean;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: ActivityResponse;
+  };
+  /** The wallet's async deposit and redeem requests, newest first */
+  listRequests: {
+    method: 'GET';
+    path: '/v1/users/{wallet_address}/requests';
+    pathParams: {
+      /** An EVM wallet address, matched case-insensitively. */
+      wallet_address: string;
+    };
+    query: {
+      next?: string;
+      /** 1 to 1000. Default 100. */
+      limit?: number;
+      /** Default "all". */
+      status?: 'pending' | 'settled' | 'refunded' | 'expired' | 'all';
+      vault_id?: string;
+      /** `true` or `false` (`1` and `0` are accepted too). Default false. */
+      include_hidden?: boolean;
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
+    response: RequestListResponse;
   };
   /** Aggregate TVL */
   getTvl: {
@@ -1008,7 +1158,7 @@ export interface Operations {
       include_breakdown?: boolean;
       /** `true` or `false` (`1` and `0` are accepted too). @deprecated */
       include_sources?: boolean;
-      /** Must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z. */
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
       as_of?: string;
     };
     response: TvlResponse;
@@ -1018,7 +1168,10 @@ export interface Operations {
     method: 'GET';
     path: '/v1/strategies';
     pathParams: {};
-    query: {};
+    query: {
+      /** Answers as of that instant (DESIGN §11.6): the body the server would have published with the data known then (snapshots, events and prices at or before it; "now" in values, PnL and APY is `as_of`), echoed in `meta.as_of`. An ISO 8601 date (00:00:00 UTC) or date-time (no zone = UTC), or Unix seconds. A vault appears once its first snapshot is at or before it; registry settings (hidden, disabled, featured, strategy, names) are today's. After the newest data: 422. */
+      as_of?: string;
+    };
     response: StrategyListResponse;
   };
   /** Latest USD price of a token, or the point-in-time price with `at` */

@@ -79,7 +79,7 @@ export const STREAM_SCHEMAS = {
       message('tvl', ref('Tvl'), '`tvl`; data: /v1/tvl data'),
       message('wallet.position', ref('Position'), '`wallet:{address}`; data: a /v1/users/{w}/positions item'),
       message('wallet.activity', ref('ActivityRow'), '`wallet:{address}`; data: a new /v1/users/{w}/activity row'),
-      message('wallet.request', { type: 'object' }, '`wallet:{address}`; data: a /v1/users/{w}/requests item (DESIGN §11.8)'),
+      message('wallet.request', ref('RequestItem'), '`wallet:{address}`; data: a /v1/users/{w}/requests item in its new state (DESIGN §11.8)'),
       message('health', ref('Health'), '`health`; data: the /health body'),
     ],
   },

@@ -169,7 +169,14 @@ async function serveUntilStopped(common: Common, opts: ServeOptions): Promise<nu
     nextSecret = null;
   });
   // the live feed (DESIGN §11.7): each publish's changes pushed to subscribers
-  const stream = createStreamHub({ common, jobs, started });
+  const stream = createStreamHub({
+    common,
+    jobs,
+    started,
+    // wallet.request (DESIGN §11.8): one entry per request and state, the /requests item's JSON
+    walletRequests: (model, wallet) =>
+      new Map(model.requestItems(wallet).map((r) => [`${r.vault_id}|${r.request_hash}|${r.status}`, Buffer.from(JSON.stringify(r))])),
+  });
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, {
       positionWindow: (task) => pool.positionWindow(task),

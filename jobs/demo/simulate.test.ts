@@ -498,6 +498,10 @@ describe('simulateDemo: the default world', () => {
         prices: rows.prices.filter((r) => r.ts <= until),
         allocations: rows.allocations.filter((r) => r.as_of <= until),
         tvlSourceValues: rows.tvlSourceValues.filter((r) => r.ts <= until),
+        requestTerms: termsOf(
+          rows,
+          rows.events.filter((r) => r.ts <= until),
+        ),
       });
       expect(digestTimeRows(canonical(short.rows))).toEqual(digestTimeRows(canonical(cut(world.rows))));
     }

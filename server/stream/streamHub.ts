@@ -19,8 +19,9 @@ export interface StreamSink {
 
 /**
  * The hook of async request state (DESIGN §11.8): the wallet's request items (the
- * /v1/users/{w}/requests item JSON) by request id in `model`; a changed or new item is pushed as
- * `wallet.request`. Absent: no wallet.request messages.
+ * /v1/users/{w}/requests item JSON) in `model`, keyed by request and state; a key the previous
+ * publish did not have (a new request, or one that settled, was refunded or expired) is pushed
+ * as `wallet.request`. Absent: no wallet.request messages.
  */
 export type WalletRequests = (model: ReadModel, wallet: string) => Map<string, Buffer> | Promise<Map<string, Buffer>>;
 
@@ -147,10 +148,9 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
         for (const row of act.rows) message('wallet.activity', row);
         if (opts.walletRequests) {
           const now = await opts.walletRequests(m, w);
-          for (const [k, v] of now) {
-            const was = t.lastRequests.get(k);
-            if (was === undefined || !was.equals(v)) message('wallet.request', v);
-          }
+          // a key names a request in one state: a new key is a new request or a state change
+          // (an unresolved request's age grows every publish; that alone is not a change)
+          for (const [k, v] of now) if (!t.lastRequests.has(k)) message('wallet.request', v);
           t.lastRequests = now;
         }
         break;
