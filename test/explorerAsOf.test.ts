@@ -110,7 +110,8 @@ describe('vault page', () => {
     // every request about this vault carried the instant
     const asked = o.requests.slice(before).filter((u) => decodeURIComponent(new URL(u).pathname).startsWith(`/v1/vaults/${id}`));
     expect(asked.length).toBeGreaterThanOrEqual(4); // detail, definition, allocations, timeseries
-    for (const u of asked) expect(new URL(u).searchParams.get('as_of'), u).toBe(PAST);
+    // (the APY provenance takes the instant as `at`)
+    for (const u of asked) expect(new URL(u).searchParams.get(new URL(u).pathname.endsWith('/apy') ? 'at' : 'as_of'), u).toBe(PAST);
     // the range form keeps the instant
     await Promise.all([o.page.waitForURL(IN_URL), o.page.selectOption('#granularity', 'week')]);
     await o.page.waitForSelector('body[data-ready="true"]');

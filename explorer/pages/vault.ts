@@ -90,7 +90,7 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
   charts.append(el('h2', { id: 'history-title' }, 'History'), rangeForm(granularity, window, asOf));
   drawCharts(charts, v, points, granularity);
   shadeQuality(charts, points);
-  charts.after((await apyProvenanceSection(api, id)) ?? '');
+  charts.after((await apyProvenanceSection(api, id, asOf)) ?? '');
 
   const names = new Map<string, string>([
     [v.address.toLowerCase(), v.name],

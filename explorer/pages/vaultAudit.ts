@@ -13,9 +13,9 @@ const REASON: Record<NonNullable<ApyWindowProvenance['reason']>, string> = {
   non_positive_price: 'the start price is not positive',
 };
 
-/** The provenance table of the latest APYs; null when the vault was never read (404). */
-export async function apyProvenanceSection(api: VaultdClient, vaultId: string): Promise<HTMLElement | null> {
-  const answer = await api.apy(vaultId).catch(() => null);
+/** The provenance table of the APYs (the latest, or as of `at`); null when the vault was never read (404). */
+export async function apyProvenanceSection(api: VaultdClient, vaultId: string, at?: string): Promise<HTMLElement | null> {
+  const answer = await api.apy(vaultId, at === undefined ? {} : { at }).catch(() => null);
   if (answer === null) return null;
   const snap = (s: ProvenanceSnapshot | null, cls: string) =>
     s === null

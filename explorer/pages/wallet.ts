@@ -82,7 +82,13 @@ export async function walletPage(main: HTMLElement): Promise<void> {
   );
   await positionChart(chart, positions, ctx);
   activitySection(flows, activity.body.data, activity.body.meta.next_cursor, ctx, budget);
-  await positionAuditSection(audit, positions, { api, wallet, name: (id) => vaultName(ctx, id) });
+  // returns and lots are made from the latest data (the API answers them without as_of only)
+  if (asOf === undefined) await positionAuditSection(audit, positions, { api, wallet, name: (id) => vaultName(ctx, id) });
+  else if (positions.length > 0)
+    audit.append(
+      el('h2', { id: 'audit-title' }, 'Returns and FIFO lots'),
+      el('p', { class: 'quality-note' }, 'Shown for the latest data: choose Live to see them.'),
+    );
 }
 
 const vaultName = (ctx: Ctx, id: string) => ctx.vaults.get(id)?.name ?? id;
