@@ -28,6 +28,7 @@ describe('as_of in the document', () => {
         'users.position',
         'users.position.timeseries',
         'users.positions',
+        'users.requests',
         'vaults.allocations',
         'vaults.definition',
         'vaults.featured',

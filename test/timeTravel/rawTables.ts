@@ -20,6 +20,9 @@ const COMPARED: Record<string, (db: string, t: string) => string> = {
   allocations: (_, t) => `as_of <= ${t}`,
   tvl_source_values: (_, t) => `ts <= ${t}`,
   chain_requests: () => 'true',
+  // a request's terms come with its request event (same vault, hash and block)
+  request_terms: (db, t) =>
+    `(vault_id, request_hash, block_number) IN (SELECT (vault_id, request_hash, block_number) FROM ${db}.vault_events WHERE ts <= ${t} AND request_hash IS NOT NULL)`,
   block_hashes: (_, t) => `ts <= ${t}`,
 };
 /** Tables that are not the world's data: derived by a recompute, a job's state, the file's own bookkeeping. */
@@ -36,7 +39,7 @@ const NOT_COMPARED = new Set([
   'activity',
 ]);
 /** Tables whose restricted rows must not be empty, so a comparison of nothing cannot pass. */
-const NON_EMPTY = ['vaults', 'vault_groups', 'vault_snapshots', 'vault_events', 'prices', 'allocations', 'tvl_source_values'];
+const NON_EMPTY = ['vaults', 'vault_groups', 'vault_snapshots', 'vault_events', 'prices', 'allocations', 'tvl_source_values', 'request_terms'];
 
 export interface TableDiff {
   table: string;
