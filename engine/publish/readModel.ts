@@ -562,7 +562,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     },
 
     requests(wallet, q) {
-      const now = opts.dataTime ?? model.dataEnd;
+      // the newest data known (a view: at or before its instant), as the world built to that instant has it
+      const now = model.dataEnd;
       const parts: string[] = [];
       let more = false;
       let last = -1;
@@ -594,7 +595,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     },
 
     requestItems(wallet) {
-      const now = opts.dataTime ?? model.dataEnd;
+      // the newest data known (a view: at or before its instant), as the world built to that instant has it
+      const now = model.dataEnd;
       const out: RequestItem[] = [];
       for (const req of walletRequests(wallet)) {
         const v = world.vaults.get(vaultIdOf(t, req.opened));

@@ -162,5 +162,6 @@ export function requests(ctx: RouteContext): Body {
       end: null,
     },
     etagKey: `${route}|${q.status}|${vaultFilter}|${q.include_hidden}|${after?.join(',')}|${q.limit}`,
+    view: model,
   };
 }

@@ -146,7 +146,7 @@ describe('/v1/users/{wallet}/requests', () => {
     }
   });
 
-  it('as_of answers the requests known then, at that instant', async () => {
+  it('as_of answers the requests known then, aged to the newest data at or before that instant', async () => {
     const { wallet, requests } = wallets[0]!;
     const settled = requests.find((q) => q.status === 'settled')!;
     const at = secs(settled.resolved!.timestamp) - 1;
@@ -155,7 +155,10 @@ describe('/v1/users/{wallet}/requests', () => {
     const then = past.find((q) => q.request_hash === settled.request_hash)!;
     expect(then.resolved).toBeNull();
     expect(then.status).toBe('pending');
-    expect(then.age_seconds).toBe(at - secs(settled.requested.timestamp));
+    // unresolved, it ages to the newest data known at the instant (what the world built to it says): within the hour before it
+    const behind = at - secs(settled.requested.timestamp) - then.age_seconds;
+    expect(behind).toBeGreaterThanOrEqual(0);
+    expect(behind).toBeLessThan(3600);
   });
 
   it('errors: an unknown status is 422; an unknown wallet has no requests', async () => {

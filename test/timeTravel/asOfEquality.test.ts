@@ -70,8 +70,15 @@ function paths(f: Facts): { one: string[]; walks: string[] } {
     walks.push(`/v1/vaults/${v}/timeseries?granularity=hour&limit=60`, `/v1/vaults/${v}/timeseries?granularity=day&order=desc&limit=3`);
   }
   for (const w of f.wallets) {
-    one.push(`/v1/users/${w}/positions`, `/v1/users/${w}/positions?include_hidden=true`, `/v1/users/${w}/activity`);
+    one.push(
+      `/v1/users/${w}/positions`,
+      `/v1/users/${w}/positions?include_hidden=true`,
+      `/v1/users/${w}/activity`,
+      `/v1/users/${w}/requests`,
+      `/v1/users/${w}/requests?status=expired&include_hidden=true`,
+    );
     walks.push(
+      `/v1/users/${w}/requests?limit=2&include_hidden=true`,
       `/v1/users/${w}/positions?limit=2&include_hidden=true`,
       `/v1/users/${w}/activity?limit=7`,
       `/v1/users/${w}/activity?limit=9&order=asc&include_hidden=true`,
