@@ -61,6 +61,73 @@ describe.skipIf(!hasWebSocket)('live feed: /v1/stream and /v1/stream/sse', () =>
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a request that leaves pending is pushed once as wallet.request, the /requests item in its new state', async () => {
+    const wallets = vaultd(['wallets', '--db', db]).stdout.split('\n').filter(Boolean);
+    // the unresolved request whose deadline comes first leaves pending by then (settled, refunded or expired)
+    type Req = { request_hash: string; vault_id: string; status: string; deadline: string | null };
+    const pendingOf = async (w: string) =>
+      ((await get(port, `/v1/users/${w}/requests?status=pending&include_hidden=true&limit=1000`)).data as Req[]).filter((r) => r.deadline !== null);
+    let pick: { w: string; r: Req } | null = null;
+    for (const w of wallets) for (const r of await pendingOf(w)) if (!pick || r.deadline! < pick.r.deadline!) pick = { w, r };
+    expect(pick, 'a pending request with a deadline in the demo world').not.toBeNull();
+    const s = await openStream(`ws://127.0.0.1:${port}/v1/stream`);
+    try {
+      s.send({ op: 'subscribe', topics: [`wallet:${pick!.w}`] });
+      await s.next((f) => f.op === 'subscribed');
+      // subscribed first, then still pending: its change cannot fall between the two
+      const still = (await pendingOf(pick!.w)).some((r) => r.request_hash === pick!.r.request_hash);
+      if (!still) return expect.fail(`request ${pick!.r.request_hash} left pending before the subscription; the world moved too fast`);
+      const isIt = (f: Frame) => isMsg(f) && f.kind === 'wallet.request' && (f.data as Req).request_hash === pick!.r.request_hash;
+      // (a request opened in a publish the subscription had not seen yet comes first as pending: a new request)
+      const m = (await s.next((f) => isIt(f) && ((f as StreamMessage).data as Req).status !== 'pending')) as StreamMessage;
+      const pushed = m.data as Req & Record<string, unknown>;
+      expect(['settled', 'refunded', 'expired']).toContain(pushed.status);
+      expect(m.topic).toBe(`wallet:${pick!.w}`);
+      // the same request as REST has it (its age grows with every publish; the rest is the item)
+      const rest = ((await get(port, `/v1/users/${pick!.w}/requests?include_hidden=true&limit=1000`)).data as (Req & Record<string, unknown>)[]).find(
+        (r) => r.request_hash === pick!.r.request_hash,
+      )!;
+      const { age_seconds: _a, status: _s, resolved: _r, refundable: _f, ...fixed } = pushed;
+      expect(rest).toMatchObject(fixed);
+      expect(Object.keys(pushed)).toEqual(Object.keys(rest));
+      // once per state: no second message of the same state
+      const after = s.frames.length;
+      await watcher.next((f) => isMsg(f) && f.generation > m.generation + 1);
+      expect(s.frames.slice(after).filter((f) => isIt(f) && (f as StreamMessage).data && ((f as StreamMessage).data as Req).status === pushed.status)).toEqual(
+        [],
+      );
+    } finally {
+      s.close();
+    }
+  });
+
+  it('waitForSettlement hears the settlement on the feed: with polls 10 minutes apart, it returns when the request settles', async () => {
+    const wallets = vaultd(['wallets', '--db', db]).stdout.split('\n').filter(Boolean);
+    type Req = { request_hash: string; vault_id: string; requested: { timestamp: string } };
+    // the longest-pending requests are the likeliest to settle or be refunded next
+    const pending: { w: string; r: Req }[] = [];
+    for (const w of wallets)
+      for (const r of (await get(port, `/v1/users/${w}/requests?status=all&include_hidden=true&limit=1000`)).data as (Req & { status: string })[])
+        if (r.status === 'pending' || r.status === 'expired') pending.push({ w, r });
+    pending.sort((a, b) => a.r.requested.timestamp.localeCompare(b.r.requested.timestamp));
+    const candidates = pending.slice(0, 6);
+    expect(candidates.length).toBeGreaterThan(0);
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}` });
+    const stop = new AbortController();
+    try {
+      // the first poll finds each pending; the next poll is 10 minutes away: only the feed can end a wait in time
+      const flow = await Promise.any(
+        candidates.map(({ w, r }) =>
+          client.waitForSettlement({ wallet: w, requestHash: r.request_hash, vaultId: r.vault_id, pollMs: 600_000, timeoutMs: 170_000, signal: stop.signal }),
+        ),
+      );
+      expect(['settled', 'refunded']).toContain(flow.status);
+      expect(candidates.map((c) => c.r.request_hash)).toContain(flow.request_hash);
+    } finally {
+      stop.abort();
+    }
+  });
+
   it('every message carries the REST answer of its generation', async () => {
     let compared = 0;
     for (let tries = 0; tries < 20 && compared === 0; tries++) {
