@@ -3,7 +3,7 @@
 // as prepared deflate chunks when the client takes gzip (a window of any length costs a copy).
 import { isoSeconds } from '../../model/format/numbers.js';
 import { includes, invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
-import type { PointsAnswer, WindowAnswer } from '../../engine/publish/index.js';
+import type { PointsAnswer, ReadModel, WindowAnswer } from '../../engine/publish/index.js';
 import type { Body, JsonBody } from '../reply.js';
 import { notFound, pinned, ready, type RouteContext, viewAt, whenWalletReady } from './context.js';
 import { enabledVault } from './vaults.js';
@@ -21,6 +21,23 @@ function window(ctx: RouteContext, route: string, q: SeriesQuery) {
   return { filters, query: { granularity: q.granularity, start: q.start, end: q.end, order: q.order, limit: q.limit, after } };
 }
 
+/** A window's ETag seed: its route, bounds, shape and opt-in options (`extra`). */
+const windowEtag = (route: string, startS: number, endS: number, q: SeriesQuery, after: number | undefined, extra: string) =>
+  `${route}|${startS}|${endS}|${q.granularity}|${q.order}|${after}|${q.limit}${extra}`;
+
+/** A window's JSON body, shared by both routes: its points (and deflated pieces), bounds and next cursor. */
+function windowBody(a: WindowAnswer | PointsAnswer, q: SeriesQuery, next: (key: number) => string, etagKey: string, view: ReadModel): JsonBody {
+  return {
+    kind: 'json',
+    data: null,
+    dataItems: a.parts,
+    ...(a.deflated ? { deflated: a.deflated } : {}),
+    meta: { count: a.count, limit: q.limit, next_cursor: a.nextKey !== null ? next(a.nextKey) : null, partial_errors: null, start: a.start, end: a.end },
+    etagKey,
+    view,
+  };
+}
+
 export function vaultTimeseries(ctx: RouteContext): Body {
   const base = ready(ctx);
   const id = enabledVault(ctx, base);
@@ -36,29 +53,15 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const extra = quality ? '|include=quality' : '';
   const answer = quality ? model.vaultWindowWith(id, w.query) : model.vaultWindow(id, w.query);
   const cursors = ctx.bind(model);
-  const body = (a: WindowAnswer): JsonBody => ({
-    kind: 'json',
-    data: null,
-    dataItems: a.parts,
-    ...(a.deflated ? { deflated: a.deflated } : {}),
-    meta: {
-      count: a.count,
-      limit: q.limit,
-      next_cursor: a.nextKey !== null ? cursors.encode(route, w.filters, q.order, a.nextKey) : null,
-      partial_errors: null,
-      start: a.start,
-      end: a.end,
-    },
-    etagKey: `${route}|${a.startS}|${a.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`,
-    view: model,
-  });
+  const next = (key: number) => cursors.encode(route, w.filters, q.order, key);
+  const body = (a: WindowAnswer): JsonBody => windowBody(a, q, next, windowEtag(route, a.startS, a.endS, q, w.query.after, extra), model);
   if (!(answer instanceof Promise)) return body(answer);
   // a cold window: its blocks are built on the pool first (a 304 does not wait for them)
   answer.catch(() => undefined);
   const bounds = model.vaultBounds(id, w.query);
   return {
     kind: 'pending',
-    etagKey: `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`,
+    etagKey: windowEtag(route, bounds.startS, bounds.endS, q, w.query.after, extra),
     view: model,
     load: () => answer.then(body),
   };
@@ -82,24 +85,9 @@ export function positionTimeseries(ctx: RouteContext): Body {
     const quality = includes(q.include) && q.include.quality;
     const options = fifo || quality ? { fifo, quality } : undefined;
     const extra = `${fifo ? '|fifo' : ''}${quality ? '|include=quality' : ''}`;
-    const etagKey = `${route}|${bounds.startS}|${bounds.endS}|${q.granularity}|${q.order}|${w.query.after}|${q.limit}${extra}`;
+    const etagKey = windowEtag(route, bounds.startS, bounds.endS, q, w.query.after, extra);
     const cursors = ctx.bind(model);
-    const body = (a: PointsAnswer): JsonBody => ({
-      kind: 'json',
-      data: null,
-      dataItems: a.parts,
-      ...(a.deflated ? { deflated: a.deflated } : {}),
-      meta: {
-        count: a.count,
-        limit: q.limit,
-        next_cursor: a.nextKey !== null ? cursors.encode(route, w.filters, q.order, a.nextKey) : null,
-        partial_errors: null,
-        start: a.start,
-        end: a.end,
-      },
-      etagKey,
-      view: model,
-    });
+    const body = (a: PointsAnswer): JsonBody => windowBody(a, q, (key) => cursors.encode(route, w.filters, q.order, key), etagKey, model);
     const answer = model.positionWindow(wallet, id, w.query, options);
     if (!(answer instanceof Promise)) return body(answer);
     // a long window is computed on the pool (a 304 does not wait for it)
