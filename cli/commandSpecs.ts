@@ -183,12 +183,68 @@ export const RECOMPUTE = defineCommand({
     db,
     config,
     full: { type: 'boolean', does: 'rewrite every hourly metric row (without it: only the hours past the last one written)' },
+    shard: {
+      type: 'string',
+      value: 'I/N',
+      does: 'with --full and --out: compute only shard I of N (vaults and wallets by a stable hash) into Parquet files and a manifest in DIR; writes nothing to the database',
+      format: 'shard I (from 0) of N, 1 ≤ N ≤ 9999, e.g. 0/4',
+    },
+    out: {
+      type: 'string',
+      value: 'DIR',
+      does: "with --shard: the directory to write the shard's files into; with --merge: the snapshot directory to publish into",
+    },
+    from: { type: 'string', value: 'DIR', does: 'with --shard: read the raw tables from a `vaultd export` directory instead of the database' },
+    merge: {
+      type: 'string',
+      value: 'DIR',
+      does: "check that DIR holds every shard 0..N-1 of one run on the database's raw data, then publish their result as `vaultd publish` would (into --out, default the database's snapshot directory `serve` starts from)",
+    },
   },
-  forms: [{ flags: ['db', 'full', 'config'] }],
+  forms: [
+    { flags: ['db', 'full', 'config'] },
+    { args: '--full', required: ['shard', 'out'], flags: ['db', 'from', 'config'] },
+    { required: ['merge'], flags: ['out', 'db', 'config'] },
+  ],
   examples: [
     { run: 'recompute', does: 'append the new hours, rewrite positions and activity' },
     { run: 'recompute --db data/bench.duckdb --full', does: 'rewrite everything' },
+    { run: 'recompute --full --shard 2/4 --out shards/', does: 'shard 2 of 4 into shards/ (run 0/4 … 3/4, on one box or many)' },
+    { run: 'recompute --merge shards/ --out /srv/vaultd/snapshot', does: 'check the four shards and publish their result for `serve --snapshot` readers' },
   ],
+});
+
+export const EXPORT = defineCommand({
+  name: 'export',
+  summary: 'write the raw tables as Parquet files plus a manifest, for object storage and sharded recomputes',
+  description:
+    "Writes every table a snapshot is built from (registry and raw facts, ingest status, and the price providers' " +
+    'last errors; no API keys or secrets) into DIR as one Parquet file per table, 128-bit amounts as exact decimal ' +
+    "text, plus export.json with each file's rows and SHA-256 and the data's stamp. `vaultd recompute --full " +
+    '--shard I/N --from DIR` reads it instead of a database. Never creates a database.',
+  flags: {
+    db,
+    out: { type: 'string', value: 'DIR', does: 'the directory to write the files into (created when missing)', default: 'none (required)' },
+    config,
+  },
+  forms: [{ required: ['out'], flags: ['db', 'config'] }],
+  examples: [{ run: 'export --db data/vaultd.duckdb --out raw/', does: 'the raw tables in raw/, ready to copy to a bucket' }],
+});
+
+export const SNAPSHOT = defineCommand({
+  name: 'snapshot',
+  summary: 'check every file of a published snapshot directory against its manifest',
+  description:
+    "Reads every file the manifest of DIR names, whole, and checks its size, its SHA-256 (the file's name) and, for " +
+    'the column files, the CRC-32 the manifest records: what a reader checks as it loads them. Prints a summary and ' +
+    'exits 0 when all match; otherwise names the first bad file and exits 1 (2 when DIR has no manifest).',
+  flags: {},
+  forms: [{ args: 'verify DIR', flags: [] }],
+  positionals: [
+    { name: 'verify', does: 'the one action: check the files' },
+    { name: 'DIR', does: 'a snapshot directory (`vaultd publish --out DIR`, `serve --publish-dir DIR`)' },
+  ],
+  examples: [{ run: 'snapshot verify /srv/vaultd/snapshot', does: 'check the snapshot readers of that directory serve' }],
 });
 
 export const INGEST = defineCommand({
@@ -338,6 +394,6 @@ export const CONFIG = defineCommand({
 });
 
 /** Every command, in the order `vaultd help` lists them. */
-export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS, CHAINS, BACKUP, CONFIG] as const;
+export const COMMAND_SPECS = [DEMO, SERVE, PUBLISH, RECOMPUTE, INGEST, DEVNET, KEYS, WALLETS, CHAINS, BACKUP, CONFIG, EXPORT, SNAPSHOT] as const;
 
 export type CommandName = (typeof COMMAND_SPECS)[number]['name'];

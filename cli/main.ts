@@ -23,6 +23,8 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   chains: async () => (await import('./commands/chains.js')).chainsCommand,
   backup: async () => (await import('./commands/backup.js')).backupCommand,
   config: async () => (await import('./commands/config.js')).configCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
+  snapshot: async () => (await import('./commands/snapshot.js')).snapshotCommand,
 };
 
 const specOf = (name: string | undefined): AnyCommandSpec | undefined => COMMAND_SPECS.find((c) => c.name === name);

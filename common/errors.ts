@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   STOPPED: 0,
   /** not enough disk space for the work asked (checked before it starts) */
   NO_SPACE: 1,
+  /** a sharded recompute's shards are missing, duplicated or of other inputs (bad input: run them again) */
+  SHARDS_INVALID: 2,
+  /** a published snapshot's file does not match its manifest (torn or altered data) */
+  SNAPSHOT_CORRUPT: 1,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -35,9 +35,24 @@ import { basisOf, computePositionItems, type ItemsBasis, type PositionItems, typ
 
 export type StageTimings = Record<string, number>;
 
-interface PublishPlan {
+export interface PublishPlan {
   generation: number;
   now: number;
+}
+
+/**
+ * The next publish's generation and time after `generation`; with a persisted identity, decided
+ * with the inputs' stamp (the same inputs republish under the identity saved with them). Also
+ * what a sharded recompute's merge publishes under (cli/commands/recomputeShard.ts).
+ */
+export async function publishPlan(store: Store, persist: boolean | 'read', generation: number, clock: () => number): Promise<PublishPlan> {
+  if (!persist) return { generation: generation + 1, now: clock() };
+  const stamp = await inputStamp(store);
+  const previous = await readPublishIdentity(store);
+  if (previous && previous.stamp === stamp) return { generation: previous.generation, now: previous.refreshed_at_s };
+  const next = { generation: Math.max(generation, previous?.generation ?? 0) + 1, now: clock() };
+  if (persist !== 'read') await writePublishIdentity(store, { stamp, generation: next.generation, refreshed_at_s: next.now });
+  return next;
 }
 
 /** Runs the series kernels (unit price, then APY) from a start index per vault, and the position items. */
@@ -171,14 +186,8 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
   }
 
   /** The next publish's generation and time; with a persisted identity, decided with the inputs' stamp. */
-  async function plan(store: Store): Promise<PublishPlan> {
-    if (!opts.persistIdentity) return { generation: generation + 1, now: clock() };
-    const stamp = await inputStamp(store);
-    const previous = await readPublishIdentity(store);
-    if (previous && previous.stamp === stamp) return { generation: previous.generation, now: previous.refreshed_at_s };
-    const next = { generation: Math.max(generation, previous?.generation ?? 0) + 1, now: clock() };
-    if (opts.persistIdentity !== 'read') await writePublishIdentity(store, { stamp, generation: next.generation, refreshed_at_s: next.now });
-    return next;
+  function plan(store: Store): Promise<PublishPlan> {
+    return publishPlan(store, opts.persistIdentity ?? false, generation, clock);
   }
 
   /** Publish `w`; its position items are computed first unless `w` already carries them (restored from files). */

@@ -18,6 +18,7 @@ import { lastMetricHour } from '../../store/derived.js';
 import { openStoreWithRetry } from '../../store/storeHandle.js';
 import { parseFlags } from '../args.js';
 import { RECOMPUTE } from '../commandSpecs.js';
+import { checkShardFlags, mergeCommand, shardCommand } from './recomputeShard.js';
 
 /**
  * DuckDB's buffer pool while a batch recompute writes the derived tables (only appends). They
@@ -33,7 +34,11 @@ const settled = () => undefined;
 
 export async function recomputeCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(RECOMPUTE, argv);
+  checkShardFlags(values);
   const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
+  // a shard, or the merge of shards: their own path (cli/commands/recomputeShard.ts)
+  if (values.shard !== undefined) return shardCommand(config, values);
+  if (values.merge !== undefined) return mergeCommand(config, values);
   const common = createCommon(config);
   const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
   await assertRoom(store, config.db, values.full ?? false).catch(async (err) => {
