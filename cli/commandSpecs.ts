@@ -178,7 +178,11 @@ export const RECOMPUTE = defineCommand({
   summary: 'recompute every derived table and a new snapshot; prints the time of each stage',
   description:
     'Batch recompute of the derived tables (vault_metrics_hourly, positions, activity), written in one transaction, ' +
-    'and of a new snapshot. Prints the time of each stage and a summary line. Never creates a database.',
+    'and of a new snapshot. Prints the time of each stage and a summary line. Never creates a database. With --full ' +
+    '--shard I/N --out DIR it computes only shard I of N of a full recompute into Parquet files and a manifest in DIR ' +
+    '(shards may run on different machines, from the database or a `vaultd export` directory); --merge DIR checks ' +
+    'that DIR holds shards 0..N-1 of one run on the raw data the database holds and publishes their result, the same ' +
+    'files `vaultd publish` writes; a missing or mismatched shard is refused (exit 2) with what to run.',
   flags: {
     db,
     config,
@@ -188,17 +192,25 @@ export const RECOMPUTE = defineCommand({
       value: 'I/N',
       does: 'with --full and --out: compute only shard I of N (vaults and wallets by a stable hash) into Parquet files and a manifest in DIR; writes nothing to the database',
       format: 'shard I (from 0) of N, 1 ≤ N ≤ 9999, e.g. 0/4',
+      default: 'none (the whole recompute, into the database)',
     },
     out: {
       type: 'string',
       value: 'DIR',
       does: "with --shard: the directory to write the shard's files into; with --merge: the snapshot directory to publish into",
+      default: "none (required with --shard); with --merge: the database's snapshot directory, PATH.snapshot",
     },
-    from: { type: 'string', value: 'DIR', does: 'with --shard: read the raw tables from a `vaultd export` directory instead of the database' },
+    from: {
+      type: 'string',
+      value: 'DIR',
+      does: 'with --shard: read the raw tables from a `vaultd export` directory instead of the database',
+      default: 'none (the database)',
+    },
     merge: {
       type: 'string',
       value: 'DIR',
       does: "check that DIR holds every shard 0..N-1 of one run on the database's raw data, then publish their result as `vaultd publish` would (into --out, default the database's snapshot directory `serve` starts from)",
+      default: 'none (no merge)',
     },
   },
   forms: [

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import { parseFlags } from './args.js';
 import { formsOf, type AnyCommandSpec } from './commandSpec.js';
-import { COMMAND_SPECS, CONFIG, KEYS, SERVE, WALLETS } from './commandSpecs.js';
+import { COMMAND_SPECS, CONFIG, KEYS, SERVE, SNAPSHOT, WALLETS } from './commandSpecs.js';
 import { commandHelp, overallHelp, usageLine } from './help.js';
 import { servingLine } from './servingLine.js';
 
@@ -56,10 +56,10 @@ describe('command help', () => {
     for (const example of spec.examples) {
       const [name, ...rest] = words(example.run);
       expect(name).toBe(spec.name);
-      // keys takes its action and its NAME or ID first; config its action
-      const keys = spec.name === KEYS.name;
-      const action = keys || spec.name === CONFIG.name;
-      const parsed = parseFlags(spec, action ? rest.slice(1) : rest, { positionals: keys ? 1 : 0 });
+      // keys takes its action and its NAME or ID first, snapshot its action and DIR; config its action
+      const oneWord = spec.name === KEYS.name || spec.name === SNAPSHOT.name;
+      const action = oneWord || spec.name === CONFIG.name;
+      const parsed = parseFlags(spec, action ? rest.slice(1) : rest, { positionals: oneWord ? 1 : 0 });
       for (const [flag, f] of Object.entries(spec.flags)) if (f.int) parsed.int(flag);
     }
   });

@@ -26,7 +26,7 @@ describe('vaultd help', () => {
     expect(help.stdout.match(/^ {2}vaultd /gm)).toHaveLength(1);
     expect(optionFlags(help.stdout).sort()).toEqual([...Object.keys(spec.flags), 'help'].map((f) => `--${f}`).sort());
     // each flag's entry has a default line before the next entry starts
-    expect(help.stdout.match(/^ {22}default: /gm)).toHaveLength(Object.keys(spec.flags).length);
+    expect(help.stdout.match(/^ {22}default: /gm) ?? []).toHaveLength(Object.keys(spec.flags).length);
     expect(help.stdout).toMatch(/\nExamples:\n {2}\$ vaultd /);
   });
 
