@@ -124,7 +124,7 @@ describe('sharded recompute', () => {
     const altered = copy('altered');
     const file = join(altered, 'shard-0000-of-0002.positions.parquet');
     const bytes = readFileSync(file);
-    bytes[bytes.length >> 1] ^= 0xff;
+    bytes[bytes.length >> 1]! ^= 0xff;
     writeFileSync(file, bytes);
     refused(altered, /shard-0000-of-0002\.positions\.parquet of shard 0\/2 is altered/);
 
@@ -186,7 +186,7 @@ describe('sharded recompute', () => {
       cpSync(published, copy, { recursive: true });
       const name = readdirSync(copy).find((f) => f.startsWith(`${role}-`))!;
       const bytes = readFileSync(join(copy, name));
-      bytes[bytes.length >> 1] ^= 0x01;
+      bytes[bytes.length >> 1]! ^= 0x01;
       writeFileSync(join(copy, name), bytes);
       const bad = vaultd(['snapshot', 'verify', copy]);
       expect(bad.status, role).toBe(1);
