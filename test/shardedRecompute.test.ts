@@ -2,8 +2,9 @@
 // shards (n = 1, 2, 7) and merged publishes byte for byte what `vaultd publish` does; the merge
 // refuses a missing shard, shards of another n, of another raw state or with an altered file
 // (exit 2, nothing published); `vaultd export` writes every raw table exactly (EXCEPT ALL both
-// ways against the database) and shards read from it merge to the same bytes; `vaultd snapshot
-// verify` passes a published directory and names the file a flipped byte altered.
+// ways against the database), shards read from it merge to the same bytes and an altered
+// export is refused; `vaultd snapshot verify` passes a published directory and names the file
+// a flipped byte altered.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -167,6 +168,18 @@ describe('sharded recompute', () => {
       c.closeSync();
       instance.closeSync();
     }
+
+    // an export whose file changed after it was written is refused before anything is computed
+    const tampered = join(dir, 'raw-tampered');
+    cpSync(raw, tampered, { recursive: true });
+    const events = join(tampered, 'vault_events.parquet');
+    const bytes = readFileSync(events);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(events, bytes);
+    const refused = vaultd(['recompute', '--full', '--shard', '0/2', '--from', tampered, '--out', join(dir, 'never')]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(`vaultd recompute: --from "${tampered}": vault_events.parquet is altered; export the database again\n`);
+    expect(existsSync(join(dir, 'never'))).toBe(false);
 
     const shards = join(dir, 'from-export');
     runShards(2, shards, ['--from', raw]);
