@@ -6,10 +6,12 @@
 // of the publish's last message (one clock: same machine). (2) RSS per idle connection of a
 // real `vaultd serve` holding N streams on `tvl`. (3) The anchor: the same N clients polling
 // /v1/vaults every 5 s (computed from the real body's size).
-// Size: STREAM_BENCH_N (default 2000), STREAM_BENCH_ROUNDS (default 15).
+// Size: STREAM_BENCH_N (default 2000), STREAM_BENCH_ROUNDS (default 15), STREAM_BENCH_PROCS
+// (client processes, default 2; each holds N / PROCS sockets, so it and the server, which holds
+// all N, must fit the open-file limit: checked before anything starts).
 import { type ChildProcess, fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import uWS from 'uWebSockets.js';
@@ -20,7 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BIN = join(here, '..', '..', 'bin', 'vaultd.js');
 const N = Number(process.env.STREAM_BENCH_N ?? 2000);
 const ROUNDS = Number(process.env.STREAM_BENCH_ROUNDS ?? 15);
-const PROCS = 2;
+const PROCS = Number(process.env.STREAM_BENCH_PROCS ?? 2);
 const now = () => performance.timeOrigin + performance.now();
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -223,7 +225,20 @@ async function realServer(): Promise<Record<string, number>> {
   }
 }
 
+/** The soft open-file limit of this process (the client processes and `vaultd serve` inherit it). */
+function openFileLimit(): number {
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const soft = line?.split(/\s{2,}/)[1];
+  return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
+}
+
 export async function run(): Promise<BenchOutput> {
+  // the server side holds all N sockets, each client process N / PROCS (+ a margin for files and pipes)
+  const limit = openFileLimit();
+  if (N + 200 > limit) throw new Error(`STREAM_BENCH_N=${N} needs ${N + 200} open files in one process; the limit is ${limit} (raise it with ulimit -n)`);
+  const load_average_start = loadavg().map((x) => Math.round(x * 100) / 100);
   const f = await fanout();
   const real = await realServer();
   const table: Record<string, string | number | boolean | null>[] = [
@@ -232,5 +247,10 @@ export async function run(): Promise<BenchOutput> {
     { figure: 'uWS RSS per connection (in-process app), bytes', value: f.memory?.uws_rss_per_connection_bytes ?? null },
     ...Object.entries(real).map(([figure, value]) => ({ figure, value })),
   ];
-  return { name: 'stream', results: { subscribers: N, rounds: ROUNDS, fanout: f, real_server: real }, table };
+  const load_average_end = loadavg().map((x) => Math.round(x * 100) / 100);
+  return {
+    name: 'stream',
+    results: { subscribers: N, rounds: ROUNDS, procs: PROCS, load_average_start, load_average_end, fanout: f, real_server: real },
+    table,
+  };
 }

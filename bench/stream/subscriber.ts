@@ -19,13 +19,19 @@ function maskedText(text: string): Buffer {
   return Buffer.concat([Buffer.from([0x81, 0x80 | p.length]), Buffer.alloc(4), p]);
 }
 
-function connect(): void {
+function connect(attempt = 0): void {
   const s = net.connect(port, '127.0.0.1');
   let upgraded = false;
+  let counted = false;
   let buf: Buffer = Buffer.alloc(0);
   s.setNoDelay(true);
   s.on('connect', () => s.write(HANDSHAKE));
-  s.on('error', (err) => process.send?.({ type: 'error', message: String(err) }));
+  s.on('error', (err) => {
+    // at 10,000 connections the server's accept queue can overflow: a refused or reset
+    // connection that never subscribed tries again (else the round would wait for it forever)
+    if (!counted && attempt < 10) setTimeout(() => connect(attempt + 1), 100 * (attempt + 1));
+    else process.send?.({ type: 'error', message: String(err) });
+  });
   s.on('data', (d: Buffer) => {
     buf = buf.length === 0 ? d : Buffer.concat([buf, d]);
     if (!upgraded) {
@@ -51,7 +57,10 @@ function connect(): void {
       if (buf.length < at + len) return;
       const payload = buf.subarray(at, at + len);
       buf = buf.subarray(at + len);
-      if (payload.indexOf('"op":"subscribed"') >= 0 && ++subscribed === count) process.send?.({ type: 'ready' });
+      if (payload.indexOf('"op":"subscribed"') >= 0 && !counted) {
+        counted = true;
+        if (++subscribed === count) process.send?.({ type: 'ready' });
+      }
       const i = payload.indexOf(LAST);
       if (i >= 0) {
         const t = now();

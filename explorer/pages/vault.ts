@@ -100,7 +100,8 @@ export async function vaultPage(main: HTMLElement): Promise<void> {
   if (v.group) await siblings(api, v, chains, deployments, names, asOf);
   if (allocations) main.append(allocationsSection(allocations.data, { chains, symbol: sym, decimals, usdPrice: price, nowMs }));
   if (definition) main.append(definitionSection(definition.data as unknown as Record<string, unknown>, v.chain_id, chains, names));
-  live(api, id, facts, sym, v.symbol, decimals);
+  // a view of the past stays in that past
+  if (asOf === undefined) live(api, id, facts, sym, v.symbol, decimals);
 }
 
 /** The figures of the vault's metrics (TVL, APYs, share price, as of). */

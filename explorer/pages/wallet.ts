@@ -1,7 +1,7 @@
 // `/wallets/{address}`: a wallet's portfolio for people: totals in USD (summed exactly), every
 // position by its vault's name with value, cost basis, PnL and ROI, a chart of any position,
-// and the activity as flows (request → settled / refunded / pending), paged, with USD amounts
-// at the time of each flow.
+// the async requests with their deadlines (live: walletRequests.ts), and the activity as flows
+// (request → settled / refunded / pending), paged, with USD amounts at the time of each flow.
 import { activityFlows, type Flow } from '../../client/activityFlows.js';
 import type { VaultdClient } from '../../client/createClient.js';
 import type { ActivityRow, AmountPair, Position, PositionTimeseriesPoint, PricePoint, VaultDetail } from '../../client/types.gen.js';
@@ -17,6 +17,7 @@ import { portfolio, type UsdTotal } from '../portfolio.js';
 import { knownChains } from '../session.js';
 import { dataTable } from '../table.js';
 import { positionAuditSection } from './walletAudit.js';
+import { requestsSection } from './walletRequests.js';
 
 const ACTIVITY_PAGE = 100;
 const PRICE_RESERVE = 20;
@@ -70,6 +71,7 @@ export async function walletPage(main: HTMLElement): Promise<void> {
   const chart = el('section', { id: 'position-chart', 'aria-labelledby': 'chart-title' });
   const flows = el('section', { id: 'activity', 'aria-labelledby': 'activity-title' });
   const audit = el('section', { id: 'position-audit', 'aria-labelledby': 'audit-title' });
+  const requests = requestsSection({ api, wallet, asOf, vault: (id) => ctx.vaults.get(id), vaultCell: (id) => vaultCell(ctx, id) });
   show(
     main,
     heading,
@@ -78,8 +80,10 @@ export async function walletPage(main: HTMLElement): Promise<void> {
     el('section', { 'aria-labelledby': 'positions-title' }, el('h2', { id: 'positions-title' }, 'Positions'), positionsTable(positions, ctx)),
     chart,
     audit,
+    requests.element,
     flows,
   );
+  await requests.loaded;
   await positionChart(chart, positions, ctx);
   activitySection(flows, activity.body.data, activity.body.meta.next_cursor, ctx, budget);
   // returns and lots are made from the latest data (the API answers them without as_of only)
