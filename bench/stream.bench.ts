@@ -1,9 +1,10 @@
 // `npm run bench -- stream` (issue #35): fan-out of one publish to N WebSocket subscribers.
 // (1) uWS pub/sub (what /v1/stream does: app.publish once per message) against a loop of
 // ws.send per subscriber, on the same in-process uWS app and the same 25 messages of a
-// publish that changes every vault; subscribers are raw-TCP clients in two processes pinned
-// to the other core. Latency: from the start of the publish to each subscriber's receipt
-// of the publish's last message (one clock: same machine). (2) RSS per idle connection of a
+// publish that changes every vault, twice: each subscriber on one `vault:{id}` (its one
+// message: the issue's figure) and each on `vaults` (all 25); subscribers are raw-TCP clients
+// in two processes pinned to the other core. Latency: from the start of the publish to each
+// subscriber's receipt of its last message of the publish (one clock: same machine). (2) RSS per idle connection of a
 // real `vaultd serve` holding N streams on `tvl`. (3) The anchor: the same N clients polling
 // /v1/vaults every 5 s (computed from the real body's size).
 // Size: STREAM_BENCH_N (default 2000), STREAM_BENCH_ROUNDS (default 15), STREAM_BENCH_PROCS
@@ -36,16 +37,18 @@ interface Clients {
   stop(): void;
 }
 
-function startClients(port: number, path: string, topic: string): Clients {
+function startClients(port: number, path: string, topic: string, spread = 1): Clients {
   const procs: ChildProcess[] = [];
   const waiting = new Map<number, { times: number[]; left: number; resolve: (t: number[]) => void }>();
   const early = new Map<number, number[][]>();
   let ready = 0;
   let onReady!: () => void;
   const readyP = new Promise<void>((r) => (onReady = r));
+  let base = 0;
   for (let i = 0; i < PROCS; i++) {
     const count = Math.floor(N / PROCS) + (i < N % PROCS ? 1 : 0);
-    const args = [String(port), String(count), path, topic];
+    const args = [String(port), String(count), path, topic, String(base), String(spread)];
+    base += count;
     const p = fork(join(here, 'stream', 'subscriber.js'), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     // the other core: the server (this process) keeps core 0
     if (hasTaskset && p.pid) spawnSync('taskset', ['-p', '-c', '1', String(p.pid)]);
@@ -81,35 +84,47 @@ function startClients(port: number, path: string, topic: string): Clients {
   };
 }
 
-/** The 25 messages of a publish that changes every vault (~1.5 KB each, like a vaults item). */
-function publishMessages(seq: number): Buffer[] {
+const VAULTS = 25;
+
+/**
+ * The 25 messages of a publish that changes every vault (~1.5 KB each, like a vaults item):
+ * `all`, every message on `vaults` (a subscriber to the list gets all 25); `one`, message i on
+ * `vault:i` (a subscriber to one vault gets its one message).
+ */
+function publishMessages(seq: number, shape: 'all' | 'one'): { topic: string; body: Buffer }[] {
   const item = JSON.stringify({ metrics: { tvl: { native: '15812294.240862', usd: '15812294.24' }, apy_7d: 0.0412, pad: 'x'.repeat(1300) } });
-  return Array.from({ length: 25 }, (_, i) =>
-    Buffer.from(
-      `{"topic":"vaults","kind":"vault.metrics","generation":${seq},"refreshed_at":"2026-01-01T00:00:00Z","data":${item}${i === 24 ? `,"last":true,"seq":${seq}` : ''}}`,
-    ),
-  );
+  return Array.from({ length: VAULTS }, (_, i) => {
+    const topic = shape === 'all' ? 'vaults' : `vault:${i}`;
+    const last = shape === 'one' || i === VAULTS - 1;
+    const body = `{"topic":"${topic}","kind":"vault.metrics","generation":${seq},"refreshed_at":"2026-01-01T00:00:00Z","data":${item}${last ? `,"last":true,"seq":${seq}` : ''}}`;
+    return { topic, body: Buffer.from(body) };
+  });
 }
 
-async function fanout(): Promise<Record<string, Record<string, number>>> {
+/**
+ * One publish to N subscribers, by pub/sub and by a loop of ws.send: `all`, every subscriber on
+ * `vaults` (25 messages each); `one`, each subscriber on one `vault:i` (its one message).
+ */
+async function fanout(shape: 'all' | 'one'): Promise<Record<string, Record<string, number>>> {
   const app = uWS.App();
-  const sockets = new Set<uWS.WebSocket<unknown>>();
+  const topicOf = new Map<uWS.WebSocket<unknown>, string>();
   app.ws('/s', {
     compression: uWS.DISABLED,
     idleTimeout: 120,
     maxBackpressure: 64 * 1024 * 1024,
-    open: (ws) => void sockets.add(ws),
-    message: (ws) => {
-      ws.subscribe('vaults');
+    message: (ws, message) => {
+      const topic = (JSON.parse(Buffer.from(message).toString()) as { topics: string[] }).topics[0]!;
+      topicOf.set(ws, topic);
+      ws.subscribe(topic);
       ws.send('{"op":"subscribed"}', false);
     },
-    close: (ws) => void sockets.delete(ws),
+    close: (ws) => void topicOf.delete(ws),
   });
   const listen = await new Promise<uWS.us_listen_socket>((r, j) => app.listen('127.0.0.1', 0, (t) => (t ? r(t) : j(new Error('listen')))));
   const port = uWS.us_socket_local_port(listen as unknown as uWS.us_socket);
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
-  const clients = startClients(port, '/s', 'vaults');
+  const clients = startClients(port, '/s', shape === 'all' ? 'vaults' : 'vault:%', shape === 'all' ? 1 : VAULTS);
   await clients.ready;
   await new Promise((r) => setTimeout(r, 500));
   global.gc?.();
@@ -124,11 +139,15 @@ async function fanout(): Promise<Record<string, Record<string, number>>> {
     const p99End: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const s = ++seq;
-      const messages = publishMessages(s);
+      const messages = publishMessages(s, shape);
       const receipts = clients.round(s);
       const t0 = now();
-      if (mode === 'pubsub') for (const m of messages) app.publish('vaults', m, false);
-      else for (const ws of sockets) ws.cork(() => messages.forEach((m) => ws.send(m, false)));
+      if (mode === 'pubsub') for (const m of messages) app.publish(m.topic, m.body, false);
+      else
+        for (const [ws, topic] of topicOf) {
+          const mine = messages.filter((m) => m.topic === topic);
+          ws.cork(() => mine.forEach((m) => ws.send(m.body, false)));
+        }
       const end = now();
       const times = await receipts;
       // from the start of the publish: uWS queues a publish and writes it when the JS returns,
@@ -152,7 +171,7 @@ async function fanout(): Promise<Record<string, Record<string, number>>> {
   }
   clients.stop();
   uWS.us_listen_socket_close(listen);
-  for (const ws of sockets) ws.close();
+  for (const ws of topicOf.keys()) ws.close();
   out.memory = { uws_rss_per_connection_bytes: Math.round((rss1 - rss0) / N) };
   return out;
 }
@@ -239,18 +258,21 @@ export async function run(): Promise<BenchOutput> {
   const limit = openFileLimit();
   if (N + 200 > limit) throw new Error(`STREAM_BENCH_N=${N} needs ${N + 200} open files in one process; the limit is ${limit} (raise it with ulimit -n)`);
   const load_average_start = loadavg().map((x) => Math.round(x * 100) / 100);
-  const f = await fanout();
+  const one = await fanout('one');
+  const f = await fanout('all');
   const real = await realServer();
   const table: Record<string, string | number | boolean | null>[] = [
-    { figure: `uWS pub/sub (app.publish): ${N} subscribers, 25 messages`, ...f.pubsub },
-    { figure: `loop of ws.send per subscriber: ${N} subscribers, 25 messages`, ...f.send_loop },
-    { figure: 'uWS RSS per connection (in-process app), bytes', value: f.memory?.uws_rss_per_connection_bytes ?? null },
+    { figure: `uWS pub/sub (app.publish): ${N} subscribers, each on one vault:{id} (its 1 message of 25)`, ...one.pubsub },
+    { figure: `loop of ws.send per subscriber: ${N} subscribers, each on one vault:{id}`, ...one.send_loop },
+    { figure: `uWS pub/sub (app.publish): ${N} subscribers on vaults, 25 messages each`, ...f.pubsub },
+    { figure: `loop of ws.send per subscriber: ${N} subscribers on vaults, 25 messages each`, ...f.send_loop },
+    { figure: 'uWS RSS per connection (in-process app), bytes', value: one.memory?.uws_rss_per_connection_bytes ?? null },
     ...Object.entries(real).map(([figure, value]) => ({ figure, value })),
   ];
   const load_average_end = loadavg().map((x) => Math.round(x * 100) / 100);
   return {
     name: 'stream',
-    results: { subscribers: N, rounds: ROUNDS, procs: PROCS, load_average_start, load_average_end, fanout: f, real_server: real },
+    results: { subscribers: N, rounds: ROUNDS, procs: PROCS, load_average_start, load_average_end, fanout_one_vault_each: one, fanout: f, real_server: real },
     table,
   };
 }
