@@ -96,6 +96,43 @@ export function snapshotAt(base: Snapshot, at: number, echo = true): Snapshot {
   return buildSnapshot(worldAt(base.world, at), { generation: base.generation, now: base.refreshed_at_s, ...(echo ? { asOf: isoSeconds(at) } : {}) });
 }
 
+/**
+ * snapshotAt, built only as far as it is read: the world is cut at once (cheap), the vault and
+ * aggregate pages of the whole world on the first read of any of them. The wallet routes of a
+ * view (positions, activity) read only the world, so they never pay for every vault's page.
+ */
+export function lazySnapshotAt(base: Snapshot, at: number, echo = true): Snapshot {
+  const world = worldAt(base.world, at);
+  const asOf = echo ? isoSeconds(at) : null;
+  let built: Snapshot | null = null;
+  const full = () => (built ??= buildSnapshot(world, { generation: base.generation, now: base.refreshed_at_s, ...(asOf !== null ? { asOf } : {}) }));
+  const s = {
+    generation: base.generation,
+    refreshed_at: isoSeconds(base.refreshed_at_s),
+    refreshed_at_s: base.refreshed_at_s,
+    as_of: asOf,
+    world,
+    wallets: world.walletIndex,
+  } as Snapshot;
+  for (const key of LAZY_PARTS) Object.defineProperty(s, key, { get: () => full()[key], enumerable: true });
+  return s;
+}
+
+const LAZY_PARTS = [
+  'metrics',
+  'details',
+  'vaultList',
+  'slugs',
+  'definitions',
+  'allocations',
+  'strategies',
+  'featured',
+  'tvl',
+  'latestPrices',
+  'priceBodies',
+  'pages',
+] as const satisfies readonly Exclude<keyof Snapshot, 'generation' | 'refreshed_at' | 'refreshed_at_s' | 'as_of' | 'world' | 'wallets'>[];
+
 /** The latest instant a view can be asked for: the newest snapshot, event or price of the world. */
 export function dataEnd(world: World): number {
   let end = world.events.length > 0 ? world.events.ts[world.events.length - 1]! : 0;

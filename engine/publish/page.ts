@@ -65,7 +65,12 @@ export class PageMap {
 
 /** Serialize `{data, meta}` with meta's own keys, then as_of (a view of the past), refreshed_at and the request-id slot. */
 export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): Page {
-  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaText(meta, refreshedAt, asOf)},"request_id":"`);
+  return buildPageOf(JSON.stringify(data), meta, refreshedAt, asOf);
+}
+
+/** buildPage of data already serialized (a view of the past reuses one vault's data JSON under many instants' envelopes). */
+export function buildPageOf(dataJson: string, meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): Page {
+  const prefix = Buffer.from(`{"data":${dataJson},"meta":${metaText(meta, refreshedAt, asOf)},"request_id":"`);
   return { prefix, etag: etagOf(prefix) };
 }
 
