@@ -68,8 +68,9 @@ export const settings = {
   /** what a browser sends: the window answer is gzip (windows have no brotli variant) */
   browserAcceptEncoding: 'gzip, deflate, br, zstd',
   /**
-   * measure only the targets whose id contains this (e.g. `as_of` for the six time-travel rows),
-   * and skip the readers-behind-nginx run: a before/after of one change in minutes, not the whole bench
+   * measure only the targets whose id contains one of these comma-separated parts (e.g.
+   * `vault_detail_,positions_` for the six time-travel rows), and skip the readers-behind-nginx
+   * run: a before/after of one change in minutes, not the whole bench
    */
   only: process.env.VAULTD_HTTP_BENCH_ONLY ?? '',
 };
@@ -282,7 +283,8 @@ async function measure(): Promise<BenchOutput> {
       ),
     ];
     if (settings.only !== '') {
-      const kept = cases.filter((c) => c.id.includes(settings.only));
+      const parts = settings.only.split(',').filter((p) => p !== '');
+      const kept = cases.filter((c) => parts.some((p) => c.id.includes(p)));
       if (kept.length === 0) throw new Error(`VAULTD_HTTP_BENCH_ONLY=${settings.only} matches no target (${cases.map((c) => c.id).join(', ')})`);
       cases.splice(0, cases.length, ...kept);
       results.only = settings.only;
