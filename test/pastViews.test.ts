@@ -1,6 +1,7 @@
 // Views of the past (as_of, DESIGN §11.6) without a world per instant: a vault's pages at an
 // instant are the pages of the world cut at that instant; a wallet's items are replayed on the
-// compute pool (a real piscina worker), resumed from kept replay states, and answer the same
+// compute pool (a real piscina worker; the requests of one turn in one task), resumed from kept
+// replay states, and answer the same
 // bytes from a warm cache as from a cold one, a mid-hour instant after its hour was cached
 // included; every cache stays within its bounds (counted, not timed).
 import fc from 'fast-check';
@@ -129,6 +130,19 @@ describe('wallet items at an instant', () => {
     expect(model.pastStats().tasks).toBe(1);
   });
 
+  it('asked for in one turn of the event loop, by several wallets at several instants, share one pool task', async () => {
+    const { model, tasks } = onPool();
+    const asks = wallets.slice(0, 6).map((wallet, k) => ({ wallet, t: last - (k + 3) * 24 * HOUR - k * 600 }));
+    const readies = asks.map(({ wallet, t }) => model.at(t).walletReady(wallet));
+    expect(readies.every((r) => r instanceof Promise)).toBe(true);
+    await Promise.all(readies);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]!.wallets.filter((a) => a !== undefined).sort()).toEqual(asks.map((a) => a.wallet).sort());
+    // each wallet's answer is its own: what a cold model answers it alone
+    for (const { wallet, t } of asks) expect(await positionsAt(model, wallet, t)).toBe(await positionsAt(createReadModel(snapshot), wallet, t));
+    expect(tasks).toHaveLength(1);
+  });
+
   it('answer the same bytes from a warm cache (states resumed) as from a cold one, at any instants in any order', async () => {
     const warm = onPool();
     let coldRows = 0;
@@ -197,7 +211,9 @@ describe('the caches of views of the past stay bounded', () => {
       if (k % 8 === 0) model.at(t).vaultList({ includeHidden: true, after: null, limit: 1000 });
     }
     const s = model.pastStats();
-    expect(s.views).toBe(PAST_VIEWS_KEPT);
+    // past the bound the oldest 1/32 go at once
+    expect(s.views).toBeLessThanOrEqual(PAST_VIEWS_KEPT);
+    expect(s.views).toBeGreaterThanOrEqual(PAST_VIEWS_KEPT - PAST_VIEWS_KEPT / 32);
     expect(s.fullViews).toBe(FULL_VIEWS_KEPT);
     const x = snapshot.world.walletIndex;
     const k = snapshot.world.events.dict.wallets.find(wallet);
@@ -225,5 +241,9 @@ describe('the caches of views of the past stay bounded', () => {
     expect([c.size, c.bytes]).toEqual([2, 95]);
     c.set('f', 6, 101); // bigger than the whole budget: not kept, nothing dropped for it
     expect([c.size, c.get('f'), dropped.length]).toEqual([2, undefined, 3]);
+    // a bigger one evicts the oldest 1/32 at once when full
+    const big = createBoundedCache<number, number>({ entries: 64 });
+    for (let k = 0; k < 65; k++) big.set(k, k);
+    expect([big.size, big.get(2), big.get(3)]).toEqual([62, undefined, 3]);
   });
 });

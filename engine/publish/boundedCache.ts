@@ -4,7 +4,7 @@
 export interface BoundedCache<K, V> {
   /** the value, now the most recently used */
   get(key: K): V | undefined;
-  /** keeps `value` (its size in bytes: `bytes`), dropping the least recently used past either bound */
+  /** keeps `value` (its size in bytes: `bytes`), dropping the least recently used past either bound (down to 1/32 below it) */
   set(key: K, value: V, bytes?: number): void;
   readonly size: number;
   readonly bytes: number;
@@ -14,6 +14,8 @@ export interface BoundedCache<K, V> {
 export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: number; evicted?: (key: K, value: V) => void }): BoundedCache<K, V> {
   const map = new Map<K, { value: V; bytes: number }>();
   const maxBytes = bounds.bytes ?? Number.POSITIVE_INFINITY;
+  const lowEntries = bounds.entries - Math.floor(bounds.entries / 32);
+  const lowBytes = Number.isFinite(maxBytes) ? maxBytes - Math.floor(maxBytes / 32) : maxBytes;
   let bytes = 0;
   return {
     get(key) {
@@ -33,8 +35,11 @@ export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: numb
       if (size > maxBytes) return;
       map.set(key, { value, bytes: size });
       bytes += size;
+      if (map.size <= bounds.entries && bytes <= maxBytes) return;
+      // past a bound, down to 1/32 below it: a walk from the oldest skips the holes deletes leave
+      // at the front of a Map, so evicting in batches keeps a full cache's set cheap
       for (const [k, v] of map) {
-        if (map.size <= bounds.entries && bytes <= maxBytes) break;
+        if (map.size <= lowEntries && bytes <= lowBytes) break;
         map.delete(k);
         bytes -= v.bytes;
         bounds.evicted?.(k, v.value);

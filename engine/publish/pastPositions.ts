@@ -7,7 +7,7 @@
 // items are kept too, by (position, rows): a later instant resumes from the nearest earlier
 // state instead of from the position's first row. Both caches are bounded.
 import type { World } from '../../model/world.js';
-import { ENABLED, HIDDEN, VALUED, type PositionsShared, vaultInputOf } from '../positions/positionItems.js';
+import { ENABLED, HIDDEN, SKIPPED, VALUED, type PositionsShared, vaultInputOf } from '../positions/positionItems.js';
 import type { PackedState, PastPositionsInput, PastPositionsOutput } from '../positions/pastPositionsTask.js';
 import { computePastPositions } from '../positions/pastPositionsTask.js';
 import { createBoundedCache } from './boundedCache.js';
@@ -19,6 +19,27 @@ export const PAST_ITEMS_BYTES = 32 * 1024 * 1024;
 /** Replay states kept per snapshot, and per position at most (the closest pair is thinned first). */
 export const REPLAY_STATES_KEPT = 16_384;
 export const REPLAY_STATES_PER_POSITION = 32;
+
+/** Positions valued by one pool task at most (the misses of one turn beyond it go in another). */
+export const BATCH_POSITIONS = 512;
+
+interface Miss {
+  p: number;
+  e: number;
+  /** its vault's latest snapshot time at the instant */
+  now: number;
+  /** the vault's flag bits */
+  base: number;
+  key: string;
+}
+
+/** The misses of one turn, sent as one task once `go` is called (at the turn's end, or when full). */
+interface Batch {
+  wallets: number[];
+  misses: Miss[];
+  out: Promise<PastPositionsOutput>;
+  go: () => void;
+}
 
 interface Item {
   flags: number;
@@ -87,7 +108,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       if (done.has(w)) return undefined;
       const pending = running.get(w);
       if (pending) return pending;
-      const misses: { p: number; e: number; now: number; base: number; key: string }[] = [];
+      const misses: Miss[] = [];
       for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
         const p = x.walletPos[k]!;
         const e = rowsEnd(p);
@@ -111,13 +132,12 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         done.add(w);
         return undefined;
       }
-      const task = replayTask(w, misses);
-      const keep = (out: PastPositionsOutput) => {
+      const keep = ({ out, at }: { out: PastPositionsOutput; at: number }) => {
         const json = Buffer.from(out.json.buffer, out.json.byteOffset, out.json.byteLength);
-        const skipped = new Map(out.skipped);
-        misses.forEach((m, k) => {
+        misses.forEach((m, j) => {
+          const k = at + j;
           const bytes = json.subarray(out.offsets[k]!, out.offsets[k + 1]!);
-          const msg = skipped.get(m.p);
+          const msg = out.flags[k]! & SKIPPED ? out.skipped.find(([p]) => p === m.p)?.[1] : undefined;
           const item: Item = { flags: m.base | out.flags[k]!, bytes, ...(msg !== undefined ? { skipped: msg } : {}) };
           items.set(m.key, item, bytes.length + 64);
           kept.set(m.p, item);
@@ -125,12 +145,12 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         });
         done.add(w);
       };
-      tasks++;
       if (!run) {
-        keep(computePastPositions(task));
+        tasks++;
+        keep({ out: computePastPositions(replayTask([w], misses)), at: 0 });
         return undefined;
       }
-      const promise = run(task).then(keep);
+      const promise = enqueue(run, w, misses).then(keep);
       running.set(w, promise);
       promise.then(
         () => running.delete(w),
@@ -149,8 +169,39 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
     };
   }
 
-  /** The task of a wallet's missing items: each position resumes at its nearest kept state. */
-  function replayTask(w: number, misses: { p: number; e: number; now: number }[]): PastPositionsInput {
+  // Misses asked for in one turn of the event loop (the requests of one read of the sockets)
+  // share one pool task: a round trip to a worker costs more than valuing a wallet's positions.
+  let batch: Batch | null = null;
+  function enqueue(runTask: NonNullable<typeof run>, w: number, misses: Miss[]): Promise<{ out: PastPositionsOutput; at: number }> {
+    if (batch && batch.misses.length + misses.length > BATCH_POSITIONS) {
+      batch.go();
+      batch = null;
+    }
+    let b = batch;
+    if (!b) {
+      let go!: () => void;
+      const started = new Promise<void>((resolve) => {
+        go = resolve;
+      });
+      const fresh: Batch = { wallets: [], misses: [], out: null as unknown as Promise<PastPositionsOutput>, go };
+      fresh.out = started.then(() => {
+        tasks++;
+        return runTask(replayTask(fresh.wallets, fresh.misses));
+      });
+      batch = b = fresh;
+      setImmediate(() => {
+        if (batch === fresh) batch = null;
+        fresh.go();
+      });
+    }
+    const at = b.misses.length;
+    b.wallets.push(w);
+    b.misses.push(...misses);
+    return b.out.then((out) => ({ out, at }));
+  }
+
+  /** The task of wallets' missing items: each position resumes at its nearest kept state. */
+  function replayTask(ws: number[], misses: Miss[]): PastPositionsInput {
     shared ??= (() => {
       const { events, index } = sharedOf(world);
       return { events, index };
@@ -177,7 +228,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       rowsReplayed += m.e - from[k]!;
     });
     const wallets: string[] = [];
-    wallets[w] = ev.dict.wallets.values[w]!;
+    for (const w of ws) wallets[w] = ev.dict.wallets.values[w]!;
     return { kind: 'pastPositions', ...shared, vaults, wallets, list, from, states: packed, ends, nows };
   }
 

@@ -8,7 +8,7 @@ import { isoSeconds } from '../../model/format/numbers.js';
 import { type AllocationItem, priceKey, type World } from '../../model/world.js';
 import type { VaultRow } from '../../model/rows.js';
 import { indexRegistry, vaultDefinition, vaultDetail } from '../metrics/vaultDetail.js';
-import { currentMetrics } from '../metrics/vaultPoint.js';
+import { metricsAt, type VaultMetrics } from '../metrics/vaultPoint.js';
 import { createBoundedCache } from './boundedCache.js';
 
 /** Vault detail JSONs kept per snapshot, by (vault, snapshot index): entries and bytes. */
@@ -27,6 +27,8 @@ export interface PastVaults {
   /** how many detail JSONs are kept (tests: the cache stays bounded) */
   readonly kept: number;
 }
+
+const METRICS_SLOT = '"metrics":null';
 
 /** How many values of ascending `ts[0..n)` are at or before `t`. */
 function upTo(ts: Float64Array, n: number, t: number): number {
@@ -53,13 +55,25 @@ export function createPastVaults(world: World, now: number): PastVaults {
     return s ? upTo(s.ts, s.length, t) - 1 : -1;
   }
 
+  // each vault's detail JSON around its metrics, serialized once: only the metrics are per instant
+  const frames = new Map<string, [string, string]>();
+  const frameOf = (v: VaultRow): [string, string] => {
+    let f = frames.get(v.vault_id);
+    if (!f) {
+      const text = JSON.stringify(vaultDetail(v, null as unknown as VaultMetrics, idx));
+      // "metrics" is a key of the detail only (a string value would have its quotes escaped)
+      const at = text.indexOf(METRICS_SLOT);
+      frames.set(v.vault_id, (f = [text.slice(0, at + METRICS_SLOT.length - 4), text.slice(at + METRICS_SLOT.length)]));
+    }
+    return f;
+  };
+
   function detailAt(v: VaultRow, i: number): string {
     const key = `${v.vault_id}|${i}`;
     let json = details.get(key);
     if (json === undefined) {
-      const s = world.series.get(v.vault_id)!;
-      const m = currentMetrics({ ...s, length: i + 1 }, world.prices.get(priceKey(v.chain_id, v.numeraire_address)));
-      json = JSON.stringify(vaultDetail(v, m, idx));
+      const [head, tail] = frameOf(v);
+      json = head + JSON.stringify(metricsAt(world.series.get(v.vault_id)!, i, world.prices.get(priceKey(v.chain_id, v.numeraire_address)))) + tail;
       details.set(key, json, json.length);
     }
     return json;
