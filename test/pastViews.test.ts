@@ -1,9 +1,8 @@
 // Views of the past (as_of, DESIGN §11.6) without a world per instant: a vault's pages at an
 // instant are the pages of the world cut at that instant; a wallet's items are replayed on the
 // compute pool (a real piscina worker; the requests of one turn in one task), resumed from kept
-// replay states, and answer the same
-// bytes from a warm cache as from a cold one, a mid-hour instant after its hour was cached
-// included; every cache stays within its bounds (counted, not timed).
+// replay states, and answer the same bytes from a warm cache as from a cold one, a mid-hour
+// instant after its hour was cached included; every cache stays within its bounds (counted).
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

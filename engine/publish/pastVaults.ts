@@ -45,7 +45,7 @@ function upTo(ts: Float64Array, n: number, t: number): number {
 /** `world`: the published (latest) world; `now`: its publish time (an allocation's as_of without snapshots). */
 export function createPastVaults(world: World, now: number): PastVaults {
   const idx = indexRegistry(world.registry);
-  const details = createBoundedCache<string, string>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
+  const details = createBoundedCache<number, string>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
 
   /** the vault's snapshot index at t, −1 before its first one; null: unknown or disabled */
   function indexAt(vaultId: string, t: number): number | null {
@@ -68,8 +68,12 @@ export function createPastVaults(world: World, now: number): PastVaults {
     return f;
   };
 
+  // numeric keys (vault ordinal, index): a string key per request costs a flatten and a hash
+  const ordinals = new Map<string, number>();
   function detailAt(v: VaultRow, i: number): string {
-    const key = `${v.vault_id}|${i}`;
+    let ord = ordinals.get(v.vault_id);
+    if (ord === undefined) ordinals.set(v.vault_id, (ord = ordinals.size));
+    const key = ord * 2 ** 32 + i;
     let json = details.get(key);
     if (json === undefined) {
       const [head, tail] = frameOf(v);

@@ -6,7 +6,6 @@
 // read), made on first use and shared by the views of the same instant.
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { World } from '../../model/world.js';
-import type { BoundedCache } from './boundedCache.js';
 import { buildPageOf, type Page } from './page.js';
 import type { PastVaults } from './pastVaults.js';
 import type { PositionSource } from './positionSource.js';
@@ -22,8 +21,8 @@ export interface PastShared {
   /** the published (latest) world */
   world: World;
   vaults: PastVaults;
-  /** the vault pages of views, by route, vault and instant */
-  pages: BoundedCache<string, Page>;
+  /** a view's pages now hold `bytes` (the views are kept within a byte budget) */
+  grew(view: PastView, bytes: number): void;
   /** the position source of the view at `t` */
   positionsAt(t: number): PositionSource;
   stats(): PastStats;
@@ -39,9 +38,8 @@ export interface PastStats {
   states: number;
   tasks: number;
   rowsReplayed: number;
-  /** vault detail JSONs kept (by vault and snapshot index), vault pages kept and their bytes */
+  /** vault detail JSONs kept (by vault and snapshot index), and the bytes of the pages the views kept hold */
   details: number;
-  pages: number;
   pageBytes: number;
   /** views kept, and those of them holding a full view */
   views: number;
@@ -62,14 +60,20 @@ export class PastView implements ReadModel {
   readonly asOf: string | null;
   readonly t: number;
   readonly echo: boolean;
+  /** its key among the views of its read model (an echoing view: t; a walk's: −t − 1) */
+  readonly key: number;
   readonly #shared: PastShared;
   #src: PositionSource | null = null;
   #fullModel: ReadModel | null = null;
+  /** pages made, by part (detail, definition, allocations, slug) then vault id or slug */
+  readonly #pages: Map<string, Page>[] = [];
+  #bytes = 0;
 
   constructor(shared: PastShared, t: number, echo: boolean) {
     this.#shared = shared;
     this.t = t;
     this.echo = echo;
+    this.key = echo ? t : -t - 1;
     this.generation = shared.generation;
     this.refreshedAt = shared.refreshedAt;
     this.refreshedAtS = shared.refreshedAtS;
@@ -94,15 +98,21 @@ export class PastView implements ReadModel {
     this.#fullModel = null;
   }
 
-  #page(key: string, data: () => { json: string; count?: number } | undefined): Page | undefined {
-    const pages = this.#shared.pages;
-    const cacheKey = `${key}|${this.t}|${this.echo ? 1 : 0}`;
-    let page = pages.get(cacheKey);
+  /**
+   * The view's page of `part` and `key` (a vault id or slug), made once: a repeated instant gets
+   * the same Page (and so its prepared wire forms). By part then key: a key made per request
+   * (a string concatenation) would cost a flatten and a hash per lookup.
+   */
+  #page(part: number, key: string, data: () => { json: string; count?: number } | undefined): Page | undefined {
+    const pages = (this.#pages[part] ??= new Map());
+    let page = pages.get(key);
     if (page === undefined) {
       const d = data();
       if (d === undefined) return undefined;
       page = buildPageOf(d.json, d.count === undefined ? null : SLUG_META(d.count), this.refreshedAt, this.asOf);
-      pages.set(cacheKey, page, page.prefix.length + 128);
+      pages.set(key, page);
+      this.#bytes += page.prefix.length + 128;
+      this.#shared.grew(this, this.#bytes);
     }
     return page;
   }
@@ -110,13 +120,14 @@ export class PastView implements ReadModel {
   // ---- one vault at the instant: its series, not the world ----
   vault(id: string, part: 'detail' | 'definition' | 'allocations'): Page | undefined {
     const v = this.#shared.vaults;
-    return this.#page(`${part}|${id}`, () => {
-      const json = part === 'detail' ? v.detail(id, this.t) : part === 'definition' ? v.definition(id, this.t) : v.allocations(id, this.t);
+    const k = part === 'detail' ? 0 : part === 'definition' ? 1 : 2;
+    return this.#page(k, id, () => {
+      const json = k === 0 ? v.detail(id, this.t) : k === 1 ? v.definition(id, this.t) : v.allocations(id, this.t);
       return json === undefined ? undefined : { json };
     });
   }
   slug(slug: string): Page | undefined {
-    return this.#page(`slug|${slug}`, () => this.#shared.vaults.slug(slug, this.t));
+    return this.#page(3, slug, () => this.#shared.vaults.slug(slug, this.t));
   }
   hasVault(id: string): boolean {
     const i = this.#shared.vaults.indexAt(id, this.t);

@@ -233,8 +233,7 @@ export interface ReadModelOptions {
 export const PAST_VIEWS_KEPT = 256;
 /** Full views of the past kept (a world cut at the instant, its aggregate pages once read). */
 export const FULL_VIEWS_KEPT = 16;
-/** Vault pages of views of the past kept per snapshot: entries and bytes. */
-export const PAST_PAGES_KEPT = 8192;
+/** The bytes of the vault pages the views of the past kept hold, at most (each view keeps the pages it made). */
 export const PAST_PAGES_BYTES = 16 * 1024 * 1024;
 
 /** Position windows kept per snapshot, in bytes (identity and deflated), least recently used out first. */
@@ -289,7 +288,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   const windows = createWindowCache();
   // views of the past asked for recently, by instant (the oldest use out first); the few whose
   // full view was made (a route over the whole world at the instant) hold it until released
-  const views = createBoundedCache<number, PastView>({ entries: PAST_VIEWS_KEPT });
+  const views = createBoundedCache<number, PastView>({ entries: PAST_VIEWS_KEPT, bytes: PAST_PAGES_BYTES });
   const fulls = createBoundedCache<PastView, true>({ entries: FULL_VIEWS_KEPT, evicted: (view) => view.releaseFull() });
   let past: PastShared | null = null;
   const pastShared = (): PastShared => {
@@ -301,13 +300,12 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       refreshedAtS: snapshot.refreshed_at_s,
       world,
       vaults: createPastVaults(world, snapshot.refreshed_at_s),
-      pages: createBoundedCache({ entries: PAST_PAGES_KEPT, bytes: PAST_PAGES_BYTES }),
+      grew: (view, bytes) => views.set(view.key, view, bytes),
       positionsAt: (at) => positions.at(at),
       stats: () => ({
         ...positions.stats(),
         details: past!.vaults.kept,
-        pages: past!.pages.size,
-        pageBytes: past!.pages.bytes,
+        pageBytes: views.bytes,
         views: views.size,
         fullViews: fulls.size,
       }),
@@ -346,7 +344,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     at(t, echo = true) {
       const key = echo ? t : -t - 1;
       let view = views.get(key);
-      if (!view) views.set(key, (view = new PastView(pastShared(), t, echo)));
+      if (!view) views.set(key, (view = new PastView(pastShared(), t, echo)), 0);
       return view;
     },
     pastStats: () => pastShared().stats(),
