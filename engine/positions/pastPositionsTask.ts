@@ -32,8 +32,8 @@ export interface PastPositionsOutput {
   /** OPEN and SKIPPED bits (the vault's bits are the read model's) */
   flags: Uint8Array;
   skipped: [number, string][];
-  /** per position: the state after its rows up to `ends` */
-  states: PackedState[];
+  /** per position: the state after its rows up to `ends` (null: the kept state it was given, unchanged) */
+  states: (PackedState | null)[];
 }
 
 export function packState(st: PositionState): PackedState {
@@ -60,7 +60,7 @@ export function computePastPositions(input: PastPositionsInput): PastPositionsOu
   const offsets = new Int32Array(n + 1);
   const flags = new Uint8Array(n);
   const skipped: [number, string][] = [];
-  const states: PackedState[] = new Array(n);
+  const states: (PackedState | null)[] = new Array(n);
   let bytes = 0;
   for (let k = 0; k < n; k++) {
     const p = input.list[k]!;
@@ -71,9 +71,15 @@ export function computePastPositions(input: PastPositionsInput): PastPositionsOu
     // the read model sends only positions of vaults with a snapshot by the instant
     if (!ctx) throw new Error(`pastPositions: vault ${v.vault_id} has no series`);
     const packed = input.states[k];
-    const st = packed ? unpackState(packed, ctx) : createPositionState(ctx);
-    const foreign = foreignTokens(table, ctx);
-    for (let r = input.from[k]!; r < input.ends[k]!; r++) applyRow(st, table, idx[r]!, ctx, foreign);
+    const from = input.from[k]!;
+    const to = input.ends[k]!;
+    // a kept state at the instant's rows is only valued (read, never changed): no copy, none sent back
+    const resumedAtEnd = packed !== null && packed !== undefined && from === to;
+    const st = resumedAtEnd ? (packed as PositionState) : packed ? unpackState(packed, ctx) : createPositionState(ctx);
+    if (!resumedAtEnd) {
+      const foreign = foreignTokens(table, ctx);
+      for (let r = from; r < to; r++) applyRow(st, table, idx[r]!, ctx, foreign);
+    }
     let f = 0;
     if (isPositionOpen(st)) f |= OPEN;
     if (st.skipped > 0) {
@@ -86,7 +92,7 @@ export function computePastPositions(input: PastPositionsInput): PastPositionsOu
     flags[k] = f;
     offsets[k] = bytes;
     bytes += Buffer.byteLength(json);
-    states[k] = packState(st);
+    states[k] = resumedAtEnd ? null : packState(st);
   }
   offsets[n] = bytes;
   const buf = Buffer.from(parts.join(''));

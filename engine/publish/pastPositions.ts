@@ -30,7 +30,7 @@ interface Miss {
   now: number;
   /** the vault's flag bits */
   base: number;
-  key: string;
+  key: number | string;
 }
 
 /** The misses of one turn, sent as one task once `go` is called (at the turn's end, or when full). */
@@ -74,7 +74,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   const x = world.walletIndex;
   const ev = world.events;
   const vaultIds = ev.dict.vaults.values;
-  const items = createBoundedCache<string, Item>({ entries: PAST_ITEMS_KEPT, bytes: PAST_ITEMS_BYTES });
+  const items = createBoundedCache<number | string, Item>({ entries: PAST_ITEMS_KEPT, bytes: PAST_ITEMS_BYTES });
   const states = createStateStore();
   let shared: Omit<PositionsShared, 'vaults' | 'wallets'> | null = null;
   const vaultInputs = new Map<number, PositionsShared['vaults'][number]>();
@@ -123,7 +123,9 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         // a disabled vault's positions are never served: no replay for them
         if (v.visibility === 'disabled') continue;
         const base = ENABLED | VALUED | (v.visibility === 'hidden' ? HIDDEN : 0);
-        const key = `${p}|${e}|${i}|${base}`;
+        // (rows end, snapshot index) as one number: an end e > rowStart[p] names position p (its
+        // rows are the range that ends there), and a string key per position per request costs a hash
+        const key = e < 2 ** 32 && i < 2 ** 21 ? e * 2 ** 21 + i : `${e}|${i}`;
         const hit = items.get(key);
         if (hit) kept.set(p, hit);
         else misses.push({ p, e, now: s.ts[i]!, base, key });
@@ -141,7 +143,8 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
           const item: Item = { flags: m.base | out.flags[k]!, bytes, ...(msg !== undefined ? { skipped: msg } : {}) };
           items.set(m.key, item, bytes.length + 64);
           kept.set(m.p, item);
-          states.put(m.p, m.e, out.states[k]!);
+          const st = out.states[k];
+          if (st) states.put(m.p, m.e, st);
         });
         done.add(w);
       };
