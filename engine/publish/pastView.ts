@@ -38,7 +38,7 @@ export interface PastStats {
   states: number;
   tasks: number;
   rowsReplayed: number;
-  /** vault detail JSONs kept (by vault and snapshot index), and the bytes of the pages the views kept hold */
+  /** blocks of vault metrics JSON kept (by vault and block of snapshots), and the bytes of the pages the views kept hold */
   details: number;
   pageBytes: number;
   /** views kept, and those of them holding a full view */
