@@ -4,7 +4,8 @@
 // TVL readings as kept in their history. A view shares the published world's arrays: each
 // series, price series and the event table is the same memory with a shorter length (every
 // one is in time order, so "at or before t" is a prefix), and positions are replayed per wallet
-// on first use (engine/publish/positionSource.ts).
+// on first use (engine/publish/pastPositions.ts). The read model's views build it only for the
+// routes over the whole world (pastView.ts); one vault's pages read that vault's series alone.
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { PriceSeries, TvlSourceState, World } from '../../model/world.js';
 import { primeUsdTable, usdTable } from '../positions/usdPriceCache.js';

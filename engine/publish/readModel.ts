@@ -103,8 +103,8 @@ export interface ReadModel {
   /** the newest instant with data (a snapshot, an event or a price): views of the past end here */
   readonly dataEnd: number;
   /**
-   * The view of the data known at `t` (Unix seconds, at most dataEnd); kept for a few recent
-   * instants. `echo` false: its answers carry no meta.as_of (the later pages of a walk begun
+   * The view of the data known at `t` (Unix seconds, at most dataEnd), made at once and kept for
+   * recent instants: it builds what a route reads of it (engine/publish/pastView.ts). `echo` false: its answers carry no meta.as_of (the later pages of a walk begun
    * without as_of, pinned to its first page's data).
    */
   at(t: number, echo?: boolean): ReadModel;
