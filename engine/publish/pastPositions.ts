@@ -138,7 +138,8 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         const json = Buffer.from(out.json.buffer, out.json.byteOffset, out.json.byteLength);
         misses.forEach((m, j) => {
           const k = at + j;
-          const bytes = json.subarray(out.offsets[k]!, out.offsets[k + 1]!);
+          // a copy: a kept slice would hold the whole task's output alive past the byte budget
+          const bytes = Buffer.from(json.subarray(out.offsets[k]!, out.offsets[k + 1]!));
           const msg = out.flags[k]! & SKIPPED ? out.skipped.find(([p]) => p === m.p)?.[1] : undefined;
           const item: Item = { flags: m.base | out.flags[k]!, bytes, ...(msg !== undefined ? { skipped: msg } : {}) };
           items.set(m.key, item, bytes.length + 64);
