@@ -67,6 +67,12 @@ export const settings = {
   asOfWallets: 64,
   /** what a browser sends: the window answer is gzip (windows have no brotli variant) */
   browserAcceptEncoding: 'gzip, deflate, br, zstd',
+  /**
+   * measure only the targets whose id contains one of these comma-separated parts (e.g.
+   * `vault_detail_,positions_` for the six time-travel rows), and skip the readers-behind-nginx
+   * run: a before/after of one change in minutes, not the whole bench
+   */
+  only: process.env.VAULTD_HTTP_BENCH_ONLY ?? '',
 };
 
 interface Case {
@@ -276,6 +282,13 @@ async function measure(): Promise<BenchOutput> {
         ),
       ),
     ];
+    if (settings.only !== '') {
+      const parts = settings.only.split(',').filter((p) => p !== '');
+      const kept = cases.filter((c) => parts.some((p) => c.id.includes(p)));
+      if (kept.length === 0) throw new Error(`VAULTD_HTTP_BENCH_ONLY=${settings.only} matches no target (${cases.map((c) => c.id).join(', ')})`);
+      cases.splice(0, cases.length, ...kept);
+      results.only = settings.only;
+    }
     const wrkOpts = (c: Case) => ({
       url: `http://127.0.0.1:${c.server.port}${c.path}`,
       headers: c.headers,
@@ -338,7 +351,7 @@ async function measure(): Promise<BenchOutput> {
 
     // scale-out: the demo server wrote its snapshot directory; readers serve it behind nginx
     let readers: ReadersResult | null = null;
-    if (tools.nginx) {
+    if (tools.nginx && settings.only === '') {
       console.log('http bench: 1 vs 3 snapshot readers behind nginx');
       try {
         readers = await measureReaders({

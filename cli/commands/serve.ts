@@ -180,6 +180,7 @@ async function serveUntilStopped(common: Common, opts: ServeOptions): Promise<nu
   engine.subscribe((snapshot) => {
     served = createReadModel(snapshot, {
       positionWindow: (task) => pool.positionWindow(task),
+      pastPositions: (task) => pool.pastPositions(task),
       seriesBlocks: (task) => pool.seriesBlocks(task),
       positionAudit: (task) => pool.positionAudit(task),
     });

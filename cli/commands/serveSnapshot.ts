@@ -91,6 +91,7 @@ export async function serveSnapshotDir(config: Config, dirArg: string): Promise<
         generations.publish(
           createReadModel(snapshot, {
             positionWindow: (task) => pool.positionWindow(task),
+            pastPositions: (task) => pool.pastPositions(task),
             seriesBlocks: (task) => pool.seriesBlocks(task),
             positionAudit: (task) => pool.positionAudit(task),
           }),

@@ -83,7 +83,14 @@ export function currentMetrics(s: VaultSeries | undefined, prices: PriceSeries |
   if (!s || s.length === 0) {
     return { tvl: { native: null, usd: null }, unit_price: null, total_supply: null, apy_7d: null, apy_30d: null, apy_90d: null, as_of: null };
   }
-  const i = s.length - 1;
+  return metricsAt(s, s.length - 1, prices);
+}
+
+/**
+ * The metrics of snapshot i as if it were the latest (a view of the past, DESIGN §11.6): every
+ * value reads snapshots ≤ i and prices at ts[i], so the series need not be cut at i.
+ */
+export function metricsAt(s: VaultSeries, i: number, prices: PriceSeries | undefined): VaultMetrics {
   const v = vaultPointValues(s, i, prices);
   return { tvl: v.tvl, unit_price: v.unit_price, total_supply: v.total_supply, apy_7d: v.apy_7d, apy_30d: v.apy_30d, apy_90d: v.apy_90d, as_of: s.ts[i]! };
 }

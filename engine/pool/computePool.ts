@@ -14,6 +14,7 @@ import { BINARY_BUILD } from '../../common/runtime.js';
 import { runSeriesTask, type SeriesTask, type SeriesTaskResult } from './seriesTask.js';
 import { computePositionAudit, type PositionAuditInput, type PositionAuditOutput } from '../audit/positionAuditTask.js';
 import { computePositions, type PositionsInput, type PositionsOutput } from '../positions/positionItems.js';
+import { computePastPositions, type PastPositionsInput, type PastPositionsOutput } from '../positions/pastPositionsTask.js';
 import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from '../publish/seriesBlocksTask.js';
 import type { PoolResult, PoolTask } from './worker.js';
@@ -24,6 +25,8 @@ export interface ComputePool {
   run(task: SeriesTask): Promise<SeriesTaskResult>;
   /** position items of a range of positions (engine/positions/positionItems.ts) */
   positions(task: PositionsInput): Promise<PositionsOutput>;
+  /** a wallet's position items as of an instant, resumed from kept replay states (engine/positions/pastPositionsTask.ts) */
+  pastPositions(task: PastPositionsInput): Promise<PastPositionsOutput>;
   /** a window of one position's history (engine/positions/positionWindowTask.ts) */
   positionWindow(task: PositionWindowInput): Promise<PositionWindowOutput>;
   /** blocks of a vault's serialized series (engine/publish/seriesBlocksTask.ts) */
@@ -81,6 +84,7 @@ export function createComputePool(common: Common, options: ComputePoolOptions = 
     threads,
     run: (task) => submit(task) as Promise<SeriesTaskResult>,
     positions: (task) => submit(task) as Promise<PositionsOutput>,
+    pastPositions: (task) => submit(task) as Promise<PastPositionsOutput>,
     positionWindow: (task) => submit(task) as Promise<PositionWindowOutput>,
     seriesBlocks: (task) => submit(task) as Promise<SeriesBlocksOutput>,
     positionAudit: (task) => submit(task) as Promise<PositionAuditOutput>,
@@ -101,6 +105,7 @@ export function createInThreadPool(): ComputePool {
     threads: 1,
     run: async (task) => runSeriesTask(task),
     positions: async (task) => computePositions(task),
+    pastPositions: async (task) => computePastPositions(task),
     positionWindow: async (task) => computePositionWindow(task),
     seriesBlocks: async (task) => computeSeriesBlocks(task),
     positionAudit: async (task) => computePositionAudit(task),

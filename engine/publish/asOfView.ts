@@ -4,7 +4,8 @@
 // TVL readings as kept in their history. A view shares the published world's arrays: each
 // series, price series and the event table is the same memory with a shorter length (every
 // one is in time order, so "at or before t" is a prefix), and positions are replayed per wallet
-// on first use (engine/publish/positionSource.ts).
+// on first use (engine/publish/pastPositions.ts). The read model's views build it only for the
+// routes over the whole world (pastView.ts); one vault's pages read that vault's series alone.
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { PriceSeries, TvlSourceState, World } from '../../model/world.js';
 import { primeUsdTable, usdTable } from '../positions/usdPriceCache.js';
@@ -95,6 +96,43 @@ function tvlSourcesAt(now: readonly TvlSourceState[], readings: NonNullable<Worl
 export function snapshotAt(base: Snapshot, at: number, echo = true): Snapshot {
   return buildSnapshot(worldAt(base.world, at), { generation: base.generation, now: base.refreshed_at_s, ...(echo ? { asOf: isoSeconds(at) } : {}) });
 }
+
+/**
+ * snapshotAt, built only as far as it is read: the world is cut at once (cheap), the vault and
+ * aggregate pages of the whole world on the first read of any of them. The wallet routes of a
+ * view (positions, activity) read only the world, so they never pay for every vault's page.
+ */
+export function lazySnapshotAt(base: Snapshot, at: number, echo = true): Snapshot {
+  const world = worldAt(base.world, at);
+  const asOf = echo ? isoSeconds(at) : null;
+  let built: Snapshot | null = null;
+  const full = () => (built ??= buildSnapshot(world, { generation: base.generation, now: base.refreshed_at_s, ...(asOf !== null ? { asOf } : {}) }));
+  const s = {
+    generation: base.generation,
+    refreshed_at: isoSeconds(base.refreshed_at_s),
+    refreshed_at_s: base.refreshed_at_s,
+    as_of: asOf,
+    world,
+    wallets: world.walletIndex,
+  } as Snapshot;
+  for (const key of LAZY_PARTS) Object.defineProperty(s, key, { get: () => full()[key], enumerable: true });
+  return s;
+}
+
+const LAZY_PARTS = [
+  'metrics',
+  'details',
+  'vaultList',
+  'slugs',
+  'definitions',
+  'allocations',
+  'strategies',
+  'featured',
+  'tvl',
+  'latestPrices',
+  'priceBodies',
+  'pages',
+] as const satisfies readonly Exclude<keyof Snapshot, 'generation' | 'refreshed_at' | 'refreshed_at_s' | 'as_of' | 'world' | 'wallets'>[];
 
 /** The latest instant a view can be asked for: the newest snapshot, event or price of the world. */
 export function dataEnd(world: World): number {

@@ -2,7 +2,7 @@
 // key of every body, so a page is a constant prefix ending in `"request_id":"` plus the
 // constant suffix `"}}`: the server splices the id between them (and, because the variable
 // part sits at the end, compressed variants can be spliced too: see server/transport).
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 
 export const PAGE_SUFFIX = Buffer.from('"}}');
 
@@ -65,7 +65,12 @@ export class PageMap {
 
 /** Serialize `{data, meta}` with meta's own keys, then as_of (a view of the past), refreshed_at and the request-id slot. */
 export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): Page {
-  const prefix = Buffer.from(`{"data":${JSON.stringify(data)},"meta":${metaText(meta, refreshedAt, asOf)},"request_id":"`);
+  return buildPageOf(JSON.stringify(data), meta, refreshedAt, asOf);
+}
+
+/** buildPage of data already serialized (a view of the past reuses one vault's data JSON under many instants' envelopes). */
+export function buildPageOf(dataJson: string, meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): Page {
+  const prefix = Buffer.from(`{"data":${dataJson},"meta":${metaText(meta, refreshedAt, asOf)},"request_id":"`);
   return { prefix, etag: etagOf(prefix) };
 }
 
@@ -81,8 +86,13 @@ export function metaText(meta: Partial<ListMeta> | null, refreshedAt: string, as
 }
 
 export function etagOf(prefix: Buffer): string {
-  return `"${createHash('sha256').update(prefix).digest('base64url').slice(0, 27)}"`;
+  return `"${sha256(prefix).slice(0, 27)}"`;
 }
+
+// crypto.hash (Node ≥ 20.12) hashes in one call, without a Hash object per page: a view of the
+// past builds a page per instant asked for, so this is on its path; older Nodes take createHash
+const oneShot = (crypto as { hash?: (algorithm: string, data: Buffer, encoding: 'base64url') => string }).hash;
+const sha256 = oneShot ? (b: Buffer) => oneShot('sha256', b, 'base64url') : (b: Buffer) => createHash('sha256').update(b).digest('base64url');
 
 /** The whole body for a given request id (tests, and the uncompressed hot path). */
 export function pageBody(page: Page, requestId: string): Buffer {

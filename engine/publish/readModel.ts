@@ -9,9 +9,14 @@ import { priceKey, type PriceSeries } from '../../model/world.js';
 import { activityRowAt } from '../activity/activityRows.js';
 import type { PartialError } from '../aggregates/tvl.js';
 import { VaultdError } from '../../common/errors.js';
-import { ENABLED, eventColumns, HIDDEN, OPEN, type PositionsInput, type PositionsOutput, SKIPPED, VALUED, vaultInputOf } from '../positions/positionItems.js';
-import { type PositionSource, positionsAt, publishedPositions } from './positionSource.js';
-import { dataEnd, snapshotAt } from './asOfView.js';
+import { eventColumns, vaultInputOf } from '../positions/positionItems.js';
+import { type PositionSource, publishedPositions } from './positionSource.js';
+import { dataEnd, lazySnapshotAt } from './asOfView.js';
+import { createBoundedCache } from './boundedCache.js';
+import { createPastPositions } from './pastPositions.js';
+import { createPastVaults } from './pastVaults.js';
+import { type PastShared, type PastStats, PastView } from './pastView.js';
+import type { PastPositionsInput, PastPositionsOutput } from '../positions/pastPositionsTask.js';
 import { computePositionWindow, type PositionWindowInput, type PositionWindowOutput } from '../positions/positionWindowTask.js';
 import { defaultPositionStart, type Granularity } from '../positions/positionTimeseries.js';
 import { asOfIndex } from '../series/asOf.js';
@@ -22,6 +27,7 @@ import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } 
 import { type Block, coldBlocks, type DeflatedItems, putBlocks, type SeriesBuffer, seriesBuffer, sliceSeries, windowBlocks } from './seriesBuffers.js';
 import type { PositionContext } from '../positions/replayPosition.js';
 import { positionContext, walletOf } from './walletIndex.js';
+import { findPosition as findPositionOf, positionAnswer, positionsAnswer, positionsPage as positionsPageOf } from './walletPositions.js';
 import type { PositionAuditInput, PositionAuditOutput } from '../audit/positionAuditTask.js';
 import type { ApyWindowProvenance } from '../audit/apyProvenance.js';
 import type { PointOptions } from '../positions/positionTimeseries.js';
@@ -97,11 +103,13 @@ export interface ReadModel {
   /** the newest instant with data (a snapshot, an event or a price): views of the past end here */
   readonly dataEnd: number;
   /**
-   * The view of the data known at `t` (Unix seconds, at most dataEnd); kept for a few recent
-   * instants. `echo` false: its answers carry no meta.as_of (the later pages of a walk begun
+   * The view of the data known at `t` (Unix seconds, at most dataEnd), made at once and kept for
+   * recent instants: it builds what a route reads of it (engine/publish/pastView.ts). `echo` false: its answers carry no meta.as_of (the later pages of a walk begun
    * without as_of, pinned to its first page's data).
    */
   at(t: number, echo?: boolean): ReadModel;
+  /** The counts of the caches behind views of the past (tests and tools: each stays bounded). */
+  pastStats(): PastStats;
   /** What a walk begun on this model is pinned to: its data time and the rows it held by then (DESIGN §11.6). */
   pin(): { t: number; f: number };
 
@@ -204,8 +212,6 @@ export interface ReadModel {
   ): ItemsAnswer<number> | { missing: string } | Promise<ItemsAnswer<number>>;
 }
 
-const COMMA = Buffer.from(',');
-
 export interface ReadModelOptions {
   /** where the positions come from (absent: the items computed at publish) */
   positions?: PositionSource;
@@ -213,8 +219,8 @@ export interface ReadModelOptions {
   dataTime?: number;
   /** the snapshot whose serialized vault series this model slices (a view of the past: the latest publish's) */
   seriesBase?: Snapshot;
-  /** runs position items on the compute pool (views of the past replay a wallet's positions; absent: in-thread) */
-  positionItems?: (task: PositionsInput) => Promise<PositionsOutput>;
+  /** replays a wallet's positions to an instant on the compute pool (views of the past; absent: in-thread, for tests and tools) */
+  pastPositions?: (task: PastPositionsInput) => Promise<PastPositionsOutput>;
   /** runs a position window on the compute pool (absent: on this thread, for tests and tools) */
   positionWindow?: (task: PositionWindowInput) => Promise<PositionWindowOutput>;
   /** builds series blocks on the compute pool (absent: on this thread, when a window first needs them) */
@@ -223,8 +229,12 @@ export interface ReadModelOptions {
   positionAudit?: (task: PositionAuditInput) => Promise<PositionAuditOutput>;
 }
 
-/** Views of the past kept per snapshot (each holds its vault pages and the wallets it replayed). */
-export const VIEWS_KEPT = 16;
+/** Views of the past kept per snapshot, by instant (each holds the items of the wallets it answered). */
+export const PAST_VIEWS_KEPT = 256;
+/** Full views of the past kept (a world cut at the instant, its aggregate pages once read). */
+export const FULL_VIEWS_KEPT = 16;
+/** The bytes of the vault pages the views of the past kept hold, at most (each view keeps the pages it made). */
+export const PAST_PAGES_BYTES = 16 * 1024 * 1024;
 
 /** Position windows kept per snapshot, in bytes (identity and deflated), least recently used out first. */
 export const POSITION_WINDOW_CACHE_BYTES = 16 * 1024 * 1024;
@@ -250,18 +260,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   // a view of the past answers other bytes than the latest data: its own identity (ETag seed)
   const id = `${snapshot.generation}:${snapshot.refreshed_at}${snapshot.as_of !== null ? `@${snapshot.as_of}` : opts.dataTime !== undefined ? `#${opts.dataTime}` : ''}`;
   const listedAt = (vaultId: string) => world.vaults.get(vaultId)!.listed_at;
-  /** The wallet's position in an enabled vault (its index and rows), or null. */
-  function findPosition(wallet: string, vaultId: string) {
-    const w = walletOf(world, wallet);
-    const v = world.events.dict.vaults.find(vaultId);
-    if (w >= 0 && v >= 0) {
-      for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
-        const p = x.walletPos[k]!;
-        if (x.posVault[p] === v && src.flags(p) & ENABLED) return { p, rows: { table: world.events, idx: x.rows, from: x.rowStart[p]!, to: src.rowsEnd(p) } };
-      }
-    }
-    return null;
-  }
+  const findPosition = (wallet: string, vaultId: string) => findPositionOf(world, src, wallet, vaultId);
 
   function token(
     chainId: number,
@@ -284,42 +283,39 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     return from < 0 ? list.length : from;
   }
 
-  /** The positions of a positions page (DESIGN §5.2: cursor over position_id), its next key and partial errors. */
-  function positionsPage(wallet: string, { includeHidden, after, limit }: { includeHidden: boolean; after: number; limit: number }) {
-    const w = walletOf(world, wallet);
-    const partialErrors: PartialError[] = [];
-    const list: number[] = [];
-    let lastId: number | undefined;
-    let more = false;
-    const end = w < 0 ? 0 : x.walletPosStart[w + 1]!;
-    for (let k = w < 0 ? 0 : x.walletPosStart[w]!; k < end; k++) {
-      const p = x.walletPos[k]!;
-      const f = src.flags(p);
-      if (p + 1 <= after || !(f & ENABLED)) continue;
-      if (!includeHidden && f & HIDDEN) continue;
-      if (!(f & VALUED)) {
-        partialErrors.push({
-          code: 'POSITION_NOT_VALUED',
-          message: 'the vault has no snapshot yet, so the position cannot be valued',
-          resource_id: vaultIds[x.posVault[p]!]!,
-        });
-        continue;
-      }
-      if (!(f & OPEN)) continue;
-      if (list.length === limit) {
-        more = true;
-        break;
-      }
-      if (f & SKIPPED) partialErrors.push({ code: 'CORRUPT_ROWS_SKIPPED', message: src.skipped(p)!, resource_id: vaultIds[x.posVault[p]!]! });
-      list.push(p);
-      lastId = p + 1;
-    }
-    return { list, nextKey: more && lastId !== undefined ? lastId : null, partialErrors };
-  }
+  const positionsPage = (wallet: string, q: { includeHidden: boolean; after: number; limit: number }) => positionsPageOf(world, src, wallet, q);
 
   const windows = createWindowCache();
-  // views of the past asked for recently, by instant (the oldest use out first)
-  const views = new Map<number, ReadModel>();
+  // views of the past asked for recently, by instant (the oldest use out first); the few whose
+  // full view was made (a route over the whole world at the instant) hold it until released
+  const views = createBoundedCache<number, PastView>({ entries: PAST_VIEWS_KEPT, bytes: PAST_PAGES_BYTES });
+  const fulls = createBoundedCache<PastView, true>({ entries: FULL_VIEWS_KEPT, evicted: (view) => view.releaseFull() });
+  let past: PastShared | null = null;
+  const pastShared = (): PastShared => {
+    if (past) return past;
+    const positions = createPastPositions(world, opts.pastPositions);
+    past = {
+      generation: snapshot.generation,
+      refreshedAt: snapshot.refreshed_at,
+      refreshedAtS: snapshot.refreshed_at_s,
+      world,
+      vaults: createPastVaults(world, snapshot.refreshed_at_s),
+      grew: (view, bytes) => views.set(view.key, view, bytes),
+      positionsAt: (at) => positions.at(at),
+      stats: () => ({
+        ...positions.stats(),
+        details: past!.vaults.kept,
+        pageBytes: views.bytes,
+        views: views.size,
+        fullViews: fulls.size,
+      }),
+      full(view) {
+        fulls.set(view, true);
+        return createReadModel(lazySnapshotAt(snapshot, view.t, view.echo), { ...opts, seriesBase, positions: view.positionSource, dataTime: view.t });
+      },
+    };
+    return past;
+  };
   let end: number | null = null;
   // serialized vault series are the latest publish's: a view of the past slices them
   const seriesBase = opts.seriesBase ?? snapshot;
@@ -348,17 +344,10 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     at(t, echo = true) {
       const key = echo ? t : -t - 1;
       let view = views.get(key);
-      if (view) {
-        views.delete(key);
-        views.set(key, view);
-        return view;
-      }
-      const past = snapshotAt(snapshot, t, echo);
-      view = createReadModel(past, { ...opts, seriesBase, positions: positionsAt(past.world, t, opts.positionItems), dataTime: t });
-      views.set(key, view);
-      if (views.size > VIEWS_KEPT) views.delete(views.keys().next().value!);
+      if (!view) views.set(key, (view = new PastView(pastShared(), t, echo)), 0);
       return view;
     },
+    pastStats: () => pastShared().stats(),
     pin() {
       let f = world.events.length;
       for (const s of world.series.values()) f += s.length;
@@ -430,24 +419,9 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       return w < 0 ? undefined : src.ready(w);
     },
 
-    positions(wallet, q) {
-      const page = positionsPage(wallet, q);
-      const parts: Buffer[] = [];
-      for (const p of page.list) {
-        if (parts.length > 0) parts.push(COMMA);
-        parts.push(src.bytes(p));
-      }
-      return { parts, count: page.list.length, nextKey: page.nextKey, partialErrors: page.partialErrors };
-    },
+    positions: (wallet, q) => positionsAnswer(world, src, wallet, q),
 
-    position(wallet, vaultId) {
-      const found = findPosition(wallet, vaultId);
-      if (!found) return { missing: `wallet ${wallet} has no position in vault "${vaultId}"` };
-      const f = src.flags(found.p);
-      if (!(f & VALUED) || !(f & OPEN))
-        return { missing: `wallet ${wallet} has no open position in vault "${vaultId}" (fully exited positions are not served)` };
-      return src.bytes(found.p);
-    },
+    position: (wallet, vaultId) => positionAnswer(world, src, wallet, vaultId),
 
     positionSeriesMissing(wallet, vaultId) {
       if (!findPosition(wallet, vaultId)) return `wallet ${wallet} has no position in vault "${vaultId}"`;
