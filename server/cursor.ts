@@ -67,7 +67,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
 
   return {
     encode(route, query, order, lastKey, generation, pin) {
-      const text = JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation, t: pin?.t, f: pin?.f });
+      const text = payloadText(lastKey, order, contextHash(route, query), generation, pin);
       let cursor = made.get(text);
       if (cursor !== undefined) return cursor;
       cursor = signed(text);
@@ -248,6 +248,24 @@ export function cursorGeneration(cursor: string): number | null {
 }
 
 /**
+ * JSON.stringify({ v: 1, k, o, h, g, t, f }) (undefined members left out), written by template
+ * when every number is finite (a window's or list's cursor): the order, the hash (base64url) and
+ * the numbers have nothing to escape. Anything else goes through JSON.stringify.
+ */
+export function payloadText(k: CursorKey, o: CursorOrder, h: string, g: number | undefined, pin: CursorPin | undefined): string {
+  if (
+    typeof k !== 'number' ||
+    !Number.isFinite(k) ||
+    (g !== undefined && !Number.isFinite(g)) ||
+    (pin !== undefined && !(Number.isFinite(pin.t) && Number.isFinite(pin.f)))
+  ) {
+    return JSON.stringify({ v: 1, k, o, h, g, t: pin?.t, f: pin?.f });
+  }
+  // JSON.stringify writes -0 as 0; a template would too (`${-0}` is "0")
+  return `{"v":1,"k":${k},"o":"${o}","h":"${h}"${g === undefined ? '' : `,"g":${g}`}${pin === undefined ? '' : `,"t":${pin.t},"f":${pin.f}`}}`;
+}
+
+/**
  * A hash of the route and every row-selecting parameter, canonicalized (sorted names, values in
  * order): ~1 µs, made per call. It was kept per frozen query object in a WeakMap, but under
  * random windows every query is new, and those entries (a Map and its strings per query) were
@@ -270,14 +288,7 @@ function canonicalText(route: string, query: CursorQuery): string {
     }
     return JSON.stringify([route, [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   }
-  // an object's names are distinct: sorted in place (a few), each with its values written out
-  const names = Object.keys(query);
-  for (let i = 1; i < names.length; i++) {
-    const name = names[i]!;
-    let j = i - 1;
-    for (; j >= 0 && names[j]! > name; j--) names[j + 1] = names[j]!;
-    names[j + 1] = name;
-  }
+  const names = sortedNames(query);
   let text = `[${JSON.stringify(route)},[`;
   let first = true;
   for (const name of names) {
@@ -293,6 +304,27 @@ function canonicalText(route: string, query: CursorQuery): string {
   }
   return `${text}]]`;
 }
+
+/**
+ * An object query's names, sorted: once per shape (a route's queries have one list of names,
+ * in one order), so a window's cursor does not sort its names per request.
+ */
+function sortedNames(query: Readonly<Record<string, unknown>>): readonly string[] {
+  const names = Object.keys(query);
+  const last = lastShape;
+  if (last !== null && last.names.length === names.length && last.names.every((n, i) => n === names[i])) return last.sorted;
+  // distinct names, a few: sorted by insertion
+  const sorted = [...names];
+  for (let i = 1; i < sorted.length; i++) {
+    const name = sorted[i]!;
+    let j = i - 1;
+    for (; j >= 0 && sorted[j]! > name; j--) sorted[j + 1] = sorted[j]!;
+    sorted[j + 1] = name;
+  }
+  lastShape = { names, sorted };
+  return sorted;
+}
+let lastShape: { names: readonly string[]; sorted: readonly string[] } | null = null;
 
 /** JSON.stringify(String(value)): a number's or boolean's text has nothing to escape. */
 function quoted(value: string | number | boolean): string {
