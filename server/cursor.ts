@@ -247,6 +247,9 @@ export function cursorGeneration(cursor: string): number | null {
   }
 }
 
+/** A context hash's text (base64url): JSON writes it as it is. */
+const HASH_TEXT = /^[A-Za-z0-9_-]*$/;
+
 /**
  * JSON.stringify({ v: 1, k, o, h, g, t, f }) (undefined members left out), written by template
  * when every number is finite (a window's or list's cursor): the order, the hash (base64url) and
@@ -256,6 +259,7 @@ export function payloadText(k: CursorKey, o: CursorOrder, h: string, g: number |
   if (
     typeof k !== 'number' ||
     !Number.isFinite(k) ||
+    !HASH_TEXT.test(h) ||
     (g !== undefined && !Number.isFinite(g)) ||
     (pin !== undefined && !(Number.isFinite(pin.t) && Number.isFinite(pin.f)))
   ) {

@@ -38,7 +38,8 @@ function owned(block: Block): Block {
     offsets: copy(block.offsets),
     ...(block.crc ? { crc: copy(block.crc) } : {}),
     ...(block.crcBare ? { crcBare: copy(block.crcBare) } : {}),
-    ...(block.crcShift !== undefined ? { crcShift: block.crcShift } : {}),
+    ...(block.shiftToEnd ? { shiftToEnd: copy(block.shiftToEnd) } : {}),
+    ...(block.shiftToBare ? { shiftToBare: copy(block.shiftToBare) } : {}),
     ...(block.small ? { small: { bytes: buf(block.small.bytes), at: copy(block.small.at) } } : {}),
     ...(block.large ? { large: { bytes: buf(block.large.bytes), at: copy(block.large.at) } } : {}),
   };

@@ -36,8 +36,14 @@ export interface Block {
    * a window's last point goes out (made with `crc`), so no request runs a CRC over bytes
    */
   crcBare?: Uint32Array;
-  /** crc32ShiftOperator of the whole block's length: a window passing through it whole moves its CRC in one product */
-  crcShift?: number;
+  /**
+   * crc32ShiftOperator of the bytes from point k to the block's end (`shiftToEnd[k]`) and of
+   * those up to point k's end without its comma (`shiftToBare[k]`): every share of a window but
+   * a window inside one block starts at a block's start or ends at its end, so it moves the
+   * window's CRC in one product (made with `crc`)
+   */
+  shiftToEnd?: Uint32Array;
+  shiftToBare?: Uint32Array;
   /** the block's chunks, made on the first compressed window that takes one */
   small?: ChunkRun;
   large?: ChunkRun;
@@ -130,6 +136,8 @@ export function blockBytes(block: Block): number {
     block.offsets.byteLength +
     (block.crc?.byteLength ?? 0) +
     (block.crcBare?.byteLength ?? 0) +
+    (block.shiftToEnd?.byteLength ?? 0) +
+    (block.shiftToBare?.byteLength ?? 0) +
     (block.small ? block.small.bytes.length + block.small.at.byteLength : 0) +
     (block.large ? block.large.bytes.length + block.large.at.byteLength : 0)
   );
@@ -359,9 +367,11 @@ function deflateSegments(segments: Segment[]): DeflatedItems {
     const stop = last ? offsets[l1]! - 1 : offsets[end]!;
     // crc(running ‖ seg) = shift(running ^ P[l0], |seg|) ^ P[seg's end] (the prefix CRCs' algebra);
     // the last point's end is a prefix CRC of its own (crcBare), and a whole block's shift is kept
-    if (last) crc = (crc32Shift(crc ^ P[l0]!, stop - offsets[l0]!) ^ block.crcBare![l1 - 1]!) >>> 0;
-    else if (l0 === 0 && end === offsets.length - 1) crc = (crc32ShiftBy((block.crcShift ??= crc32ShiftOperator(stop)), crc ^ P[0]!) ^ P[end]!) >>> 0;
-    else crc = (crc32Shift(crc ^ P[l0]!, stop - offsets[l0]!) ^ P[end]!) >>> 0;
+    const to = last ? block.crcBare![l1 - 1]! : P[end]!;
+    if (last && l0 === 0)
+      crc = (crc32ShiftBy(block.shiftToBare![l1 - 1]!, crc) ^ to) >>> 0; // P[0] is 0
+    else if (!last && end === offsets.length - 1) crc = (crc32ShiftBy(block.shiftToEnd![l0]!, crc ^ P[l0]!) ^ to) >>> 0;
+    else crc = (crc32Shift(crc ^ P[l0]!, stop - offsets[l0]!) ^ to) >>> 0;
     length += stop - offsets[l0]!;
     // whole small chunks [a, e), the large ones among them [A, E)
     const a = Math.ceil(l0 / CHUNK_SMALL) * CHUNK_SMALL;
@@ -391,15 +401,21 @@ function deflateSegments(segments: Segment[]): DeflatedItems {
 /** The block's prefix CRCs: at every point's start (`crc`) and at its end without its comma (`crcBare`), in one pass. */
 function withCrcs(block: Block): Block & { crc: Uint32Array; crcBare: Uint32Array } {
   const { buf, offsets } = block;
-  const P = new Uint32Array(offsets.length);
-  const bare = new Uint32Array(offsets.length - 1);
-  for (let k = 1; k < offsets.length; k++) {
+  const n = offsets.length - 1;
+  const P = new Uint32Array(n + 1);
+  const bare = new Uint32Array(n);
+  const toEnd = new Uint32Array(n + 1);
+  const toBare = new Uint32Array(n);
+  for (let k = 1; k <= n; k++) {
     bare[k - 1] = crc32Range(buf, offsets[k - 1]!, offsets[k]! - 1, P[k - 1]!);
     P[k] = crc32Range(buf, offsets[k]! - 1, offsets[k]!, bare[k - 1]!);
+    toBare[k - 1] = crc32ShiftOperator(offsets[k]! - 1);
   }
+  for (let k = 0; k <= n; k++) toEnd[k] = crc32ShiftOperator(offsets[n]! - offsets[k]!);
   block.crc = P;
   block.crcBare = bare;
-  block.crcShift = crc32ShiftOperator(offsets[offsets.length - 1]!);
+  block.shiftToEnd = toEnd;
+  block.shiftToBare = toBare;
   return block as Block & { crc: Uint32Array; crcBare: Uint32Array };
 }
 
