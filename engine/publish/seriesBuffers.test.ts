@@ -11,6 +11,10 @@ import { crc32Shift, crc32ShiftBy } from '../../common/crc32.js';
 import {
   buildBlock,
   buildSeriesBuffer,
+  coldBlocks,
+  coldCount,
+  windowBlocks,
+  type Block,
   CHUNK_LARGE,
   SERIES_BLOCK,
   seriesCacheBytes,
@@ -148,6 +152,33 @@ describe('sliceSeries over lazily serialized blocks', () => {
     } finally {
       setSeriesCacheBudget(old);
     }
+  });
+});
+
+describe('coldCount', () => {
+  it('is the number of blocks coldBlocks lists for the window, for any window and any blocks kept', () => {
+    const sb = buildSeriesBuffer(snapshot.world, vaults[0]!, 'hour')!;
+    const n = sb.instants.length;
+    const blocks = Math.ceil(n / SERIES_BLOCK);
+    const kept = {} as Block; // only whether a slot holds a block matters here
+    fc.assert(
+      fc.property(
+        fc.constantFrom('asc' as const, 'desc' as const),
+        fc.array(fc.boolean(), { minLength: blocks, maxLength: blocks }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 2000 }),
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+        (order, warm, a, b, limit, cursor) => {
+          const probe = { ...sb, asc: warm.map((w) => (w ? kept : undefined)), desc: warm.map((w) => (w ? undefined : kept)) };
+          const at = (f: number) => sb.instants[Math.min(n - 1, Math.floor(f * n))]!;
+          const [start, end] = [at(Math.min(a, b)), at(Math.max(a, b))];
+          const after = cursor === undefined ? undefined : at(cursor);
+          expect(coldCount(probe, start, end, order, limit, after)).toBe(coldBlocks(probe, windowBlocks(probe, start, end, order, limit, after), order).length);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 

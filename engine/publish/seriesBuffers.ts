@@ -153,6 +153,16 @@ export function windowBlocks(sb: SeriesBuffer, start: number, end: number, order
   return Array.from({ length: last - first + 1 }, (_, i) => (order === 'asc' ? first + i : last - i));
 }
 
+/** How many blocks of the window (windowBlocks' bounds) are not kept now: coldBlocks' length, with no list made (a warm window's usual question). */
+export function coldCount(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): number {
+  const range = windowRange(sb, start, end, order, limit, after);
+  if (range === null) return 0;
+  const cache = order === 'asc' ? sb.asc : sb.desc;
+  let cold = 0;
+  for (let b = Math.floor(range[0] / SERIES_BLOCK), last = Math.floor((range[1] - 1) / SERIES_BLOCK); b <= last; b++) if (cache[b] === undefined) cold++;
+  return cold;
+}
+
 /** Which of `blocks` are not kept now. */
 export function coldBlocks(sb: SeriesBuffer, blocks: readonly number[], order: 'asc' | 'desc'): number[] {
   const cache = order === 'asc' ? sb.asc : sb.desc;
