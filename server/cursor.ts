@@ -64,6 +64,15 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   const signed = signerOf(macB64);
   // a cursor is a pure function of its payload: every client of a popular window gets the same
   const made = new SlotMemo<string>(CURSORS_MADE);
+  // a window shape's context (its route and bounds) is hashed once while its slot holds it: a
+  // popular window's cursor, remembered by its payload, no longer makes the hash first
+  const contexts = new SlotMemo<string>(CONTEXTS_KEPT);
+  const contextHash = (route: string, query: CursorQuery): string => {
+    const text = canonicalText(route, query);
+    let h = contexts.get(text);
+    if (h === undefined) contexts.set(text, (h = hashOf(text)));
+    return h;
+  };
 
   return {
     encode(route, query, order, lastKey, generation, pin) {
@@ -270,15 +279,19 @@ export function payloadText(k: CursorKey, o: CursorOrder, h: string, g: number |
 }
 
 /**
- * A hash of the route and every row-selecting parameter, canonicalized (sorted names, values in
- * order): ~1 µs, made per call. It was kept per frozen query object in a WeakMap, but under
- * random windows every query is new, and those entries (a Map and its strings per query) were
- * most of what each request left in the old generation (~0.4 of ~0.66 KB a window, sampled).
+ * The hash of a context's canonical text (the route and every row-selecting parameter: sorted
+ * names, values in order). Kept per codec in a few direct-mapped slots by that text (a replaced
+ * entry dies young): it was once kept per frozen query object in a WeakMap, but under random
+ * windows every query is new, and those entries (a Map and its strings per query) were most of
+ * what each request left in the old generation (~0.4 of ~0.66 KB a window, sampled).
  */
-function contextHash(route: string, query: CursorQuery): string {
+function hashOf(canonical: string): string {
   // 12 bytes are 16 base64url characters, the digest's first 16 (3 bytes make 4 characters)
-  return hash('sha256', canonicalText(route, query), 'base64url').slice(0, (4 * HASH_BYTES) / 3);
+  return hash('sha256', canonical, 'base64url').slice(0, (4 * HASH_BYTES) / 3);
 }
+
+/** Contexts kept per codec (slots: common/slotMemo.ts). */
+const CONTEXTS_KEPT = 64;
 
 /** JSON of [route, [[name, [values…]]…]]: names sorted, values as strings in order, unbound names and absent values left out. */
 function canonicalText(route: string, query: CursorQuery): string {
