@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32, crc32Combine, crc32Range, crc32Shift } from './crc32.js';
+import { crc32, crc32Combine, crc32Range, crc32Shift, crc32ShiftBy, crc32ShiftOperator } from './crc32.js';
 
 /**
  * The shift operator as zlib writes it (crc32.c: multmodp branching per bit, x2nmodp one
@@ -73,6 +73,16 @@ describe('crc32', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('a kept shift operator moves a CRC as the shift by its length does (0 bytes: unchanged)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.oneof(fc.nat({ max: 70_000 }), fc.integer({ min: 0, max: 0xffffffff })), (crc, bytes) => {
+        expect(crc32ShiftBy(crc32ShiftOperator(bytes), crc)).toBe(shiftReference(crc, bytes));
+      }),
+      { numRuns: 1000 },
+    );
+    expect(crc32ShiftBy(crc32ShiftOperator(0), 0xdeadbeef)).toBe(0xdeadbeef);
   });
 
   it('combine over lengths past one and two table bytes (a window of hundreds of KB) matches zlib on the whole', () => {

@@ -106,6 +106,19 @@ export function crc32Shift(crc: number, bytes: number): number {
   return multmodp(x8n(bytes), crc);
 }
 
+/**
+ * The operator of crc32Shift for `bytes`, to keep where one length recurs (a whole series
+ * block's): crc32ShiftBy(crc32ShiftOperator(n), crc) === crc32Shift(crc, n) in one product.
+ */
+export function crc32ShiftOperator(bytes: number): number {
+  return bytes === 0 ? 0x80000000 : x8n(bytes);
+}
+
+/** crc moved by a kept crc32ShiftOperator. */
+export function crc32ShiftBy(operator: number, crc: number): number {
+  return multmodp(operator, crc);
+}
+
 /** CRC of A‖B from crc(A), crc(B) and |B| (zlib's crc32_combine). */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
   return (crc32Shift(crcA, lengthB) ^ crcB) >>> 0;

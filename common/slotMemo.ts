@@ -21,15 +21,21 @@ export class SlotMemo<V> {
     this.mask = slots - 1;
   }
 
+  /** The last key looked up and its slot: a miss is followed by a set of the same key, which need not hash it again. */
+  private lastKey: string | undefined = undefined;
+  private lastSlot = 0;
+
   /** The value remembered for `key`, or undefined. */
   get(key: string): V | undefined {
     const i = this.slot(key);
+    this.lastKey = key;
+    this.lastSlot = i;
     return this.keys[i] === key ? this.values[i] : undefined;
   }
 
   /** Remember `value` for `key`, replacing whatever its slot held. */
   set(key: string, value: V): void {
-    const i = this.slot(key);
+    const i = key === this.lastKey ? this.lastSlot : this.slot(key);
     this.keys[i] = key;
     this.values[i] = value;
   }

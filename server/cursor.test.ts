@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import { createHmac } from 'node:crypto';
-import { createCursorCodec, createCursorKeyring, MAX_CURSOR_LENGTH } from './cursor.js';
+import { createCursorCodec, createCursorKeyring, MAX_CURSOR_LENGTH, payloadText } from './cursor.js';
 
 const secret = Buffer.from('0123456789abcdef0123456789abcdef');
 const codec = createCursorCodec(secret);
@@ -289,5 +289,44 @@ describe('cursor keyring', () => {
     ring.use(Buffer.from(b!), 3);
     ring.use(Buffer.from(b!), 4);
     expect([page(ring, 2), page(ring, 3)]).toEqual(before);
+  });
+});
+
+describe('cursor payload text', () => {
+  it('is JSON.stringify of { v, k, o, h, g, t, f } for any key, generation and pin (the template against the oracle)', () => {
+    const num = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, 1e21, 5e-324, Number.NaN, Number.POSITIVE_INFINITY));
+    const key = fc.oneof(num, fc.string({ maxLength: 20, unit: 'binary' }), fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 6 })), { maxLength: 3 }));
+    fc.assert(
+      fc.property(
+        key,
+        fc.constantFrom('asc' as const, 'desc' as const),
+        fc.string({ maxLength: 16 }),
+        fc.option(num, { nil: undefined }),
+        fc.option(fc.record({ t: num, f: num }), { nil: undefined }),
+        (k, o, h, g, pin) => {
+          expect(payloadText(k, o, h, g, pin)).toBe(JSON.stringify({ v: 1, k, o, h, g, t: pin?.t, f: pin?.f }));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('queries of other shapes one after another name their own contexts (names sorted per shape)', () => {
+    const shapes = [
+      { start: 1, end: 2, granularity: 'hour', as_of: undefined },
+      { granularity: 'hour', start: 1, end: 2 },
+      { end: 2, start: 1, granularity: 'hour' },
+      { start: 1, end: 2, granularity: 'hour', as_of: undefined },
+    ];
+    const cursors = shapes.map((q) => codec.encode('/v1/x', q, 'asc', 5));
+    // the same parameters in any order (and an absent member) are one context, in any sequence
+    for (const c of cursors) for (const q of shapes) expect(codec.decode(c, '/v1/x', q, 'asc')).toBe(5);
+    expect(new Set(cursors).size).toBe(1);
+    // between shapes, another parameter set is another context
+    const fewer = codec.encode('/v1/x', { granularity: 'hour', start: 1 }, 'asc', 5);
+    expect(fewer).not.toBe(cursors[0]);
+    expect(() => codec.decode(fewer, '/v1/x', shapes[0]!, 'asc')).toThrow(/belongs to another route or query/);
+    expect(() => codec.decode(cursors[0]!, '/v1/x', { start: 1, granularity: 'hour' }, 'asc')).toThrow(/belongs to another route or query/);
+    expect(codec.decode(fewer, '/v1/x', { start: 1, granularity: 'hour', as_of: undefined }, 'asc')).toBe(5);
   });
 });

@@ -64,10 +64,19 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
   const signed = signerOf(macB64);
   // a cursor is a pure function of its payload: every client of a popular window gets the same
   const made = new SlotMemo<string>(CURSORS_MADE);
+  // a window shape's context (its route and bounds) is hashed once while its slot holds it: a
+  // popular window's cursor, remembered by its payload, no longer makes the hash first
+  const contexts = new SlotMemo<string>(CONTEXTS_KEPT);
+  const contextHash = (route: string, query: CursorQuery): string => {
+    const text = canonicalText(route, query);
+    let h = contexts.get(text);
+    if (h === undefined) contexts.set(text, (h = hashOf(text)));
+    return h;
+  };
 
   return {
     encode(route, query, order, lastKey, generation, pin) {
-      const text = JSON.stringify({ v: 1, k: lastKey, o: order, h: contextHash(route, query), g: generation, t: pin?.t, f: pin?.f });
+      const text = payloadText(lastKey, order, contextHash(route, query), generation, pin);
       let cursor = made.get(text);
       if (cursor !== undefined) return cursor;
       cursor = signed(text);
@@ -247,16 +256,42 @@ export function cursorGeneration(cursor: string): number | null {
   }
 }
 
+/** A context hash's text (base64url): JSON writes it as it is. */
+const HASH_TEXT = /^[A-Za-z0-9_-]*$/;
+
 /**
- * A hash of the route and every row-selecting parameter, canonicalized (sorted names, values in
- * order): ~1 µs, made per call. It was kept per frozen query object in a WeakMap, but under
- * random windows every query is new, and those entries (a Map and its strings per query) were
- * most of what each request left in the old generation (~0.4 of ~0.66 KB a window, sampled).
+ * JSON.stringify({ v: 1, k, o, h, g, t, f }) (undefined members left out), written by template
+ * when every number is finite (a window's or list's cursor): the order, the hash (base64url) and
+ * the numbers have nothing to escape. Anything else goes through JSON.stringify.
  */
-function contextHash(route: string, query: CursorQuery): string {
-  // 12 bytes are 16 base64url characters, the digest's first 16 (3 bytes make 4 characters)
-  return hash('sha256', canonicalText(route, query), 'base64url').slice(0, (4 * HASH_BYTES) / 3);
+export function payloadText(k: CursorKey, o: CursorOrder, h: string, g: number | undefined, pin: CursorPin | undefined): string {
+  if (
+    typeof k !== 'number' ||
+    !Number.isFinite(k) ||
+    !HASH_TEXT.test(h) ||
+    (g !== undefined && !Number.isFinite(g)) ||
+    (pin !== undefined && !(Number.isFinite(pin.t) && Number.isFinite(pin.f)))
+  ) {
+    return JSON.stringify({ v: 1, k, o, h, g, t: pin?.t, f: pin?.f });
+  }
+  // JSON.stringify writes -0 as 0; a template would too (`${-0}` is "0")
+  return `{"v":1,"k":${k},"o":"${o}","h":"${h}"${g === undefined ? '' : `,"g":${g}`}${pin === undefined ? '' : `,"t":${pin.t},"f":${pin.f}`}}`;
 }
+
+/**
+ * The hash of a context's canonical text (the route and every row-selecting parameter: sorted
+ * names, values in order). Kept per codec in a few direct-mapped slots by that text (a replaced
+ * entry dies young): it was once kept per frozen query object in a WeakMap, but under random
+ * windows every query is new, and those entries (a Map and its strings per query) were most of
+ * what each request left in the old generation (~0.4 of ~0.66 KB a window, sampled).
+ */
+function hashOf(canonical: string): string {
+  // 12 bytes are 16 base64url characters, the digest's first 16 (3 bytes make 4 characters)
+  return hash('sha256', canonical, 'base64url').slice(0, (4 * HASH_BYTES) / 3);
+}
+
+/** Contexts kept per codec (slots: common/slotMemo.ts). */
+const CONTEXTS_KEPT = 64;
 
 /** JSON of [route, [[name, [values…]]…]]: names sorted, values as strings in order, unbound names and absent values left out. */
 function canonicalText(route: string, query: CursorQuery): string {
@@ -270,14 +305,7 @@ function canonicalText(route: string, query: CursorQuery): string {
     }
     return JSON.stringify([route, [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   }
-  // an object's names are distinct: sorted in place (a few), each with its values written out
-  const names = Object.keys(query);
-  for (let i = 1; i < names.length; i++) {
-    const name = names[i]!;
-    let j = i - 1;
-    for (; j >= 0 && names[j]! > name; j--) names[j + 1] = names[j]!;
-    names[j + 1] = name;
-  }
+  const names = sortedNames(query);
   let text = `[${JSON.stringify(route)},[`;
   let first = true;
   for (const name of names) {
@@ -293,6 +321,27 @@ function canonicalText(route: string, query: CursorQuery): string {
   }
   return `${text}]]`;
 }
+
+/**
+ * An object query's names, sorted: once per shape (a route's queries have one list of names,
+ * in one order), so a window's cursor does not sort its names per request.
+ */
+function sortedNames(query: Readonly<Record<string, unknown>>): readonly string[] {
+  const names = Object.keys(query);
+  const last = lastShape;
+  if (last !== null && last.names.length === names.length && last.names.every((n, i) => n === names[i])) return last.sorted;
+  // distinct names, a few: sorted by insertion
+  const sorted = [...names];
+  for (let i = 1; i < sorted.length; i++) {
+    const name = sorted[i]!;
+    let j = i - 1;
+    for (; j >= 0 && sorted[j]! > name; j--) sorted[j + 1] = sorted[j]!;
+    sorted[j + 1] = name;
+  }
+  lastShape = { names, sorted };
+  return sorted;
+}
+let lastShape: { names: readonly string[]; sorted: readonly string[] } | null = null;
 
 /** JSON.stringify(String(value)): a number's or boolean's text has nothing to escape. */
 function quoted(value: string | number | boolean): string {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { parsePlainQuery, parseQuery, QUERY_SCHEMAS, type QueryRoute } from './params.js';
+import { compileQuery, parsePlainQuery, parseQuery, parseReference, parseVaultId, QUERY_SCHEMAS, type QueryRoute } from './params.js';
 
 describe('parseQuery', () => {
   it('gives defaults and values, the same frozen answer for the same query, per route', () => {
@@ -146,5 +146,104 @@ describe('the plain walk of parseQuery', () => {
       vault_id: '',
       include_hidden: true,
     });
+  });
+});
+
+describe('the compiled query parser', () => {
+  const routes = Object.keys(QUERY_SCHEMAS) as QueryRoute[];
+  const values = [
+    '',
+    '0',
+    '1',
+    '7',
+    '1000',
+    '10001',
+    '-1',
+    'true',
+    'false',
+    'asc',
+    'desc',
+    'hour',
+    'day',
+    'raw',
+    '2026-03-01',
+    '2026-03-01T12:00:00Z',
+    '2026-02-31',
+  ];
+  const encoded = ['2026-03-01T12%3A00%3A00Z', '%31', 'a+b', '%E0%A4%A', '%', 'desc%20', 'quality%2Creturns', 'quality,returns', 'provenance,provenance'];
+  /** The outcome of a parse: its output, or the error it throws (message and details). */
+  const outcome = (parse: () => unknown) => {
+    try {
+      return { ok: parse() };
+    } catch (err) {
+      return { error: (err as VaultdError).message, details: (err as VaultdError).details };
+    }
+  };
+
+  it('answers only what the reference parser answers, with the same output; the rest falls to it', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...routes),
+        fc.array(
+          fc.tuple(
+            fc.oneof(fc.nat(), fc.constantFrom('junk', 'lim%69t', 'st%61rt', 'a+b', '', 'next')),
+            fc.oneof(fc.constantFrom(...values), fc.constantFrom(...encoded), fc.string({ maxLength: 8 })),
+            fc.constantFrom('=', '', '=x='),
+          ),
+          { maxLength: 6 },
+        ),
+        fc.constantFrom('&', '&&'),
+        (route, pairs, sep) => {
+          const names = Object.keys(QUERY_SCHEMAS[route].entries);
+          const raw = pairs
+            .map(
+              ([name, value, eq]) =>
+                `${typeof name === 'number' ? names[name % names.length] : name}${eq === '' ? '' : eq === '=' ? `=${value}` : `=${value}=x`}`,
+            )
+            .join(sep);
+          const compiled = compileQuery(route)!;
+          expect(compiled).not.toBeNull();
+          const fast = compiled(raw);
+          const reference = outcome(() => parseReference(route, raw));
+          if (fast !== undefined) {
+            answered++;
+            expect(reference).toStrictEqual({ ok: fast });
+          }
+          // what parseQuery answers: the compiled output, else the reference's output or error
+          expect(outcome(() => fast ?? parseReference(route, raw))).toStrictEqual(reference);
+        },
+      ),
+      { numRuns: 4000 },
+    );
+    // the fast path is taken, not only skipped
+    expect(answered).toBeGreaterThan(400);
+  });
+
+  it("answers a window's query with the route's defaults, and leaves encoded, repeated or invalid values to the reference", () => {
+    const compiled = compileQuery('vaults.timeseries')!;
+    expect(compiled('granularity=hour&limit=1000&start=2026-03-01T00:00:00Z')).toStrictEqual({
+      start: 1772323200,
+      limit: 1000,
+      order: 'asc',
+      granularity: 'hour',
+    });
+    expect(compiled('')).toStrictEqual({ limit: 1000, order: 'asc', granularity: 'day' });
+    expect(compiled('start=2026-03-01T00%3A00%3A00Z')).toBeUndefined();
+    expect(parseQuery('vaults.timeseries', 'start=2026-03-01T00%3A00%3A00Z')).toEqual({ start: 1772323200, limit: 1000, order: 'asc', granularity: 'day' });
+    expect(compiled('limit=5&limit=5')).toBeUndefined();
+    expect(compiled('limit=0')).toBeUndefined();
+    expect(compiled('st%61rt=2026-03-01')).toBeUndefined();
+    // a refused query leaves nothing behind for the next one
+    expect(compiled('limit=7&order=desc')).toStrictEqual({ limit: 7, order: 'desc', granularity: 'day' });
+  });
+});
+
+describe('parseVaultId', () => {
+  it('answers a kept id as the first time, and refuses a bad one every time', () => {
+    const text = 'eip155:1:0x8EB67A509616CD6A7C1B3C8C21D48FF57DF3D458';
+    expect(parseVaultId(text)).toBe('1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458');
+    expect(parseVaultId(text)).toBe('1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458');
+    for (let i = 0; i < 2; i++) expect(() => parseVaultId('0:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458', 'id')).toThrow(/invalid parameter "id"/);
   });
 });

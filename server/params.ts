@@ -295,7 +295,79 @@ const PARSED_SLOTS = 256;
 /** Longer queries are parsed every time. */
 const PARSED_MAX_CHARS = 1024;
 
+/**
+ * A route's raw-query parser, compiled once from its schema's plain leaves: parameter names to
+ * slots, defaults parsed ahead (a leaf is a pure function of its text), so a query is one scan
+ * into the slots and one pass over them, with no record of decoded values, no default parsed
+ * again and no lookup by route. It answers only the common case — every value valid, no name
+ * given twice, nothing percent-encoded — with valibot's output, and undefined for anything
+ * else: `parseReference` then parses and words the error. null for a route with a leaf that has
+ * no plain function. A property test holds it to parseReference (params.test.ts).
+ */
+export type CompiledQuery = (rawQuery: string) => Record<string, unknown> | undefined;
+
+export function compileQuery(route: QueryRoute): CompiledQuery | null {
+  const plain = PLAIN.get(route);
+  if (!plain) return null;
+  const slots = new Map<string, number>(plain.map(([name], i) => [name, i]));
+  const names = plain.map(([name]) => name);
+  const leaves = plain.map(([, parse]) => parse);
+  const required = plain.map(([, , fallback, optional]) => fallback === undefined && !optional);
+  // a default's output, or FAIL when the route's default text would not parse (then never used)
+  const defaults = plain.map(([, parse, fallback]) => (fallback === undefined ? undefined : parse(fallback)));
+  const texts: (string | undefined)[] = new Array(plain.length).fill(undefined);
+  return (rawQuery) => {
+    // the texts are cleared on every way out: the slots are shared by this route's calls
+    let ok = true;
+    for (let from = 0; from < rawQuery.length; ) {
+      let amp = rawQuery.indexOf('&', from);
+      if (amp < 0) amp = rawQuery.length;
+      if (amp > from) {
+        let eq = rawQuery.indexOf('=', from);
+        if (eq > amp) eq = -1;
+        const name = rawQuery.slice(from, eq < 0 ? amp : eq);
+        if (name.indexOf('%') >= 0 || name.indexOf('+') >= 0) {
+          ok = false; // an encoded name may decode to a known one
+          break;
+        }
+        const k = slots.get(name);
+        if (k !== undefined) {
+          const value = eq < 0 ? '' : rawQuery.slice(eq + 1, amp);
+          if (texts[k] !== undefined || value.indexOf('%') >= 0 || value.indexOf('+') >= 0) {
+            ok = false;
+            break;
+          }
+          texts[k] = value;
+        }
+      }
+      from = amp + 1;
+    }
+    let out: Record<string, unknown> | undefined = ok ? {} : undefined;
+    for (let k = 0; k < texts.length; k++) {
+      const text = texts[k];
+      texts[k] = undefined;
+      if (out === undefined) continue;
+      let value: unknown;
+      if (text !== undefined) value = leaves[k]!(text);
+      else if (required[k]) value = FAIL;
+      else if (defaults[k] === undefined) continue;
+      else value = defaults[k];
+      if (value === FAIL) out = undefined;
+      else out[names[k]!] = value;
+    }
+    return out;
+  };
+}
+const COMPILED = new Map<string, CompiledQuery | null>(Object.keys(QUERY_SCHEMAS).map((route) => [route, compileQuery(route as QueryRoute)]));
+
 function parseFresh<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
+  const compiled = COMPILED.get(route);
+  const out = compiled ? compiled(rawQuery) : undefined;
+  return out ? (out as QueryOf<R>) : parseReference(route, rawQuery);
+}
+
+/** A raw query parsed by decoding every pair into a record, then the plain walk or valibot (which words the error). */
+export function parseReference<R extends QueryRoute>(route: R, rawQuery: string): QueryOf<R> {
   const schema = QUERY_SCHEMAS[route];
   const known = NAMES.get(route)!;
   const input: Record<string, string> = {};
@@ -343,6 +415,19 @@ function safeDecode(s: string): string | null {
  * is an alias of the same id.
  */
 export function parseVaultId(text: string, parameter = 'vault_id'): string {
+  // a server's vault ids are few and asked again and again: the canonical form of each is kept
+  const known = vaultIds.get(text);
+  if (known !== undefined) return known;
+  const id = parseVaultIdFresh(text, parameter);
+  if (vaultIds.size >= VAULT_IDS_KEPT) vaultIds.clear();
+  vaultIds.set(text, id);
+  return id;
+}
+/** Valid vault-id texts → their canonical ids (cleared when full; errors are never kept). */
+const vaultIds = new Map<string, string>();
+const VAULT_IDS_KEPT = 4096;
+
+function parseVaultIdFresh(text: string, parameter: string): string {
   const m = /^(?:eip155:)?(\d{1,12}):(0x[0-9a-fA-F]{40})$/.exec(text);
   if (!m || Number(m[1]) < 1) throw invalid(parameter, `"${clip(text)}" must be {chainId}:{address}, e.g. 1:0x8eb67a509616cd6a7c1b3c8c21d48ff57df3d458`);
   return `${Number(m[1])}:${m[2]!.toLowerCase()}`;

@@ -83,7 +83,8 @@ export interface SloReport {
 
 export interface SloMonitor {
   /** one answer: its route name, status and time to build it */
-  record(route: string, status: number, seconds: number): void;
+  /** `ms`: when it was answered (ms since the epoch; the clock's now when omitted) */
+  record(route: string, status: number, seconds: number, ms?: number): void;
   /** the figures now */
   report(): SloReport;
   /** bytes of the rings (fixed, plus one ring per chain seen): what the figures cost */
@@ -215,8 +216,7 @@ export function createSloMonitor(src: SloSources): SloMonitor {
   }
 
   return {
-    record(route, status, seconds) {
-      const ms = now();
+    record(route, status, seconds, ms = now()) {
       const s = slot(Math.floor(ms / 60_000));
       let g = groupIndex.get(route);
       if (g === undefined) groupIndex.set(route, (g = ROUTE_GROUPS.indexOf(routeGroup(route))));

@@ -9,7 +9,10 @@
 // Run: `npm run bench -- http` (builds, runs through bench/run.ts, merges the results into
 // bench/results/latest.json), or alone after `npm run build`: `node dist/bench/http/httpBench.js`.
 // Env: VAULTD_HTTP_BENCH_DIR (work dir, default /tmp/vaultd-http-bench), _SECONDS (saturation
-// run, 10), _FIXED_SECONDS (one fixed-rate round, 3), _ROUNDS (3), _RATE (cap, 25000).
+// run, 10), _FIXED_SECONDS (one fixed-rate round, 3), _ROUNDS (3), _RATE (cap, 25000), _ONLY (rows to
+// run, comma-separated case ids without the server, e.g. `page_1kb,timeseries_1000h_random`: their
+// baselines' rows come along; `cold_start` and `readers` name those measurements; default all),
+// _BASELINES (servers to compare with, e.g. `uws`; default all found).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -67,13 +70,33 @@ export const settings = {
   asOfWallets: 64,
   /** what a browser sends: the window answer is gzip (windows have no brotli variant) */
   browserAcceptEncoding: 'gzip, deflate, br, zstd',
-  /**
-   * measure only the targets whose id contains one of these comma-separated parts (e.g.
-   * `vault_detail_,positions_` for the six time-travel rows), and skip the readers-behind-nginx
-   * run: a before/after of one change in minutes, not the whole bench
-   */
-  only: process.env.VAULTD_HTTP_BENCH_ONLY ?? '',
+  /** rows to run (VAULTD_HTTP_BENCH_ONLY: parts of row names, e.g. `vault_detail_,positions_` for the six time-travel rows); empty: all */
+  only: listEnv('VAULTD_HTTP_BENCH_ONLY'),
+  /** baseline servers to start (VAULTD_HTTP_BENCH_BASELINES); empty: all found */
+  baselines: listEnv('VAULTD_HTTP_BENCH_BASELINES'),
 };
+
+function listEnv(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** The baseline row a vaultd row is compared with (report.ts): the 304 beside the 1 KB 200, every window beside one window's bytes. */
+const baselineRow = (row: string) => (row === 'not_modified_304' ? 'page_1kb' : row.startsWith('timeseries_') ? 'timeseries_1000h' : row);
+
+/** Whether a case (`server.row`) runs under VAULTD_HTTP_BENCH_ONLY: its row's name contains a named part, or it is the baseline of a named row. */
+export function selected(id: string, only: readonly string[] = settings.only): boolean {
+  if (only.length === 0) return true;
+  const dot = id.indexOf('.');
+  const server = id.slice(0, dot);
+  const row = id.slice(dot + 1);
+  return only.some((named) => row.includes(named)) || (server !== 'vaultd' && only.some((named) => baselineRow(named) === row));
+}
+
+/** Whether a measurement beside the rows (cold_start, readers) runs. */
+const extraSelected = (name: string) => settings.only.length === 0 || settings.only.includes(name);
 
 interface Case {
   /** key in results.runs, e.g. "vaultd.page_1kb" */
@@ -126,12 +149,15 @@ async function measure(): Promise<BenchOutput> {
 
   // cold start recomputes (no saved snapshot); a restart on the same inputs serves the snapshot
   // files the previous start wrote (issue #9)
-  const coldStart = await measureColdStart(demoDb, configPath, { fresh: true });
-  results.cold_start_ms = coldStart;
-  console.log(`http bench: cold start (recompute) ${coldStart.samples.join(', ')} ms`);
-  const restart = await measureColdStart(demoDb, configPath, { fresh: false });
-  results.restart_ms = restart;
-  console.log(`http bench: restart (saved snapshot) ${restart.samples.join(', ')} ms`);
+  const starts = extraSelected('cold_start');
+  const coldStart = starts ? await measureColdStart(demoDb, configPath, { fresh: true }) : { samples: [], median: Number.NaN };
+  const restart = starts ? await measureColdStart(demoDb, configPath, { fresh: false }) : { samples: [], median: Number.NaN };
+  if (starts) {
+    results.cold_start_ms = coldStart;
+    console.log(`http bench: cold start (recompute) ${coldStart.samples.join(', ')} ms`);
+    results.restart_ms = restart;
+    console.log(`http bench: restart (saved snapshot) ${restart.samples.join(', ')} ms`);
+  }
   const asOf = await asOfTargets(demoDb);
   results.as_of = {
     instants: `a random hour in [${iso(asOf.from)}, ${iso(asOf.to)}] per request (${(asOf.to - asOf.from) / 3600 + 1} hours); month ends: ${asOf.monthEnds.map(iso).join(', ')}`,
@@ -217,6 +243,7 @@ async function measure(): Promise<BenchOutput> {
     candidates.push({ name: 'node_http', br: false, start: node('node-http') });
     const baselines: { name: string; br: boolean; server: Running }[] = [];
     for (const b of candidates) {
+      if (settings.baselines.length > 0 && !settings.baselines.includes(b.name)) continue;
       let server: Running;
       try {
         server = await b.start(await freePort());
@@ -239,7 +266,7 @@ async function measure(): Promise<BenchOutput> {
     }
 
     const identity = { 'Accept-Encoding': 'identity' };
-    const cases: Case[] = [
+    const allCases: Case[] = [
       { id: 'vaultd.page_1kb', server: demo, path: onePath, headers: identity, group: '1kb' },
       ...baselines.map((b): Case => ({ id: `${b.name}.page_1kb`, server: b.server, path: '/one', headers: identity, group: '1kb' })),
       { id: 'vaultd.not_modified_304', server: demo, path: onePath, headers: { ...identity, 'If-None-Match': etag }, group: '1kb' },
@@ -282,13 +309,9 @@ async function measure(): Promise<BenchOutput> {
         ),
       ),
     ];
-    if (settings.only !== '') {
-      const parts = settings.only.split(',').filter((p) => p !== '');
-      const kept = cases.filter((c) => parts.some((p) => c.id.includes(p)));
-      if (kept.length === 0) throw new Error(`VAULTD_HTTP_BENCH_ONLY=${settings.only} matches no target (${cases.map((c) => c.id).join(', ')})`);
-      cases.splice(0, cases.length, ...kept);
-      results.only = settings.only;
-    }
+    const cases = allCases.filter((c) => selected(c.id));
+    if (cases.length === 0) throw new Error(`VAULTD_HTTP_BENCH_ONLY=${settings.only.join(',')} matches no target (${allCases.map((c) => c.id).join(', ')})`);
+    if (settings.only.length > 0) results.only = settings.only;
     const wrkOpts = (c: Case) => ({
       url: `http://127.0.0.1:${c.server.port}${c.path}`,
       headers: c.headers,
@@ -326,6 +349,7 @@ async function measure(): Promise<BenchOutput> {
     await saturateAll(paged);
     const rates = new Map<string, number>();
     for (const g of ['1kb', 'br'] as const) {
+      if (!paged.some((c) => c.group === g)) continue;
       const slowest = Math.min(...paged.filter((c) => c.group === g).map((c) => saturation.get(c.id)!.req_per_s));
       rates.set(g, Math.max(100, Math.round(Math.min(settings.rate, slowest / 2) / 100) * 100));
     }
@@ -351,7 +375,7 @@ async function measure(): Promise<BenchOutput> {
 
     // scale-out: the demo server wrote its snapshot directory; readers serve it behind nginx
     let readers: ReadersResult | null = null;
-    if (tools.nginx && settings.only === '') {
+    if (tools.nginx && extraSelected('readers')) {
       console.log('http bench: 1 vs 3 snapshot readers behind nginx');
       try {
         readers = await measureReaders({

@@ -3,7 +3,7 @@
 // (test/boundaries.test.ts); the page format (a body up to its request-id slot, then PAGE_SUFFIX)
 // is the contract between the two.
 export type { ActivityKey, ChainHead, ItemsAnswer, PointsAnswer, ReadModel, WindowAnswer, WindowQuery } from './readModel.js';
-export { metaText, PAGE_SUFFIX, type ListMeta, type Page } from './page.js';
+export { metaText, PAGE_SUFFIX, type ListMeta, type Page, WindowMeta } from './page.js';
 export type { DeflatedItems } from './seriesBuffers.js';
 export { VAULT_LIST_LIMIT, type LatestPrice } from './buildSnapshot.js';
 // the published shapes, for the OpenAPI schemas' drift checks (server/schemas/engineShapes.ts)

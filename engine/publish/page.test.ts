@@ -1,7 +1,8 @@
 // PageMap (engine/publish/page.ts): a snapshot's pages are serialized on first use, once, and
 // are the pages an eager build gives, in the order they were defined.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPage, PageMap, type Page } from './page.js';
+import { buildPage, metaText, PageMap, type Page, WindowMeta } from './page.js';
 
 const AT = '2026-06-01T00:00:00Z';
 
@@ -39,5 +40,21 @@ describe('PageMap', () => {
     expect(all.map(([k]) => k)).toEqual(['/b', '/a', '/c']);
     for (const [k, p] of all) expect(p.etag).toBe(eager.get(k)!.etag);
     expect(all[1]![1]).toBe(a);
+  });
+});
+
+describe('WindowMeta', () => {
+  it('writes the meta JSON.stringify writes for a plain object of the same members, whatever the values', () => {
+    const text = fc.oneof(fc.constant(null), fc.string({ maxLength: 12 }), fc.constantFrom('2026-03-01T00:00:00Z', 'eyJ2IjoxfQ-_', 'a"b', 'é', '\n'));
+    const num = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, 1e21, Number.NaN, Number.POSITIVE_INFINITY));
+    fc.assert(
+      fc.property(num, num, text, text, text, fc.option(fc.string({ maxLength: 8 }), { nil: null }), (count, limit, next, start, end, asOf) => {
+        const meta = new WindowMeta(count, limit, next, start, end);
+        const plain = { count, limit, next_cursor: next, partial_errors: null, start, end };
+        expect(JSON.stringify(meta)).toBe(JSON.stringify(plain));
+        expect(metaText(meta, AT, asOf)).toBe(metaText(plain, AT, asOf));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -81,9 +81,50 @@ export function buildPageOf(dataJson: string, meta: Partial<ListMeta> | null, re
 export function metaText(meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): string {
   // as_of only in a view of the past: every other answer stays byte for byte what it was
   const at = `${asOf === null ? '' : `"as_of":${JSON.stringify(asOf)},`}"refreshed_at":${JSON.stringify(refreshedAt)}`;
+  if (meta instanceof WindowMeta) {
+    const text = meta.text();
+    if (text !== null) return `${text},${at}`;
+  }
   const text = meta === null ? '{}' : JSON.stringify(meta);
   return text.length === 2 ? `{${at}` : `${text.slice(0, -1)},${at}`;
 }
+
+/**
+ * A window's meta (count, limit, next_cursor, partial_errors, start, end: JSON.stringify's order
+ * of these members), whose JSON metaText writes by template (per request: ~0.4 µs against
+ * ~1.3 µs through JSON.stringify and a slice). Its values are what a window has — numbers, a
+ * base64url cursor, ISO instants — and anything else goes through JSON.stringify.
+ */
+export class WindowMeta implements ListMeta {
+  // declared, not initialized: the constructor makes the members in JSON's order
+  declare count: number;
+  declare limit: number;
+  declare next_cursor: string | null;
+  declare partial_errors: null;
+  declare start: string | null;
+  declare end: string | null;
+
+  constructor(count: number, limit: number, nextCursor: string | null, start: string | null, end: string | null) {
+    this.count = count;
+    this.limit = limit;
+    this.next_cursor = nextCursor;
+    this.partial_errors = null;
+    this.start = start;
+    this.end = end;
+  }
+
+  /** `{"count":…,"end":…` without the closing brace; null when a value would need JSON.stringify. */
+  text(): string | null {
+    const { count, limit, next_cursor: next, start, end } = this;
+    if (!Number.isFinite(count) || !Number.isFinite(limit) || !plain(next) || !plain(start) || !plain(end)) return null;
+    return `{"count":${count},"limit":${limit},"next_cursor":${quoted(next)},"partial_errors":null,"start":${quoted(start)},"end":${quoted(end)}`;
+  }
+}
+
+/** Text JSON writes as it is between quotes (no escapes). */
+const PLAIN_TEXT = /^[A-Za-z0-9_:.+-]*$/;
+const plain = (s: string | null) => s === null || PLAIN_TEXT.test(s);
+const quoted = (s: string | null) => (s === null ? 'null' : `"${s}"`);
 
 export function etagOf(prefix: Buffer): string {
   return `"${sha256(prefix).slice(0, 27)}"`;

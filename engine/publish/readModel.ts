@@ -24,7 +24,17 @@ import { gridWindow, windowPoints } from '../series/rollups.js';
 import { VAULT_LIST_LIMIT, priceBody, type Snapshot } from './buildSnapshot.js';
 import type { Page } from './page.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from './seriesBlocksTask.js';
-import { type Block, coldBlocks, type DeflatedItems, putBlocks, type SeriesBuffer, seriesBuffer, sliceSeries, windowBlocks } from './seriesBuffers.js';
+import {
+  type Block,
+  coldBlocks,
+  coldCount,
+  type DeflatedItems,
+  putBlocks,
+  type SeriesBuffer,
+  seriesBuffer,
+  sliceSeries,
+  windowBlocks,
+} from './seriesBuffers.js';
 import type { PositionContext } from '../positions/replayPosition.js';
 import { positionContext, walletOf } from './walletIndex.js';
 import { findPosition as findPositionOf, positionAnswer, positionsAnswer, positionsPage as positionsPageOf } from './walletPositions.js';
@@ -397,9 +407,10 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       // serialized series, which go on past its instant, so the window stops at its own latest)
       const to = last === null ? Number.NEGATIVE_INFINITY : Math.min(end, last);
       const sb = seriesBuffer(seriesBase, vaultId, q.granularity);
-      if (sb && opts.seriesBlocks) {
+      // a warm window (the usual one) is counted, not listed: the list is made only for the pool
+      if (sb && opts.seriesBlocks && coldCount(sb, start, to, q.order, q.limit, q.after) > IN_THREAD_BLOCKS) {
         const cold = coldBlocks(sb, windowBlocks(sb, start, to, q.order, q.limit, q.after), q.order);
-        if (cold.length > IN_THREAD_BLOCKS) return blocks.build(vaultId, sb, q.granularity, q.order, cold).then(() => model.vaultWindow(vaultId, q));
+        return blocks.build(vaultId, sb, q.granularity, q.order, cold).then(() => model.vaultWindow(vaultId, q));
       }
       const slice = sb ? sliceSeries(sb, start, to, q.order, q.limit, q.after) : null;
       return {

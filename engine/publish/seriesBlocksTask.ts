@@ -37,6 +37,9 @@ function owned(block: Block): Block {
     buf: buf(block.buf),
     offsets: copy(block.offsets),
     ...(block.crc ? { crc: copy(block.crc) } : {}),
+    ...(block.crcBare ? { crcBare: copy(block.crcBare) } : {}),
+    ...(block.shiftToEnd ? { shiftToEnd: copy(block.shiftToEnd) } : {}),
+    ...(block.shiftToBare ? { shiftToBare: copy(block.shiftToBare) } : {}),
     ...(block.small ? { small: { bytes: buf(block.small.bytes), at: copy(block.small.at) } } : {}),
     ...(block.large ? { large: { bytes: buf(block.large.bytes), at: copy(block.large.at) } } : {}),
   };

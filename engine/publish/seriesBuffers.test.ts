@@ -7,8 +7,14 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { demoSnapshot, SMALL_DEMO } from '../../test/helpers/demoSnapshot.js';
 import { storedHeader } from '../../common/deflateStored.js';
+import { crc32Shift, crc32ShiftBy } from '../../common/crc32.js';
 import {
+  buildBlock,
   buildSeriesBuffer,
+  coldBlocks,
+  coldCount,
+  windowBlocks,
+  type Block,
   CHUNK_LARGE,
   SERIES_BLOCK,
   seriesCacheBytes,
@@ -146,6 +152,62 @@ describe('sliceSeries over lazily serialized blocks', () => {
     } finally {
       setSeriesCacheBudget(old);
     }
+  });
+});
+
+describe('coldCount', () => {
+  it('is the number of blocks coldBlocks lists for the window, for any window and any blocks kept', () => {
+    const sb = buildSeriesBuffer(snapshot.world, vaults[0]!, 'hour')!;
+    const n = sb.instants.length;
+    const blocks = Math.ceil(n / SERIES_BLOCK);
+    const kept = {} as Block; // only whether a slot holds a block matters here
+    fc.assert(
+      fc.property(
+        fc.constantFrom('asc' as const, 'desc' as const),
+        fc.array(fc.boolean(), { minLength: blocks, maxLength: blocks }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 2000 }),
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+        (order, warm, a, b, limit, cursor) => {
+          const probe = { ...sb, asc: warm.map((w) => (w ? kept : undefined)), desc: warm.map((w) => (w ? undefined : kept)) };
+          const at = (f: number) => sb.instants[Math.min(n - 1, Math.floor(f * n))]!;
+          const [start, end] = [at(Math.min(a, b)), at(Math.max(a, b))];
+          const after = cursor === undefined ? undefined : at(cursor);
+          expect(coldCount(probe, start, end, order, limit, after)).toBe(coldBlocks(probe, windowBlocks(probe, start, end, order, limit, after), order).length);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('CRCs kept with a block', () => {
+  it("every point's CRC up to its end without its comma, and the shifts to the block's ends, equal fresh ones", () => {
+    const sb = buildSeriesBuffer(snapshot.world, vaults[0]!, 'hour')!;
+    const blocks = Math.ceil(sb.instants.length / SERIES_BLOCK);
+    let checked = 0;
+    for (const order of ['asc', 'desc'] as const) {
+      // the first, a middle and the last (possibly short) block
+      for (const b of [0, Math.floor(blocks / 2), blocks - 1]) {
+        const block = buildBlock(sb, b, order);
+        const { buf, offsets } = block;
+        const n = offsets.length - 1;
+        expect(block.crcBare!.length).toBe(n);
+        expect(block.shiftToEnd!.length).toBe(n + 1);
+        for (let k = 0; k < n; k++) {
+          expect(block.crcBare![k]).toBe(zlib.crc32(buf.subarray(0, offsets[k + 1]! - 1)) >>> 0);
+          expect(block.crc![k]).toBe(zlib.crc32(buf.subarray(0, offsets[k]!)) >>> 0);
+          // an operator moves any CRC as the shift by its length does
+          const c = (Math.imul(k + 1, 0x9e3779b1) ^ b) >>> 0;
+          expect(crc32ShiftBy(block.shiftToBare![k]!, c)).toBe(crc32Shift(c, offsets[k + 1]! - 1));
+          expect(crc32ShiftBy(block.shiftToEnd![k]!, c)).toBe(crc32Shift(c, offsets[n]! - offsets[k]!));
+          checked++;
+        }
+        expect(crc32ShiftBy(block.shiftToEnd![n]!, 12345)).toBe(12345);
+      }
+    }
+    expect(checked).toBeGreaterThan(4 * SERIES_BLOCK);
   });
 });
 

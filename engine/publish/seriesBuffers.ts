@@ -15,7 +15,7 @@
 // ~1.05× the size of compressing the window whole. Its CRC-32 comes from prefix CRCs kept per
 // block (common/crc32.ts: crc(range) = P(end) ^ shift(P(start), length)), never from a pass over it.
 import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
-import { crc32Range, crc32Shift } from '../../common/crc32.js';
+import { crc32Range, crc32Shift, crc32ShiftBy, crc32ShiftOperator } from '../../common/crc32.js';
 import { lowerBound } from '../../common/search.js';
 import { type PriceSeries, priceKey, type VaultSeries, type World } from '../../model/world.js';
 import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
@@ -31,6 +31,19 @@ export interface Block {
   offsets: Uint32Array;
   /** CRC-32 of buf[0, offsets[k]) for every k (made on the first compressed window) */
   crc?: Uint32Array;
+  /**
+   * CRC-32 of buf[0, offsets[k + 1] - 1) for every point k: up to its end without its comma, as
+   * a window's last point goes out (made with `crc`), so no request runs a CRC over bytes
+   */
+  crcBare?: Uint32Array;
+  /**
+   * crc32ShiftOperator of the bytes from point k to the block's end (`shiftToEnd[k]`) and of
+   * those up to point k's end without its comma (`shiftToBare[k]`): every share of a window but
+   * a window inside one block starts at a block's start or ends at its end, so it moves the
+   * window's CRC in one product (made with `crc`)
+   */
+  shiftToEnd?: Uint32Array;
+  shiftToBare?: Uint32Array;
   /** the block's chunks, made on the first compressed window that takes one */
   small?: ChunkRun;
   large?: ChunkRun;
@@ -110,7 +123,7 @@ export function buildBlock(sb: Pick<SeriesBuffer, 'instants' | 'point'>, b: numb
   for (let k = from; k < to; k++) parts.push(sb.point(k));
   if (order === 'desc') parts.reverse();
   const block = serialize(parts);
-  block.crc = prefixCrcs(block);
+  withCrcs(block);
   block.small = chunkRunOf(block, CHUNK_SMALL);
   block.large = chunkRunOf(block, CHUNK_LARGE);
   return block;
@@ -122,6 +135,9 @@ export function blockBytes(block: Block): number {
     block.buf.length +
     block.offsets.byteLength +
     (block.crc?.byteLength ?? 0) +
+    (block.crcBare?.byteLength ?? 0) +
+    (block.shiftToEnd?.byteLength ?? 0) +
+    (block.shiftToBare?.byteLength ?? 0) +
     (block.small ? block.small.bytes.length + block.small.at.byteLength : 0) +
     (block.large ? block.large.bytes.length + block.large.at.byteLength : 0)
   );
@@ -135,6 +151,16 @@ export function windowBlocks(sb: SeriesBuffer, start: number, end: number, order
   const first = Math.floor(x / SERIES_BLOCK);
   const last = Math.floor((y - 1) / SERIES_BLOCK);
   return Array.from({ length: last - first + 1 }, (_, i) => (order === 'asc' ? first + i : last - i));
+}
+
+/** How many blocks of the window (windowBlocks' bounds) are not kept now: coldBlocks' length, with no list made (a warm window's usual question). */
+export function coldCount(sb: SeriesBuffer, start: number, end: number, order: 'asc' | 'desc', limit: number, after?: number): number {
+  const range = windowRange(sb, start, end, order, limit, after);
+  if (range === null) return 0;
+  const cache = order === 'asc' ? sb.asc : sb.desc;
+  let cold = 0;
+  for (let b = Math.floor(range[0] / SERIES_BLOCK), last = Math.floor((range[1] - 1) / SERIES_BLOCK); b <= last; b++) if (cache[b] === undefined) cold++;
+  return cold;
 }
 
 /** Which of `blocks` are not kept now. */
@@ -226,15 +252,17 @@ function blockOf(sb: SeriesBuffer, b: number, order: 'asc' | 'desc'): Block {
   return block;
 }
 
-const buffers = new WeakMap<Snapshot, Map<string, SeriesBuffer | null>>();
+const buffers = new WeakMap<Snapshot, Map<Granularity, Map<string, SeriesBuffer | null>>>();
 
 /** The vault's serialized series at `granularity` in this snapshot (null when it has no snapshot yet). */
 export function seriesBuffer(snapshot: Snapshot, vaultId: string, granularity: Granularity): SeriesBuffer | null {
-  let byKey = buffers.get(snapshot);
-  if (!byKey) buffers.set(snapshot, (byKey = new Map()));
-  const key = `${vaultId}|${granularity}`;
-  let sb = byKey.get(key);
-  if (sb === undefined) byKey.set(key, (sb = buildSeriesBuffer(snapshot.world, vaultId, granularity)));
+  let byGranularity = buffers.get(snapshot);
+  if (!byGranularity) buffers.set(snapshot, (byGranularity = new Map()));
+  // by granularity, then vault: two lookups and no key string made per window
+  let byVault = byGranularity.get(granularity);
+  if (!byVault) byGranularity.set(granularity, (byVault = new Map()));
+  let sb = byVault.get(vaultId);
+  if (sb === undefined) byVault.set(vaultId, (sb = buildSeriesBuffer(snapshot.world, vaultId, granularity)));
   return sb;
 }
 
@@ -343,12 +371,17 @@ function deflateSegments(segments: Segment[]): DeflatedItems {
   let length = 0;
   for (const { block, l0, l1, last } of segments) {
     const { buf, offsets } = block;
-    const P = (block.crc ??= prefixCrcs(block));
+    const P = block.crc ?? withCrcs(block).crc;
     // points [l0, end) go with their commas; the window's last point without its comma
     const end = last ? l1 - 1 : l1;
     const stop = last ? offsets[l1]! - 1 : offsets[end]!;
-    crc = (crc32Shift(crc ^ P[l0]!, offsets[end]! - offsets[l0]!) ^ P[end]!) >>> 0;
-    if (last) crc = crc32Range(buf, offsets[end]!, stop, crc);
+    // crc(running ‖ seg) = shift(running ^ P[l0], |seg|) ^ P[seg's end] (the prefix CRCs' algebra);
+    // the last point's end is a prefix CRC of its own (crcBare), and a whole block's shift is kept
+    const to = last ? block.crcBare![l1 - 1]! : P[end]!;
+    if (last && l0 === 0)
+      crc = (crc32ShiftBy(block.shiftToBare![l1 - 1]!, crc) ^ to) >>> 0; // P[0] is 0
+    else if (!last && end === offsets.length - 1) crc = (crc32ShiftBy(block.shiftToEnd![l0]!, crc ^ P[l0]!) ^ to) >>> 0;
+    else crc = (crc32Shift(crc ^ P[l0]!, stop - offsets[l0]!) ^ to) >>> 0;
     length += stop - offsets[l0]!;
     // whole small chunks [a, e), the large ones among them [A, E)
     const a = Math.ceil(l0 / CHUNK_SMALL) * CHUNK_SMALL;
@@ -375,11 +408,25 @@ function deflateSegments(segments: Segment[]): DeflatedItems {
   return items;
 }
 
-function prefixCrcs(block: Block): Uint32Array {
+/** The block's prefix CRCs: at every point's start (`crc`) and at its end without its comma (`crcBare`), in one pass. */
+function withCrcs(block: Block): Block & { crc: Uint32Array; crcBare: Uint32Array } {
   const { buf, offsets } = block;
-  const P = new Uint32Array(offsets.length);
-  for (let k = 1; k < offsets.length; k++) P[k] = crc32Range(buf, offsets[k - 1]!, offsets[k]!, P[k - 1]!);
-  return P;
+  const n = offsets.length - 1;
+  const P = new Uint32Array(n + 1);
+  const bare = new Uint32Array(n);
+  const toEnd = new Uint32Array(n + 1);
+  const toBare = new Uint32Array(n);
+  for (let k = 1; k <= n; k++) {
+    bare[k - 1] = crc32Range(buf, offsets[k - 1]!, offsets[k]! - 1, P[k - 1]!);
+    P[k] = crc32Range(buf, offsets[k]! - 1, offsets[k]!, bare[k - 1]!);
+    toBare[k - 1] = crc32ShiftOperator(offsets[k]! - 1);
+  }
+  for (let k = 0; k <= n; k++) toEnd[k] = crc32ShiftOperator(offsets[n]! - offsets[k]!);
+  block.crc = P;
+  block.crcBare = bare;
+  block.shiftToEnd = toEnd;
+  block.shiftToBare = toBare;
+  return block as Block & { crc: Uint32Array; crcBare: Uint32Array };
 }
 
 /** Every whole chunk of `size` points of the block, each an independent raw deflate stream ended by a sync flush, end to end. */

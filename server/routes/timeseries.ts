@@ -3,7 +3,7 @@
 // as prepared deflate chunks when the client takes gzip (a window of any length costs a copy).
 import { isoSeconds } from '../../model/format/numbers.js';
 import { includes, invalid, parseQuery, parseVaultId, parseWallet, type QueryOf } from '../params.js';
-import type { PointsAnswer, ReadModel, WindowAnswer } from '../../engine/publish/index.js';
+import { type PointsAnswer, type ReadModel, type WindowAnswer, WindowMeta } from '../../engine/publish/index.js';
 import type { Body, JsonBody } from '../reply.js';
 import { notFound, pinned, ready, type RouteContext, viewAt, whenWalletReady } from './context.js';
 import { enabledVault } from './vaults.js';
@@ -32,7 +32,7 @@ function windowBody(a: WindowAnswer | PointsAnswer, q: SeriesQuery, next: (key: 
     data: null,
     dataItems: a.parts,
     ...(a.deflated ? { deflated: a.deflated } : {}),
-    meta: { count: a.count, limit: q.limit, next_cursor: a.nextKey !== null ? next(a.nextKey) : null, partial_errors: null, start: a.start, end: a.end },
+    meta: new WindowMeta(a.count, q.limit, a.nextKey !== null ? next(a.nextKey) : null, a.start, a.end),
     etagKey,
     view,
   };
