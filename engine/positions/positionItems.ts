@@ -124,10 +124,16 @@ export function positionsShared(world: World, json = true): PositionsShared {
   const t = world.events;
   return {
     events: eventColumns(world),
-    index: { posWallet: world.walletIndex.posWallet, posVault: world.walletIndex.posVault, rowStart: world.walletIndex.rowStart, rows: world.walletIndex.rows },
+    index: walletIndexColumns(world),
     wallets: json ? t.dict.wallets.values : [],
     vaults: t.dict.vaults.values.map((id) => vaultInputOf(world, id)),
   };
+}
+
+/** The wallet index's columns as they cross to a worker (views of shared memory). */
+export function walletIndexColumns(world: World): PositionsShared['index'] {
+  const x = world.walletIndex;
+  return { posWallet: x.posWallet, posVault: x.posVault, rowStart: x.rowStart, rows: x.rows };
 }
 
 /** The event table's columns as they cross to a worker: views of shared memory, and the token dictionary. */

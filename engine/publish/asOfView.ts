@@ -10,26 +10,15 @@ import { isoSeconds } from '../../model/format/numbers.js';
 import type { PriceSeries, TvlSourceState, World } from '../../model/world.js';
 import { primeUsdTable, usdTable } from '../positions/usdPriceCache.js';
 import { buildSnapshot, type Snapshot } from './buildSnapshot.js';
-
-/** How many values of ascending `ts[0..n)` are at or before `t`. */
-function upTo(ts: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+import { upperBound } from '../../common/search.js';
 
 /** The world as it was at `at` (seconds). */
 export function worldAt(world: World, at: number): World {
   const series = new Map<string, World['series'] extends Map<string, infer S> ? S : never>();
-  for (const [id, s] of world.series) series.set(id, { ...s, length: upTo(s.ts, s.length, at) });
+  for (const [id, s] of world.series) series.set(id, { ...s, length: upperBound(s.ts, s.length, at) });
   const prices = new Map<string, PriceSeries>();
   for (const [key, p] of world.prices) {
-    const n = upTo(p.ts, p.ts.length, at);
+    const n = upperBound(p.ts, p.ts.length, at);
     if (n === p.ts.length) {
       prices.set(key, p);
       continue;
@@ -54,7 +43,7 @@ export function worldAt(world: World, at: number): World {
     vaults,
     series,
     prices,
-    events: { ...world.events, length: upTo(world.events.ts, world.events.length, at) },
+    events: { ...world.events, length: upperBound(world.events.ts, world.events.length, at) },
     positionItems: null,
     allocations: history ? allocationsAt(history.allocations, at) : new Map(),
     tvlSources: history ? tvlSourcesAt(world.tvlSources, history.tvlValues, at) : world.tvlSources,

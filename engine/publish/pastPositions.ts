@@ -7,11 +7,12 @@
 // items are kept too, by (position, rows): a later instant resumes from the nearest earlier
 // state instead of from the position's first row. Both caches are bounded.
 import type { World } from '../../model/world.js';
-import { ENABLED, HIDDEN, SKIPPED, VALUED, type PositionsShared, vaultInputOf } from '../positions/positionItems.js';
+import { ENABLED, eventColumns, HIDDEN, type PositionsShared, SKIPPED, VALUED, vaultInputOf, walletIndexColumns } from '../positions/positionItems.js';
 import type { PackedState, PastPositionsInput, PastPositionsOutput } from '../positions/pastPositionsTask.js';
 import { computePastPositions } from '../positions/pastPositionsTask.js';
 import { createBoundedCache } from './boundedCache.js';
 import type { PositionSource } from './positionSource.js';
+import { asOfIndex } from '../series/asOf.js';
 
 /** Items kept per snapshot, by (position, rows, snapshot index): entries and bytes. */
 export const PAST_ITEMS_KEPT = 65_536;
@@ -52,18 +53,6 @@ export interface PastPositions {
   at(t: number): PositionSource;
   /** counts (tests: the caches stay bounded; tasks are the replays sent to `run`) */
   stats(): { items: number; itemBytes: number; states: number; tasks: number; rowsReplayed: number };
-}
-
-/** How many values of ascending `ts[0..n)` are at or before `t`. */
-function upTo(ts: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
@@ -118,7 +107,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         const v = world.vaults.get(vaultId);
         const s = world.series.get(vaultId);
         if (!v || !s) continue;
-        const i = upTo(s.ts, s.length, t) - 1;
+        const i = asOfIndex(s.ts, s.length, t);
         if (i < 0) continue;
         // a disabled vault's positions are never served: no replay for them
         if (v.visibility === 'disabled') continue;
@@ -206,10 +195,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
 
   /** The task of wallets' missing items: each position resumes at its nearest kept state. */
   function replayTask(ws: number[], misses: Miss[]): PastPositionsInput {
-    shared ??= (() => {
-      const { events, index } = sharedOf(world);
-      return { events, index };
-    })();
+    shared ??= { events: eventColumns(world), index: walletIndexColumns(world) };
     // only the vaults and the wallet the task names cross (sparse arrays: the items name them by index)
     const vaults: PositionsShared['vaults'] = [];
     const n = misses.length;
@@ -239,28 +225,6 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   return {
     at,
     stats: () => ({ items: items.size, itemBytes: items.bytes, states: states.size(), tasks, rowsReplayed }),
-  };
-}
-
-/** The event columns and wallet index as they cross to a worker (views of shared memory). */
-function sharedOf(world: World): Pick<PositionsShared, 'events' | 'index'> {
-  const x = world.walletIndex;
-  const t = world.events;
-  return {
-    events: {
-      chain_id: t.chain_id,
-      block_number: t.block_number,
-      log_index: t.log_index,
-      sub_index: t.sub_index,
-      ts: t.ts,
-      kind: t.kind,
-      token: t.token,
-      request: t.request,
-      assets: t.assets.words,
-      shares: t.shares.words,
-      tokens: t.dict.tokens.values,
-    },
-    index: { posWallet: x.posWallet, posVault: x.posVault, rowStart: x.rowStart, rows: x.rows },
   };
 }
 

@@ -10,6 +10,7 @@ import type { VaultRow } from '../../model/rows.js';
 import { indexRegistry, vaultDefinition, vaultDetail } from '../metrics/vaultDetail.js';
 import { metricsAt, type VaultMetrics } from '../metrics/vaultPoint.js';
 import { createBoundedCache } from './boundedCache.js';
+import { asOfIndex } from '../series/asOf.js';
 
 /** Snapshots whose metrics JSON is made at once (a block costs ~0.2 ms of the serving thread). */
 export const METRICS_BLOCK = 64;
@@ -32,18 +33,6 @@ export interface PastVaults {
 
 const METRICS_SLOT = '"metrics":null';
 
-/** How many values of ascending `ts[0..n)` are at or before `t`. */
-function upTo(ts: Float64Array, n: number, t: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** `world`: the published (latest) world; `now`: its publish time (an allocation's as_of without snapshots). */
 export function createPastVaults(world: World, now: number): PastVaults {
   const idx = indexRegistry(world.registry);
@@ -54,7 +43,7 @@ export function createPastVaults(world: World, now: number): PastVaults {
     const v = world.vaults.get(vaultId);
     if (!v || v.visibility === 'disabled') return null;
     const s = world.series.get(vaultId);
-    return s ? upTo(s.ts, s.length, t) - 1 : -1;
+    return s ? asOfIndex(s.ts, s.length, t) : -1;
   }
 
   // each vault's detail JSON around its metrics, serialized once: only the metrics are per instant
