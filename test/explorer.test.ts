@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../common/version.js';
 import { percent, percentOf, timestamp, usd, usdCompact, usdExact, wadPercent } from '../explorer/format.js';
 import { copyDb, createKey, startServer, useServer, type Server } from './api/server.js';
+import { sumDecimals } from './helpers/decimalSum.js';
 import { launchBrowser, measurePage, type Browser, type PageCost } from './helpers/browser.js';
 import { tempDir } from './helpers/common.js';
 
@@ -438,19 +439,6 @@ describe('wallet page', () => {
     vault_id: string;
     metrics: { value: { usd: string | null }; cost_basis: { usd: string | null }; pnl: { total: { usd: string | null } }; roi_pct: { usd: number | null } };
   }
-  /** Σ of decimal strings, exactly (BigInt at the largest scale), written as the API writes decimals. */
-  const sum = (xs: string[]) => {
-    const scale = Math.max(0, ...xs.map((x) => x.split('.')[1]?.length ?? 0));
-    const n = xs.reduce((acc, x) => {
-      const [i, f = ''] = x.replace('-', '').split('.');
-      const v = BigInt(i! + f.padEnd(scale, '0'));
-      return acc + (x.startsWith('-') ? -v : v);
-    }, 0n);
-    const s = (n < 0n ? -n : n).toString().padStart(scale + 1, '0');
-    const frac = s.slice(s.length - scale).replace(/0+$/, '');
-    return `${n < 0n ? '-' : ''}${s.slice(0, s.length - scale)}${frac ? `.${frac}` : ''}`;
-  };
-
   it('positions by vault name, value and PnL through the formatter, the portfolio summed exactly, a chart for any position', async () => {
     const wallet = ctx.world.wallets[0]!;
     const positions = (await ctx.api.ok(`/v1/users/${wallet}/positions?include_hidden=true&limit=500`)).data as ApiPosition[];
@@ -470,9 +458,9 @@ describe('wallet page', () => {
     }
     // the summary: exact sums of the USD legs
     const legs = (f: (p: ApiPosition) => string | null) => positions.map(f).filter((x): x is string => x !== null);
-    expect(await v.page.textContent('#portfolio [data-stat="value"] .big')).toBe(usd(sum(legs((p) => p.metrics.value.usd))));
-    expect(await v.page.textContent('#portfolio [data-stat="cost_basis"] .big')).toBe(usd(sum(legs((p) => p.metrics.cost_basis.usd))));
-    expect(await v.page.textContent('#portfolio [data-stat="pnl"] .big')).toBe(usd(sum(legs((p) => p.metrics.pnl.total.usd))));
+    expect(await v.page.textContent('#portfolio [data-stat="value"] .big')).toBe(usd(sumDecimals(legs((p) => p.metrics.value.usd))));
+    expect(await v.page.textContent('#portfolio [data-stat="cost_basis"] .big')).toBe(usd(sumDecimals(legs((p) => p.metrics.cost_basis.usd))));
+    expect(await v.page.textContent('#portfolio [data-stat="pnl"] .big')).toBe(usd(sumDecimals(legs((p) => p.metrics.pnl.total.usd))));
     expect(await v.page.textContent('#portfolio [data-stat="positions"] dd')).toBe(String(positions.length));
     // every position can be charted; switching draws the API's series
     const options = await v.page.$$eval('#position-select option', (os) => os.map((o) => (o as HTMLOptionElement).value));

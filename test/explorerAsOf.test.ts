@@ -8,7 +8,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percent, usd } from '../explorer/format.js';
 import { useServer } from './api/server.js';
-import { launchBrowser, type Browser } from './helpers/browser.js';
+import { sumDecimals } from './helpers/decimalSum.js';
+import { launchBrowser, openPage, type Browser } from './helpers/browser.js';
 
 const ctx = useServer('explorer-asof');
 let browser: Browser;
@@ -26,25 +27,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-interface Opened {
-  page: Page;
-  requests: string[];
-  errors: string[];
-}
-
-async function open(path: string): Promise<Opened> {
-  const page = await browser.newPage();
-  await page.setViewportSize({ width: 1280, height: 900 });
-  const o: Opened = { page, requests: [], errors: [] };
-  page.on('request', (r) => o.requests.push(r.url()));
-  page.on('pageerror', (e) => o.errors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') o.errors.push(m.text());
-  });
-  await page.goto(ctx.server.base + path);
-  await page.waitForSelector('body[data-ready="true"]');
-  return o;
-}
+const open = (path: string) => openPage(browser, ctx.server.base + path);
 
 /** Type an instant into the picker and show it: the page loads again with it in the URL. */
 async function pick(page: Page, typed: string): Promise<void> {
@@ -56,19 +39,6 @@ async function pick(page: Page, typed: string): Promise<void> {
 async function goLive(page: Page): Promise<void> {
   await Promise.all([page.waitForURL((u) => !u.searchParams.has('as_of')), page.click('#as-of-live')]);
   await page.waitForSelector('body[data-ready="true"]');
-}
-
-/** Σ of decimal strings, exactly, written as the API writes decimals. */
-function sum(xs: string[]): string {
-  const scale = Math.max(0, ...xs.map((x) => x.split('.')[1]?.length ?? 0));
-  const n = xs.reduce((acc, x) => {
-    const [i, f = ''] = x.replace('-', '').split('.');
-    const v = BigInt(i! + f.padEnd(scale, '0'));
-    return acc + (x.startsWith('-') ? -v : v);
-  }, 0n);
-  const s = (n < 0n ? -n : n).toString().padStart(scale + 1, '0');
-  const frac = s.slice(s.length - scale).replace(/0+$/, '');
-  return `${n < 0n ? '-' : ''}${s.slice(0, s.length - scale)}${frac ? `.${frac}` : ''}`;
 }
 
 interface Metrics {
@@ -148,9 +118,9 @@ describe('wallet page', () => {
   const expected = (positions: ApiPosition[]) => {
     const legs = (f: (p: ApiPosition) => string | null) => positions.map(f).filter((x): x is string => x !== null);
     return {
-      value: usd(sum(legs((p) => p.metrics.value.usd))),
-      cost_basis: usd(sum(legs((p) => p.metrics.cost_basis.usd))),
-      pnl: usd(sum(legs((p) => p.metrics.pnl.total.usd))),
+      value: usd(sumDecimals(legs((p) => p.metrics.value.usd))),
+      cost_basis: usd(sumDecimals(legs((p) => p.metrics.cost_basis.usd))),
+      pnl: usd(sumDecimals(legs((p) => p.metrics.pnl.total.usd))),
       positions: String(positions.length),
     };
   };

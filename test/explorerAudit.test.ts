@@ -5,11 +5,11 @@
 // (the demo world's missed snapshots and its price-feed gap), and the wallet page shows each
 // position's FIFO lots (their open shares summing to the position's shares) and TWR beside MWR
 // as the API has them, through the explorer's formatter. The API is read here independently.
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duration, percent, percentOf, timestamp } from '../explorer/format.js';
 import { useServer } from './api/server.js';
-import { launchBrowser, type Browser } from './helpers/browser.js';
+import { sumDecimals } from './helpers/decimalSum.js';
+import { launchBrowser, openPage, type Browser } from './helpers/browser.js';
 
 const ctx = useServer('explorer-audit');
 let browser: Browser;
@@ -22,23 +22,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-interface Visit {
-  page: Page;
-  errors: string[];
-}
-
-async function visit(path: string, ready = 'body[data-ready="true"]'): Promise<Visit> {
-  const page = await browser.newPage();
-  await page.setViewportSize({ width: 1280, height: 900 });
-  const v: Visit = { page, errors: [] };
-  page.on('console', (m) => {
-    if (m.type() === 'error') v.errors.push(m.text());
-  });
-  page.on('pageerror', (e) => v.errors.push(e.message));
-  await page.goto(ctx.server.base + path);
-  await page.waitForSelector(ready);
-  return v;
-}
+const visit = (path: string, ready?: string) => openPage(browser, ctx.server.base + path, ready);
 
 /** Every page of a cursor list from the API. */
 async function walk(path: string): Promise<any[]> {
@@ -50,19 +34,6 @@ async function walk(path: string): Promise<any[]> {
     next = body.meta.next_cursor;
   } while (next);
   return out;
-}
-
-/** Σ of decimal strings, exactly, written as the API writes decimals (no trailing zeros). */
-function sum(xs: string[]): string {
-  const scale = Math.max(0, ...xs.map((x) => x.split('.')[1]?.length ?? 0));
-  const n = xs.reduce((acc, x) => {
-    const [i, f = ''] = x.replace('-', '').split('.');
-    const v = BigInt(i! + f.padEnd(scale, '0'));
-    return acc + (x.startsWith('-') ? -v : v);
-  }, 0n);
-  const s = (n < 0n ? -n : n).toString().padStart(scale + 1, '0');
-  const frac = s.slice(s.length - scale).replace(/0+$/, '');
-  return `${n < 0n ? '-' : ''}${s.slice(0, s.length - scale)}${frac ? `.${frac}` : ''}`;
 }
 
 describe('vault page: APY provenance and quality on the charts', () => {
@@ -201,10 +172,10 @@ describe('wallet page: FIFO lots and TWR beside MWR', () => {
       const lots = await walk(`/v1/users/${wallet}/positions/${id}/lots?limit=500`);
       const shown = await v.page.$$eval('#lots tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-lot-id')));
       expect([...shown].sort()).toEqual(lots.map((l) => l.lot_id).sort());
-      const open = sum(lots.map((l) => l.shares_open));
+      const open = sumDecimals(lots.map((l) => l.shares_open));
       expect(await v.page.textContent('#lots-open')).toBe(open);
       // Σ shares_open = shares owned + shares escrowed in redemption requests (§11.4)
-      expect(open).toBe(sum([p.metrics.shares_owned, p.metrics.pending_redeem_shares]));
+      expect(open).toBe(sumDecimals([p.metrics.shares_owned, p.metrics.pending_redeem_shares]));
       // each row's open shares are the lot's, exactly (in the cell's title)
       const titles = await v.page.$$eval('#lots tbody tr', (trs) =>
         Object.fromEntries(trs.map((tr) => [tr.getAttribute('data-lot-id'), tr.querySelector('td[data-col="shares_open"] [title]')?.getAttribute('title')])),

@@ -72,6 +72,29 @@ export async function launchBrowser(): Promise<Browser> {
   }
 }
 
+export interface OpenedPage {
+  page: Page;
+  /** every URL the page requested */
+  requests: string[];
+  /** console errors and uncaught page errors */
+  errors: string[];
+}
+
+/** A new 1280 × 900 page at `url`, its requests and errors recorded from the start, once `ready` is on it. */
+export async function openPage(browser: Browser, url: string, ready = 'body[data-ready="true"]'): Promise<OpenedPage> {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const o: OpenedPage = { page, requests: [], errors: [] };
+  page.on('request', (r) => o.requests.push(r.url()));
+  page.on('pageerror', (e) => o.errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') o.errors.push(m.text());
+  });
+  await page.goto(url);
+  await page.waitForSelector(ready);
+  return o;
+}
+
 export interface PageCost {
   /** bytes on the wire (headers included) of every response the page loaded, by kind */
   bytes: { document: number; script: number; stylesheet: number; api: number; other: number; total: number };
