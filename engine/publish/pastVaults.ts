@@ -22,6 +22,8 @@ export interface PastVaults {
   indexAt(vaultId: string, t: number): number | null;
   /** the detail's data JSON at `t`; undefined when the vault is unknown, disabled or not listed by then */
   detail(vaultId: string, t: number): string | undefined;
+  /** the same as bytes in parts (its frame around the metrics: a page per instant copies them) */
+  detailParts(vaultId: string, t: number): readonly Buffer[] | undefined;
   definition(vaultId: string, t: number): string | undefined;
   allocations(vaultId: string, t: number): string | undefined;
   /** the slug's deployments at `t`, as the list's data JSON and count; undefined when none is listed */
@@ -31,6 +33,22 @@ export interface PastVaults {
 }
 
 const METRICS_SLOT = '"metrics":null';
+
+/** A vault's detail around its metrics, as text and as bytes. */
+interface Frame {
+  head: string;
+  tail: string;
+  headBytes: Buffer;
+  tailBytes: Buffer;
+}
+
+/** The metrics JSON of a block of snapshots from `from`: as texts, and as one buffer with each one's range. */
+interface Block {
+  from: number;
+  texts: string[];
+  bytes: Buffer;
+  offsets: Int32Array;
+}
 
 /** How many values of ascending `ts[0..n)` are at or before `t`. */
 function upTo(ts: Float64Array, n: number, t: number): number {
@@ -47,7 +65,7 @@ function upTo(ts: Float64Array, n: number, t: number): number {
 /** `world`: the published (latest) world; `now`: its publish time (an allocation's as_of without snapshots). */
 export function createPastVaults(world: World, now: number): PastVaults {
   const idx = indexRegistry(world.registry);
-  const details = createBoundedCache<number, string[]>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
+  const details = createBoundedCache<number, Block>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
 
   /** the vault's snapshot index at t, −1 before its first one; null: unknown or disabled */
   function indexAt(vaultId: string, t: number): number | null {
@@ -57,15 +75,17 @@ export function createPastVaults(world: World, now: number): PastVaults {
     return s ? upTo(s.ts, s.length, t) - 1 : -1;
   }
 
-  // each vault's detail JSON around its metrics, serialized once: only the metrics are per instant
-  const frames = new Map<string, [string, string]>();
-  const frameOf = (v: VaultRow): [string, string] => {
+  // each vault's detail JSON around its metrics, serialized once (as text and bytes): only the metrics are per instant
+  const frames = new Map<string, Frame>();
+  const frameOf = (v: VaultRow): Frame => {
     let f = frames.get(v.vault_id);
     if (!f) {
       const text = JSON.stringify(vaultDetail(v, null as unknown as VaultMetrics, idx));
       // "metrics" is a key of the detail only (a string value would have its quotes escaped)
       const at = text.indexOf(METRICS_SLOT);
-      frames.set(v.vault_id, (f = [text.slice(0, at + METRICS_SLOT.length - 4), text.slice(at + METRICS_SLOT.length)]));
+      const head = text.slice(0, at + METRICS_SLOT.length - 4);
+      const tail = text.slice(at + METRICS_SLOT.length);
+      frames.set(v.vault_id, (f = { head, tail, headBytes: Buffer.from(head), tailBytes: Buffer.from(tail) }));
     }
     return f;
   };
@@ -74,7 +94,7 @@ export function createPastVaults(world: World, now: number): PastVaults {
   // first asked for and kept by (vault ordinal, block) as numbers (a string key per request
   // costs a flatten and a hash): the vault's serialized metrics series, built as instants ask.
   const ordinals = new Map<string, number>();
-  function detailAt(v: VaultRow, i: number): string {
+  function blockOf(v: VaultRow, i: number): Block {
     let ord = ordinals.get(v.vault_id);
     if (ord === undefined) ordinals.set(v.vault_id, (ord = ordinals.size));
     const b = Math.floor(i / METRICS_BLOCK);
@@ -85,13 +105,28 @@ export function createPastVaults(world: World, now: number): PastVaults {
       const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
       const from = b * METRICS_BLOCK;
       const to = Math.min(s.length, from + METRICS_BLOCK);
-      block = new Array<string>(to - from);
-      let bytes = 0;
-      for (let k = from; k < to; k++) bytes += (block[k - from] = JSON.stringify(metricsAt(s, k, prices))).length;
-      details.set(key, block, bytes + 16 * block.length);
+      const texts = new Array<string>(to - from);
+      const offsets = new Int32Array(to - from + 1);
+      for (let k = from; k < to; k++) {
+        texts[k - from] = JSON.stringify(metricsAt(s, k, prices));
+        offsets[k - from + 1] = offsets[k - from]! + Buffer.byteLength(texts[k - from]!);
+      }
+      // one buffer per block, each snapshot's metrics a range of it
+      block = { from, texts, bytes: Buffer.from(texts.join('')), offsets };
+      details.set(key, block, 2 * block.bytes.length + 16 * texts.length);
     }
-    const [head, tail] = frameOf(v);
-    return head + block[i - b * METRICS_BLOCK]! + tail;
+    return block;
+  }
+  function detailAt(v: VaultRow, i: number): string {
+    const f = frameOf(v);
+    const block = blockOf(v, i);
+    return f.head + block.texts[i - block.from]! + f.tail;
+  }
+  function detailPartsAt(v: VaultRow, i: number): Buffer[] {
+    const f = frameOf(v);
+    const block = blockOf(v, i);
+    const k = i - block.from;
+    return [f.headBytes, block.bytes.subarray(block.offsets[k]!, block.offsets[k + 1]!), f.tailBytes];
   }
 
   const listedRow = (vaultId: string, t: number): { v: VaultRow; i: number } | undefined => {
@@ -104,6 +139,10 @@ export function createPastVaults(world: World, now: number): PastVaults {
     detail(vaultId, t) {
       const r = listedRow(vaultId, t);
       return r && detailAt(r.v, r.i);
+    },
+    detailParts(vaultId, t) {
+      const r = listedRow(vaultId, t);
+      return r && detailPartsAt(r.v, r.i);
     },
     definition(vaultId, t) {
       const r = listedRow(vaultId, t);

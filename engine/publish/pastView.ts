@@ -6,7 +6,7 @@
 // read), made on first use and shared by the views of the same instant.
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { World } from '../../model/world.js';
-import { buildPageOf, type Page } from './page.js';
+import { type AsOfFrame, buildAsOfPage, buildPageOf, type Page } from './page.js';
 import type { PastVaults } from './pastVaults.js';
 import type { PositionSource } from './positionSource.js';
 import type { ReadModel } from './readModel.js';
@@ -21,6 +21,8 @@ export interface PastShared {
   /** the published (latest) world */
   world: World;
   vaults: PastVaults;
+  /** the envelope's bytes around the data and the instant (asOfFrame of refreshedAt) */
+  frame: AsOfFrame;
   /** a view's pages now hold `bytes` (the views are kept within a byte budget) */
   grew(view: PastView, bytes: number): void;
   /** the position source of the view at `t` */
@@ -120,11 +122,26 @@ export class PastView implements ReadModel {
   // ---- one vault at the instant: its series, not the world ----
   vault(id: string, part: 'detail' | 'definition' | 'allocations'): Page | undefined {
     const v = this.#shared.vaults;
+    if (part === 'detail' && this.asOf !== null) return this.#detail(id);
     const k = part === 'detail' ? 0 : part === 'definition' ? 1 : 2;
     return this.#page(k, id, () => {
       const json = k === 0 ? v.detail(id, this.t) : k === 1 ? v.definition(id, this.t) : v.allocations(id, this.t);
       return json === undefined ? undefined : { json };
     });
+  }
+  /** The detail page: copies of the vault's prepared bytes around the instant's (the detail is the route asked most). */
+  #detail(id: string): Page | undefined {
+    const pages = (this.#pages[0] ??= new Map());
+    let page = pages.get(id);
+    if (page === undefined) {
+      const parts = this.#shared.vaults.detailParts(id, this.t);
+      if (parts === undefined) return undefined;
+      page = buildAsOfPage(this.#shared.frame, parts, this.asOf!);
+      pages.set(id, page);
+      this.#bytes += page.prefix.length + 128;
+      this.#shared.grew(this, this.#bytes);
+    }
+    return page;
   }
   slug(slug: string): Page | undefined {
     return this.#page(3, slug, () => this.#shared.vaults.slug(slug, this.t));

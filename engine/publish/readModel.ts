@@ -22,7 +22,7 @@ import { defaultPositionStart, type Granularity } from '../positions/positionTim
 import { asOfIndex } from '../series/asOf.js';
 import { gridWindow, windowPoints } from '../series/rollups.js';
 import { VAULT_LIST_LIMIT, priceBody, type Snapshot } from './buildSnapshot.js';
-import type { Page } from './page.js';
+import { asOfFrame, type Page } from './page.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from './seriesBlocksTask.js';
 import { type Block, coldBlocks, type DeflatedItems, putBlocks, type SeriesBuffer, seriesBuffer, sliceSeries, windowBlocks } from './seriesBuffers.js';
 import type { PositionContext } from '../positions/replayPosition.js';
@@ -300,6 +300,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       refreshedAtS: snapshot.refreshed_at_s,
       world,
       vaults: createPastVaults(world, snapshot.refreshed_at_s),
+      frame: asOfFrame(snapshot.refreshed_at),
       grew: (view, bytes) => views.set(view.key, view, bytes),
       positionsAt: (at) => positions.at(at),
       stats: () => ({
