@@ -1,7 +1,10 @@
 // PageMap (engine/publish/page.ts): a snapshot's pages are serialized on first use, once, and
-// are the pages an eager build gives, in the order they were defined.
+// are the pages an eager build gives, in the order they were defined. A view of the past's page
+// built from byte parts (buildAsOfPage) is buildPageOf's page of the same text, byte for byte.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPage, PageMap, type Page } from './page.js';
+import { isoSeconds } from '../../model/format/numbers.js';
+import { asOfFrame, buildAsOfPage, buildPage, buildPageOf, PageMap, type Page } from './page.js';
 
 const AT = '2026-06-01T00:00:00Z';
 
@@ -39,5 +42,27 @@ describe('PageMap', () => {
     expect(all.map(([k]) => k)).toEqual(['/b', '/a', '/c']);
     for (const [k, p] of all) expect(p.etag).toBe(eager.get(k)!.etag);
     expect(all[1]![1]).toBe(a);
+  });
+});
+
+describe('buildAsOfPage', () => {
+  it('is buildPageOf of the parts joined: prefix and ETag, any data text (non-ASCII too), cut anywhere, any instants', () => {
+    const instant = fc.integer({ min: 0, max: 4_102_444_800 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.array(fc.nat(), { maxLength: 4 }), instant, instant, (data, cuts, r, t) => {
+        const refreshedAt = isoSeconds(r);
+        const asOf = isoSeconds(t);
+        const text = JSON.stringify(data);
+        // cut between code points (a part is a whole string: a vault's frame, a snapshot's metrics)
+        const points = Array.from(text);
+        const at = [...new Set(cuts.map((c) => c % (points.length + 1)))].sort((a, b) => a - b);
+        const parts = [0, ...at].map((from, k) => Buffer.from(points.slice(from, k < at.length ? at[k] : points.length).join('')));
+        const got = buildAsOfPage(asOfFrame(refreshedAt), parts, asOf);
+        const want = buildPageOf(text, null, refreshedAt, asOf);
+        expect(got.prefix.equals(want.prefix)).toBe(true);
+        expect(got.etag).toBe(want.etag);
+      }),
+      { numRuns: 300, seed: 34 },
+    );
   });
 });
