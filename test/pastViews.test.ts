@@ -218,6 +218,20 @@ describe('wallet items at an instant', () => {
 });
 
 describe('the caches of views of the past stay bounded', () => {
+  it("keep a view from its instant's second ask (an instant asked once leaves nothing behind)", () => {
+    const model = createReadModel(snapshot);
+    const t = last - 5 * HOUR - 17;
+    const once = model.at(t);
+    expect(model.pastStats().views).toBe(0);
+    const twice = model.at(t);
+    expect(twice).not.toBe(once);
+    expect(model.pastStats().views).toBe(1);
+    expect(model.at(t)).toBe(twice);
+    // both answer alike
+    const id = [...snapshot.world.series.keys()][0]!;
+    expect(once.vault(id, 'detail')?.prefix.equals(twice.vault(id, 'detail')!.prefix)).toBe(true);
+  });
+
   it('views, full views and timelines, counted', async () => {
     const { model } = onPool();
     const wallet = wallets[0]!;
@@ -225,9 +239,11 @@ describe('the caches of views of the past stay bounded', () => {
     const n = PAST_VIEWS_KEPT + 40;
     for (let k = 0; k < n; k++) {
       const t = first + Math.floor((span * (k + 1)) / n);
+      // an instant's view is kept from its second ask
+      await positionsAt(model, wallet, t);
       await positionsAt(model, wallet, t);
       // a whole-world route makes the full view at its instant
-      if (k % 8 === 0) model.at(t).vaultList({ includeHidden: true, after: null, limit: 1000 });
+      if (k % 2 === 0) model.at(t).vaultList({ includeHidden: true, after: null, limit: 1000 });
     }
     const s = model.pastStats();
     // past the bound the oldest 1/32 go at once
@@ -250,19 +266,22 @@ describe('the caches of views of the past stay bounded', () => {
     expect('page' in again && again.page.prefix.toString()).toBe(snapshotAt(snapshot, t).pages.get('/v1/vaults?include_hidden=true')!.prefix.toString());
   });
 
-  it('a bounded cache drops the least recently used past its entries or bytes, and says which', () => {
+  it('a bounded cache drops past its entries or bytes the oldest not used since put (second chance), and says which', () => {
     const dropped: string[] = [];
     const c = createBoundedCache<string, number>({ entries: 3, bytes: 100, evicted: (k) => dropped.push(k) });
     c.set('a', 1, 10);
     c.set('b', 2, 10);
     c.set('c', 3, 10);
-    expect(c.get('a')).toBe(1); // a is now the most recently used
+    expect(c.get('a')).toBe(1); // a is used: it goes to the back once instead of out
     c.set('d', 4, 10);
     expect(dropped).toEqual(['b']);
     expect(c.size).toBe(3);
-    c.set('e', 5, 85); // past the bytes: the oldest go until it fits
-    expect(dropped).toEqual(['b', 'c', 'a']);
-    expect([c.size, c.bytes]).toEqual([2, 95]);
+    c.set('e', 5, 85); // past the bytes: the oldest unused go until it fits (a's second chance was spent)
+    expect(dropped).toEqual(['b', 'c', 'd']);
+    expect([c.size, c.bytes, c.get('a')]).toEqual([2, 95, 1]);
+    // a value replaced under its key keeps its place and counts its new bytes
+    c.set('e', 6, 50);
+    expect([c.size, c.bytes, c.get('e'), dropped.length]).toEqual([2, 60, 6, 3]);
     c.set('f', 6, 101); // bigger than the whole budget: not kept, nothing dropped for it
     expect([c.size, c.get('f'), dropped.length]).toEqual([2, undefined, 3]);
     // a bigger one evicts the oldest 1/32 at once when full

@@ -6,7 +6,7 @@
 // latest snapshot by then, "now" of DESIGN §4.8) is a few bigint products and no replay: pastItem
 // does it wherever the timeline is kept (the read model's thread), with the item format here.
 import { applyRow, createPositionState, foreignTokens, isPositionOpen, type PositionContext, type PositionState } from './replayPosition.js';
-import { type PositionBasis, positionBasis, positionMetrics } from './positionMetrics.js';
+import { metricsJson, type PositionBasis, positionMetrics } from './positionMetrics.js';
 import { contextOf, eventTableOf, OPEN, type PositionsShared, SKIPPED, type VaultInput } from './positionItems.js';
 
 /** A replay state as it crosses threads and is kept: without its price table (valuing one never reads it). */
@@ -56,10 +56,10 @@ export function computePastPositions(input: PastPositionsInput): PastPositionsOu
   return { list: input.list, timelines };
 }
 
-/** A position's item at an instant: its flags (OPEN, SKIPPED), the CORRUPT_ROWS_SKIPPED message, and its JSON. */
+/** A position's item at an instant: its flags (OPEN, SKIPPED), the CORRUPT_ROWS_SKIPPED message, and its JSON (null when closed). */
 export interface PastItem {
   flags: number;
-  json: string;
+  json: string | null;
   skipped?: string;
 }
 
@@ -73,21 +73,17 @@ export function pastItemHead(v: VaultInput, wallet: string): string {
   return text.slice(0, -'null}'.length);
 }
 
-// a state's basis (what no instant changes), made at its first valuation: timelines are kept
-// states, valued at many instants
-const bases = new WeakMap<PackedState, PositionBasis>();
-
-/** The item of a replayed state valued at `now` (its vault's latest snapshot time by the instant); `head`: pastItemHead. */
-export function pastItem(st: PackedState, ctx: PositionContext, head: string, now: number): PastItem {
+/**
+ * The item of a replayed state valued at `now` (its vault's latest snapshot time by the instant);
+ * `head`: pastItemHead; `basis`: the state's positionBasis (what no instant changes: the caller
+ * keeps it beside the state, which is valued at many instants). A closed position is not valued:
+ * nothing serves it (a list and the position route read only its flags).
+ */
+export function pastItem(st: PackedState, ctx: PositionContext, head: string, now: number, basis: (st: PositionState) => PositionBasis): PastItem {
   const state = st as PositionState;
-  let b = bases.get(st);
-  if (b === undefined) bases.set(st, (b = positionBasis(state)));
-  const flags = isPositionOpen(state) ? OPEN : 0;
-  const json = `${head}${JSON.stringify(positionMetrics(state, ctx, now, b))}}`;
+  const open = isPositionOpen(state);
+  const flags = (open ? OPEN : 0) | (st.skipped === 0 ? 0 : SKIPPED);
+  const json = open ? `${head}${metricsJson(positionMetrics(state, ctx, now, basis(state)))}}` : null;
   if (st.skipped === 0) return { flags, json };
-  return {
-    flags: flags | SKIPPED,
-    json,
-    skipped: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})`,
-  };
+  return { flags, json, skipped: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` };
 }

@@ -127,6 +127,17 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
   };
 }
 
+/**
+ * JSON.stringify(m), written by template (a view of the past values a position per request:
+ * JSON.stringify of the nested object was the largest part of it). The strings are decimal
+ * amounts (digits, a sign, a point: nothing JSON escapes) and the numbers finite or null.
+ */
+export function metricsJson(m: PositionMetrics): string {
+  return `{"shares_owned":"${m.shares_owned}","value":${pairJson(m.value)},"cost_basis":${pairJson(m.cost_basis)},"pending_deposit_assets":${pairJson(m.pending_deposit_assets)},"pending_redeem_shares":"${m.pending_redeem_shares}","pnl":{"realized":${pairJson(m.pnl.realized)},"unrealized":${pairJson(m.pnl.unrealized)},"total":${pairJson(m.pnl.total)}},"roi_pct":{"native":${m.roi_pct.native},"usd":${m.roi_pct.usd}}}`;
+}
+
+const pairJson = (p: AmountPair): string => `{"native":"${p.native}","usd":${p.usd === null ? 'null' : `"${p.usd}"`}}`;
+
 /** The basis and realized amounts of a state, rounded as published (native toward zero, USD half-even). */
 function basisParts(st: PositionState) {
   // every amount at the full fixed point (a state not yet scaled holds integers of base units)

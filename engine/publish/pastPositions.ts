@@ -2,11 +2,13 @@
 // replay runs once, on the compute pool, over all of its rows: its timeline, the state after
 // each row, is kept (by position: a wallet's positions are its (wallet, vault) pairs). An
 // instant is then a binary search for the rows at or before it and a valuation of that state at
-// its vault's snapshot by then (pastItem: a few bigint products, no replay), here. The items are
-// kept too, by (position, rows, snapshot index): an instant asked again (a month end) is a
-// lookup. Both caches are bounded.
+// its vault's snapshot by then (pastItem: a few bigint products, no replay), here. A view keeps
+// the items it valued (an instant asked again while its view is kept is a lookup); no cache of
+// items outlives the views: random instants rarely repeat, and a big cache of them turned over
+// faster than the garbage collector liked. The timelines' cache is bounded.
 import type { World } from '../../model/world.js';
 import { contextOf, ENABLED, eventColumns, HIDDEN, type PositionsShared, VALUED, vaultInputOf, walletIndexColumns } from '../positions/positionItems.js';
+import { type PositionBasis, positionBasis } from '../positions/positionMetrics.js';
 import type { PositionContext } from '../positions/replayPosition.js';
 import {
   computePastPositions,
@@ -20,13 +22,6 @@ import { asOfIndex } from '../series/asOf.js';
 import { createBoundedCache } from './boundedCache.js';
 import type { PositionSource } from './positionSource.js';
 
-/**
- * Items kept per snapshot, by (position, rows, snapshot index): entries and bytes. Few: valuing
- * a kept state costs less than a big cache's churn (random instants rarely repeat), and the
- * instants that do repeat (month ends) are few.
- */
-export const PAST_ITEMS_KEPT = 4096;
-export const PAST_ITEMS_BYTES = 4 * 1024 * 1024;
 /** Positions whose timeline is kept per snapshot, and the states they may hold in all (~0.5 KB each). */
 export const TIMELINES_KEPT = 16_384;
 export const TIMELINE_STATES_KEPT = 131_072;
@@ -41,7 +36,6 @@ interface Miss {
   now: number;
   /** the vault's flag bits */
   base: number;
-  key: number | string;
 }
 
 /** The positions to replay asked for in one turn, sent as one task once `go` is called (at the turn's end, or when full). */
@@ -53,22 +47,27 @@ interface Batch {
   go: () => void;
 }
 
-/** A position's timeline, and its item JSON up to the metrics (made at its first valuation). */
+/** A position's timeline, its states' bases (made at a state's first valuation) and its item JSON up to the metrics (at its first). */
 interface Timeline {
   line: PackedState[];
+  bases: (PositionBasis | undefined)[];
   head: string | null;
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 interface Item {
   flags: number;
-  bytes: Buffer;
+  /** the item's JSON (null: a closed position, never served) and its bytes once asked for */
+  json: string | null;
+  bytes: Buffer | null;
   skipped?: string;
 }
 
 export interface PastPositions {
   /** the position source of the view at instant `at` (its items kept by the view once ready) */
   at(t: number): PositionSource;
-  /** counts (tests: the caches stay bounded; tasks are the replays sent to `run`, states the timelines' states kept) */
+  /** counts (tests: the caches stay bounded; items and their bytes are the valuations made, tasks the replays sent to `run`, states the timelines' states kept) */
   stats(): { items: number; itemBytes: number; states: number; tasks: number; rowsReplayed: number };
 }
 
@@ -80,7 +79,8 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   const x = world.walletIndex;
   const ev = world.events;
   const vaultIds = ev.dict.vaults.values;
-  const items = createBoundedCache<number | string, Item>({ entries: PAST_ITEMS_KEPT, bytes: PAST_ITEMS_BYTES });
+  let valued = 0;
+  let valuedBytes = 0;
   let states = 0;
   const timelines = createBoundedCache<number, Timeline>({
     entries: TIMELINES_KEPT,
@@ -111,7 +111,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   const keepTimelines = (out: PastPositionsOutput): Map<number, Timeline> => {
     const got = new Map<number, Timeline>();
     out.list.forEach((p, k) => {
-      const tl = { line: out.timelines[k]!, head: null };
+      const tl: Timeline = { line: out.timelines[k]!, bases: [], head: null };
       got.set(p, tl);
       // states are the budget's unit; one timeline past the whole budget is used, not kept
       if (timelines.get(p) === undefined && tl.line.length <= TIMELINE_STATES_KEPT) {
@@ -151,11 +151,11 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         const tl = (got?.get(m.p) ?? timelines.get(m.p))!;
         const vi = x.posVault[m.p]!;
         tl.head ??= pastItemHead(vaultInput(vi), ev.dict.wallets.values[w]!);
-        const it = pastItem(tl.line[m.e - x.rowStart[m.p]! - 1]!, contextAt(vi), tl.head, m.now);
-        const bytes = Buffer.from(it.json);
-        const item: Item = { flags: m.base | it.flags, bytes, skipped: it.skipped };
-        items.set(m.key, item, bytes.length + 64);
-        kept.set(m.p, item);
+        const r = m.e - x.rowStart[m.p]! - 1;
+        const it = pastItem(tl.line[r]!, contextAt(vi), tl.head, m.now, (st) => (tl.bases[r] ??= positionBasis(st)));
+        valued++;
+        valuedBytes += it.json === null ? 0 : it.json.length;
+        kept.set(m.p, { flags: m.base | it.flags, json: it.json, bytes: it.json === null ? NO_BYTES : null, skipped: it.skipped });
       }
       done.add(w);
     };
@@ -180,15 +180,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         // a disabled vault's positions are never served: no replay for them
         if (v.visibility === 'disabled') continue;
         const base = ENABLED | VALUED | (v.visibility === 'hidden' ? HIDDEN : 0);
-        // (rows end, snapshot index) as one number: an end e > rowStart[p] names position p (its
-        // rows are the range that ends there), and a string key per position per request costs a hash
-        const key = e < 2 ** 32 && i < 2 ** 21 ? e * 2 ** 21 + i : `${e}|${i}`;
-        const hit = items.get(key);
-        if (hit) {
-          kept.set(p, hit);
-          continue;
-        }
-        misses.push({ p, e, now: s.ts[i]!, base, key });
+        misses.push({ p, e, now: s.ts[i]!, base });
         if (timelines.get(p) === undefined) replay.push(p);
       }
       if (replay.length === 0) {
@@ -215,7 +207,13 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       activityEnd: (w) => cut(x.activity, x.activityStart[w]!, x.activityStart[w + 1]!, t),
       ready,
       flags: (p) => kept.get(p)?.flags ?? 0,
-      bytes: (p) => kept.get(p)!.bytes,
+      bytes: (p) => {
+        const item = kept.get(p)!;
+        item.bytes ??= Buffer.from(item.json!);
+        return item.bytes;
+      },
+      // a list's items encoded at once (one buffer for the page, not one per item)
+      listBytes: (list) => Buffer.from(list.map((p) => kept.get(p)!.json).join(',')),
       skipped: (p) => kept.get(p)?.skipped,
     };
   }
@@ -265,6 +263,6 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
 
   return {
     at,
-    stats: () => ({ items: items.size, itemBytes: items.bytes, states, tasks, rowsReplayed }),
+    stats: () => ({ items: valued, itemBytes: valuedBytes, states, tasks, rowsReplayed }),
   };
 }
