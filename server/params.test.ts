@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { VaultdError } from '../common/errors.js';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { compileQuery, parsePlainQuery, parseQuery, parseReference, parseVaultId, QUERY_SCHEMAS, type QueryRoute } from './params.js';
+import {
+  canonicalInstant,
+  compileQuery,
+  parseInstant,
+  parseInstantUncached,
+  parsePlainQuery,
+  parseQuery,
+  parseReference,
+  parseVaultId,
+  QUERY_SCHEMAS,
+  type QueryRoute,
+} from './params.js';
 
 describe('parseQuery', () => {
   it('gives defaults and values, the same frozen answer for the same query, per route', () => {
@@ -236,6 +247,48 @@ describe('the compiled query parser', () => {
     expect(compiled('st%61rt=2026-03-01')).toBeUndefined();
     // a refused query leaves nothing behind for the next one
     expect(compiled('limit=7&order=desc')).toStrictEqual({ limit: 7, order: 'desc', granularity: 'day' });
+  });
+});
+
+describe('parseInstant of YYYY-MM-DDTHH:MM:SSZ (read by hand)', () => {
+  const two = (n: number) => String(n).padStart(2, '0');
+  it('answers what the regex and Date.parse path answers, for dates and times that exist and those that do not', () => {
+    const text = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 19 }),
+        fc.integer({ min: 0, max: 39 }),
+        fc.integer({ min: 0, max: 29 }),
+        fc.integer({ min: 0, max: 69 }),
+        fc.integer({ min: 0, max: 69 }),
+      )
+      .map(([y, mo, d, h, mi, s]) => `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(s)}Z`);
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(canonicalInstant(t)).toBe(parseInstantUncached(t));
+        expect(parseInstant(t)).toBe(parseInstantUncached(t));
+      }),
+      { numRuns: 20_000, seed: 32 },
+    );
+    // leap days and month ends either side of a century rule, and the epoch's edges
+    for (const t of [
+      '2000-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '2024-02-29T23:59:59Z',
+      '2026-04-31T00:00:00Z',
+      '1969-12-31T23:59:59Z',
+      '0000-01-01T00:00:00Z',
+    ]) {
+      expect(canonicalInstant(t)).toBe(parseInstantUncached(t));
+    }
+    expect(canonicalInstant('2026-03-01T00:00:00Z')).toBe(Date.parse('2026-03-01T00:00:00Z') / 1000);
+  });
+
+  it('leaves every other form to the general parser', () => {
+    for (const t of ['2026-03-01T00:00:00+01:00', '2026-03-01 00:00:00Z', '2026-03-01T00:00:0aZ', '2026-03-01T00:00:00z', '+02026-03-01T00:00Z']) {
+      expect(canonicalInstant(t.padEnd(20).slice(0, 20))).toBeUndefined();
+    }
+    expect(parseInstant('2026-03-01T01:00:00+01:00')).toBe(Date.parse('2026-03-01T00:00:00Z') / 1000);
   });
 });
 

@@ -166,11 +166,21 @@ export function createResponder(deps: ResponderDeps): Responder {
 
   /** A page of the snapshot: its wire form's header lines and the template of the chosen encoding. */
   const page: Responder['page'] = (x, p) => {
-    let wire = wires.get(p);
-    if (wire === undefined) wires.set(p, (wire = { page: p, compress: compressible(p), templates: {}, lines: [] }));
+    // a page of a view of the past holds its own wire form: a weak map's entry per short-lived
+    // page is an ephemeron every garbage collection walks
+    let wire = p.past ? (p.wire as PageWire | undefined) : wires.get(p);
+    if (wire === undefined) {
+      wire = { page: p, compress: compressible(p), templates: {}, lines: [] };
+      if (p.past) p.wire = wire;
+      else wires.set(p, wire);
+    }
     if (matchesEtag(x.req.ifNoneMatch, p.etag)) return reply(x, 304, pageLines(wire, 3, x.isV1), maxAge(x));
     const encoding = wire.compress ? choose(x.req.acceptEncoding, true) : 'identity';
     const e = encoding === 'identity' ? 0 : encoding === 'gzip' ? 1 : 2;
+    if (p.past && e === 0) {
+      // the same bytes as identityTemplate's, without a private copy of a page seldom sent twice
+      return reply(x, 200, pageLines(wire, 0, x.isV1), maxAge(x), null, [p.prefix, Buffer.from(x.requestId, 'latin1'), PAGE_SUFFIX]);
+    }
     return reply(x, 200, pageLines(wire, e, x.isV1), maxAge(x), wire.templates[encoding] ?? templateOf(wire, encoding));
   };
 
@@ -248,10 +258,9 @@ function pageLines(wire: PageWire, kind: number, v1: boolean): Buffer {
   const i = kind * 2 + (v1 ? 1 : 0);
   let lines = wire.lines[i];
   if (lines === undefined) {
-    const list: [string, string][] = [...EVERY_ANSWER, ['ETag', wire.page.etag], ['Vary', v1 ? VARY_V1 : 'Accept-Encoding']];
-    if (kind < 3) list.push(JSON_CONTENT);
-    if (kind === 1 || kind === 2) list.push(['Content-Encoding', ENCODINGS[kind]!]);
-    wire.lines[i] = lines = headerLines(list);
+    // headerLines of [...EVERY_ANSWER, ETag, Vary, Content-Type (not on a 304), Content-Encoding?], as text pieces
+    const text = `${EVERY_ANSWER_TEXT}\r\nETag: ${wire.page.etag}${v1 ? VARY_V1_TEXT : VARY_TEXT}${kind < 3 ? JSON_TEXT : ''}`;
+    wire.lines[i] = lines = Buffer.from(kind === 1 || kind === 2 ? `${text}\r\nContent-Encoding: ${ENCODINGS[kind]}` : text, 'latin1');
   }
   return lines;
 }

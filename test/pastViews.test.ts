@@ -2,7 +2,8 @@
 // instant are the pages of the world cut at that instant; a wallet's items are replayed on the
 // compute pool (a real piscina worker; the requests of one turn in one task), resumed from kept
 // replay states, and answer the same bytes from a warm cache as from a cold one, a mid-hour
-// instant after its hour was cached included; every cache stays within its bounds (counted).
+// instant after its hour was cached included; a position is replayed once (its timeline), any
+// later instant is valued from it without a task; every cache stays within its bounds (counted).
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,6 @@ import { snapshotAt } from '../engine/publish/asOfView.js';
 import { createBoundedCache } from '../engine/publish/boundedCache.js';
 import type { Snapshot } from '../engine/publish/buildSnapshot.js';
 import type { ReadModel } from '../engine/publish/index.js';
-import { REPLAY_STATES_PER_POSITION } from '../engine/publish/pastPositions.js';
 import { createReadModel, FULL_VIEWS_KEPT, PAST_VIEWS_KEPT, type ReadModelOptions } from '../engine/publish/readModel.js';
 import type { PastPositionsInput } from '../engine/positions/pastPositionsTask.js';
 import { tempDir, testCommon } from './helpers/common.js';
@@ -46,6 +46,11 @@ afterAll(async () => {
   await pool?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The wallets whose positions a task replays. */
+const taskWallets = (task: PastPositionsInput): string[] => [
+  ...new Set([...task.list].map((p) => snapshot.world.events.dict.wallets.values[snapshot.world.walletIndex.posWallet[p]!]!)),
+];
 
 /** A read model whose replays go to the pool, counting the tasks. */
 function onPool(): { model: ReadModel; tasks: PastPositionsInput[] } {
@@ -124,8 +129,15 @@ describe('wallet items at an instant', () => {
       expect(page.items).toBe((JSON.parse(body) as { items: string }).items);
     }
     expect(tasks).toHaveLength(1);
-    // only the wallet and its vaults cross to the worker (sparse lists)
-    expect(tasks[0]!.wallets.filter((a) => a !== undefined)).toEqual([wallet]);
+    // only the wallet's positions (and their vaults: a sparse list) cross to the worker
+    expect(taskWallets(tasks[0]!)).toEqual([wallet]);
+    expect(tasks[0]!.vaults.filter((v) => v !== undefined).length).toBeLessThanOrEqual(tasks[0]!.list.length);
+    // the timeline answers any other instant of the wallet, an hour or a year away, without a task
+    for (const u of [first, t - 37 * HOUR - 17, t + 5 * HOUR, last]) {
+      expect(model.at(u).walletReady(wallet)).toBeUndefined();
+      expect(await positionsAt(model, wallet, u)).toBe(await positionsAt(createReadModel(snapshot), wallet, u));
+    }
+    expect(tasks).toHaveLength(1);
     expect(model.pastStats().tasks).toBe(1);
   });
 
@@ -136,13 +148,13 @@ describe('wallet items at an instant', () => {
     expect(readies.every((r) => r instanceof Promise)).toBe(true);
     await Promise.all(readies);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]!.wallets.filter((a) => a !== undefined).sort()).toEqual(asks.map((a) => a.wallet).sort());
+    expect(taskWallets(tasks[0]!).sort()).toEqual(asks.map((a) => a.wallet).sort());
     // each wallet's answer is its own: what a cold model answers it alone
     for (const { wallet, t } of asks) expect(await positionsAt(model, wallet, t)).toBe(await positionsAt(createReadModel(snapshot), wallet, t));
     expect(tasks).toHaveLength(1);
   });
 
-  it('answer the same bytes from a warm cache (states resumed) as from a cold one, at any instants in any order', async () => {
+  it('answer the same bytes from a warm cache (timelines kept) as from a cold one, at any instants in any order', async () => {
     const warm = onPool();
     let coldRows = 0;
     await fc.assert(
@@ -161,8 +173,16 @@ describe('wallet items at an instant', () => {
       ),
       { numRuns: 15, seed: 34 },
     );
-    // the warm model resumed from kept states: it stepped fewer rows than the cold replays
+    // the warm model replayed each position at most once: fewer rows than the cold replays, and
+    // no more than the rows of the 6 wallets' positions
+    const x = snapshot.world.walletIndex;
+    let rows = 0;
+    for (const wallet of wallets.slice(0, 6)) {
+      const k = snapshot.world.events.dict.wallets.find(wallet);
+      for (let j = x.walletPosStart[k]!; j < x.walletPosStart[k + 1]!; j++) rows += x.rowStart[x.walletPos[j]! + 1]! - x.rowStart[x.walletPos[j]!]!;
+    }
     expect(warm.model.pastStats().rowsReplayed).toBeLessThan(coldRows);
+    expect(warm.model.pastStats().rowsReplayed).toBeLessThanOrEqual(rows);
   });
 
   it('a mid-hour instant after its hour was cached counts the rows of the partial hour', async () => {
@@ -198,16 +218,32 @@ describe('wallet items at an instant', () => {
 });
 
 describe('the caches of views of the past stay bounded', () => {
-  it('views, full views and replay states per position, counted', async () => {
+  it("keep a view from its instant's second ask (an instant asked once leaves nothing behind)", () => {
+    const model = createReadModel(snapshot);
+    const t = last - 5 * HOUR - 17;
+    const once = model.at(t);
+    expect(model.pastStats().views).toBe(0);
+    const twice = model.at(t);
+    expect(twice).not.toBe(once);
+    expect(model.pastStats().views).toBe(1);
+    expect(model.at(t)).toBe(twice);
+    // both answer alike
+    const id = [...snapshot.world.series.keys()][0]!;
+    expect(once.vault(id, 'detail')?.prefix.equals(twice.vault(id, 'detail')!.prefix)).toBe(true);
+  });
+
+  it('views, full views and timelines, counted', async () => {
     const { model } = onPool();
     const wallet = wallets[0]!;
     const span = last - first;
     const n = PAST_VIEWS_KEPT + 40;
     for (let k = 0; k < n; k++) {
       const t = first + Math.floor((span * (k + 1)) / n);
+      // an instant's view is kept from its second ask
+      await positionsAt(model, wallet, t);
       await positionsAt(model, wallet, t);
       // a whole-world route makes the full view at its instant
-      if (k % 8 === 0) model.at(t).vaultList({ includeHidden: true, after: null, limit: 1000 });
+      if (k % 2 === 0) model.at(t).vaultList({ includeHidden: true, after: null, limit: 1000 });
     }
     const s = model.pastStats();
     // past the bound the oldest 1/32 go at once
@@ -217,27 +253,35 @@ describe('the caches of views of the past stay bounded', () => {
     const x = snapshot.world.walletIndex;
     const k = snapshot.world.events.dict.wallets.find(wallet);
     const positions = x.walletPosStart[k + 1]! - x.walletPosStart[k]!;
+    // one timeline per position: a state per row of the wallet's positions at most
+    const rows = [...x.walletPos.subarray(x.walletPosStart[k]!, x.walletPosStart[k + 1]!)].reduce((n, p) => n + x.rowStart[p + 1]! - x.rowStart[p]!, 0);
+    expect(positions).toBeGreaterThan(0);
     expect(s.states).toBeGreaterThan(0);
-    expect(s.states).toBeLessThanOrEqual(positions * REPLAY_STATES_PER_POSITION);
+    expect(s.states).toBeLessThanOrEqual(rows);
+    // a position is replayed when first asked (one not listed at the first instants, later)
+    expect(s.tasks).toBeLessThanOrEqual(positions);
     // a view whose full view was released makes it again, with the same answers
     const t = first + Math.floor(span / n);
     const again = model.at(t).vaultList({ includeHidden: true, after: null, limit: 1000 });
     expect('page' in again && again.page.prefix.toString()).toBe(snapshotAt(snapshot, t).pages.get('/v1/vaults?include_hidden=true')!.prefix.toString());
   });
 
-  it('a bounded cache drops the least recently used past its entries or bytes, and says which', () => {
+  it('a bounded cache drops past its entries or bytes the oldest not used since put (second chance), and says which', () => {
     const dropped: string[] = [];
     const c = createBoundedCache<string, number>({ entries: 3, bytes: 100, evicted: (k) => dropped.push(k) });
     c.set('a', 1, 10);
     c.set('b', 2, 10);
     c.set('c', 3, 10);
-    expect(c.get('a')).toBe(1); // a is now the most recently used
+    expect(c.get('a')).toBe(1); // a is used: it goes to the back once instead of out
     c.set('d', 4, 10);
     expect(dropped).toEqual(['b']);
     expect(c.size).toBe(3);
-    c.set('e', 5, 85); // past the bytes: the oldest go until it fits
-    expect(dropped).toEqual(['b', 'c', 'a']);
-    expect([c.size, c.bytes]).toEqual([2, 95]);
+    c.set('e', 5, 85); // past the bytes: the oldest unused go until it fits (a's second chance was spent)
+    expect(dropped).toEqual(['b', 'c', 'd']);
+    expect([c.size, c.bytes, c.get('a')]).toEqual([2, 95, 1]);
+    // a value replaced under its key keeps its place and counts its new bytes
+    c.set('e', 6, 50);
+    expect([c.size, c.bytes, c.get('e'), dropped.length]).toEqual([2, 60, 6, 3]);
     c.set('f', 6, 101); // bigger than the whole budget: not kept, nothing dropped for it
     expect([c.size, c.get('f'), dropped.length]).toEqual([2, undefined, 3]);
     // a bigger one evicts the oldest 1/32 at once when full

@@ -1,103 +1,89 @@
-// A wallet's position items as of an instant (DESIGN §11.6), run on the compute pool: each
-// position's average-cost replay resumes from a state the read model kept (its rows up to some
-// earlier row) instead of from the wallet's first event, steps the rows up to the instant, and
-// is valued at its vault's latest snapshot by then. The states after the instant go back to be
-// kept. The replay reads the whole series and prices: rows at or before the instant only look up
-// snapshots and prices at or before their own time, so a cut world gives the same state.
+// A wallet's positions as of any instant (DESIGN §11.6), in two steps. The replay runs on the
+// compute pool: each position's average-cost state after EVERY one of its rows (its timeline),
+// once per position. The replay reads the whole series and prices: a row only looks up snapshots
+// and prices at or before its own time, so the state after a position's first e rows is the one
+// a world cut at any instant holding those rows gives. Valuing a state at an instant (its vault's
+// latest snapshot by then, "now" of DESIGN §4.8) is a few bigint products and no replay: pastItem
+// does it wherever the timeline is kept (the read model's thread), with the item format here.
 import { applyRow, createPositionState, foreignTokens, isPositionOpen, type PositionContext, type PositionState } from './replayPosition.js';
-import { positionMetrics } from './positionMetrics.js';
-import { contextOf, eventTableOf, OPEN, type PositionsShared, SKIPPED } from './positionItems.js';
-import { usdTable } from './usdPriceCache.js';
+import { metricsJson, type PositionBasis, positionMetrics } from './positionMetrics.js';
+import { contextOf, eventTableOf, OPEN, type PositionsShared, SKIPPED, type VaultInput } from './positionItems.js';
 
-/** A replay state as it crosses threads and is kept: without its price table (rebuilt from the context). */
+/** A replay state as it crosses threads and is kept: without its price table (valuing one never reads it). */
 export type PackedState = Omit<PositionState, 'usdTable'> & { usdTable: null };
 
-export interface PastPositionsInput extends PositionsShared {
+export interface PastPositionsInput extends Omit<PositionsShared, 'wallets'> {
   kind: 'pastPositions';
-  /** the positions to value */
+  /** the positions to replay, each over all of its rows */
   list: Int32Array;
-  /** per position: the row (in the wallet index) the replay resumes at, and the state before it (null: from the first row) */
-  from: Int32Array;
-  states: (PackedState | null)[];
-  /** per position: where its rows at or before the instant end */
-  ends: Int32Array;
-  /** per position: its vault's latest snapshot time at the instant ("now", DESIGN §4.8) */
-  nows: Float64Array;
 }
 
 export interface PastPositionsOutput {
   list: Int32Array;
-  json: Uint8Array;
-  offsets: Int32Array;
-  /** OPEN and SKIPPED bits (the vault's bits are the read model's) */
-  flags: Uint8Array;
-  skipped: [number, string][];
-  /** per position: the state after its rows up to `ends` (null: the kept state it was given, unchanged) */
-  states: (PackedState | null)[];
-}
-
-export function packState(st: PositionState): PackedState {
-  return { ...st, usdTable: null };
-}
-
-/** A kept state, ready to step on (its maps copied: a kept state is never changed). */
-export function unpackState(packed: PackedState, ctx: PositionContext): PositionState {
-  return {
-    ...packed,
-    openDeposits: packed.openDeposits && new Map(packed.openDeposits),
-    openRedeems: packed.openRedeems && new Map(packed.openRedeems),
-    usdTable: ctx.prices === undefined ? null : usdTable(ctx.prices),
-  };
+  /** per position of `list`: the state after each of its rows (entry r: after its first r + 1 rows) */
+  timelines: PackedState[][];
 }
 
 /** Pure: in a worker, or in-thread (tests, the in-thread pool). */
 export function computePastPositions(input: PastPositionsInput): PastPositionsOutput {
   const table = eventTableOf(input.events);
   const contexts = new Map<number, PositionContext | null>();
-  const { posWallet, posVault, rows: idx } = input.index;
-  const n = input.list.length;
-  const parts: string[] = new Array(n);
-  const offsets = new Int32Array(n + 1);
-  const flags = new Uint8Array(n);
-  const skipped: [number, string][] = [];
-  const states: (PackedState | null)[] = new Array(n);
-  let bytes = 0;
-  for (let k = 0; k < n; k++) {
+  const { posVault, rowStart, rows: idx } = input.index;
+  const timelines: PackedState[][] = new Array(input.list.length);
+  for (let k = 0; k < input.list.length; k++) {
     const p = input.list[k]!;
     const vi = posVault[p]!;
     const v = input.vaults[vi]!;
     let ctx = contexts.get(vi);
     if (ctx === undefined) contexts.set(vi, (ctx = contextOf(v)));
-    // the read model sends only positions of vaults with a snapshot by the instant
+    // the read model sends only positions of vaults with snapshots
     if (!ctx) throw new Error(`pastPositions: vault ${v.vault_id} has no series`);
-    const packed = input.states[k];
-    const from = input.from[k]!;
-    const to = input.ends[k]!;
-    // a kept state at the instant's rows is only valued (read, never changed): no copy, none sent back
-    const resumedAtEnd = packed !== null && packed !== undefined && from === to;
-    const st = resumedAtEnd ? (packed as PositionState) : packed ? unpackState(packed, ctx) : createPositionState(ctx);
-    if (!resumedAtEnd) {
-      const foreign = foreignTokens(table, ctx);
-      for (let r = from; r < to; r++) applyRow(st, table, idx[r]!, ctx, foreign);
+    const st = createPositionState(ctx);
+    const foreign = foreignTokens(table, ctx);
+    const line: PackedState[] = new Array(rowStart[p + 1]! - rowStart[p]!);
+    for (let r = rowStart[p]!; r < rowStart[p + 1]!; r++) {
+      applyRow(st, table, idx[r]!, ctx, foreign);
+      // a copy per row (the maps too: the next rows change the state in place)
+      line[r - rowStart[p]!] = {
+        ...st,
+        openDeposits: st.openDeposits && new Map(st.openDeposits),
+        openRedeems: st.openRedeems && new Map(st.openRedeems),
+        usdTable: null,
+      };
     }
-    let f = 0;
-    if (isPositionOpen(st)) f |= OPEN;
-    if (st.skipped > 0) {
-      f |= SKIPPED;
-      skipped.push([p, `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})`]);
-    }
-    const metrics = positionMetrics(st, ctx, input.nows[k]!);
-    const json = JSON.stringify({ vault_id: v.vault_id, wallet_address: input.wallets[posWallet[p]!]!, numeraire_token: v.numeraire, metrics });
-    parts[k] = json;
-    flags[k] = f;
-    offsets[k] = bytes;
-    bytes += Buffer.byteLength(json);
-    states[k] = resumedAtEnd ? null : packState(st);
+    timelines[k] = line;
   }
-  offsets[n] = bytes;
-  const buf = Buffer.from(parts.join(''));
-  // on its own ArrayBuffer, so a worker can transfer it
-  const json = new Uint8Array(new ArrayBuffer(buf.length));
-  json.set(buf);
-  return { list: input.list, json, offsets, flags, skipped, states };
+  return { list: input.list, timelines };
+}
+
+/** A position's item at an instant: its flags (OPEN, SKIPPED), the CORRUPT_ROWS_SKIPPED message, and its JSON (null when closed). */
+export interface PastItem {
+  flags: number;
+  json: string | null;
+  skipped?: string;
+}
+
+/**
+ * The JSON of a position's item up to its metrics: the item is
+ * `{vault_id, wallet_address, numeraire_token, metrics}` (positionItems.ts), so JSON.stringify
+ * of it is this text, the metrics' JSON and `}` (made once per position, not per instant).
+ */
+export function pastItemHead(v: VaultInput, wallet: string): string {
+  const text = JSON.stringify({ vault_id: v.vault_id, wallet_address: wallet, numeraire_token: v.numeraire, metrics: null });
+  return text.slice(0, -'null}'.length);
+}
+
+/**
+ * The item of a replayed state valued at `now` (its vault's latest snapshot time by the instant);
+ * `head`: pastItemHead; `basis`: the state's positionBasis (what no instant changes: the caller
+ * keeps it beside the state, which is valued at many instants). A closed position is not valued:
+ * nothing serves it (a list and the position route read only its flags).
+ */
+export function pastItem(st: PackedState, ctx: PositionContext, head: string, now: number, basis: (st: PositionState) => PositionBasis): PastItem {
+  const state = st as PositionState;
+  const open = isPositionOpen(state);
+  const flags = (open ? OPEN : 0) | (st.skipped === 0 ? 0 : SKIPPED);
+  const json = open ? `${head}${metricsJson(positionMetrics(state, ctx, now, basis(state)))}}` : null;
+  if (st.skipped === 0) return { flags, json };
+  return { flags, json, skipped: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` };
 }

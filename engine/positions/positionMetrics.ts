@@ -29,15 +29,50 @@ export function positionNow(ctx: PositionContext): number | null {
 }
 
 /**
+ * What positionMetrics publishes of a state that no instant changes: its rounded basis and
+ * realized amounts and their strings. A state valued at many instants (a timeline kept for
+ * views of the past, pastPositionsTask.ts) computes it once.
+ */
+export interface PositionBasis {
+  k: bigint;
+  usdShift: number;
+  realized: bigint;
+  realizedUsd: bigint | null;
+  shares_owned: string;
+  cost_basis: AmountPair;
+  pending_deposit_native: string;
+  pending_redeem_shares: string;
+  realized_pnl: AmountPair;
+}
+
+export function positionBasis(st: PositionState): PositionBasis {
+  const d = st.decimals;
+  const { k, usdShift, cost, realized, costUsd, realizedUsd } = basisParts(st);
+  const u = (x: bigint | null) => (x === null ? null : formatUnits(x, USD_DECIMALS));
+  return {
+    k,
+    usdShift,
+    realized,
+    realizedUsd,
+    shares_owned: formatUnits(st.shares, SHARE_DECIMALS),
+    cost_basis: { native: formatUnits(cost, d), usd: u(costUsd) },
+    pending_deposit_native: formatUnits(st.pendingDepositAssets, d),
+    pending_redeem_shares: formatUnits(st.pendingRedeemShares, SHARE_DECIMALS),
+    realized_pnl: { native: formatUnits(realized, d), usd: u(realizedUsd) },
+  };
+}
+
+/**
  * The position's metrics valued at `now` (the vault's latest snapshot for the current
  * position, a grid instant for a timeseries point): unit price and USD price as of `now`.
+ * `b`: the state's positionBasis, when already made.
  */
-export function positionMetrics(st: PositionState, ctx: PositionContext, now: number): PositionMetrics {
+export function positionMetrics(st: PositionState, ctx: PositionContext, now: number, b: PositionBasis = positionBasis(st)): PositionMetrics {
   const d = st.decimals;
   const fine = st.fine;
   // (S+Pr)·unit_price is in 10^-36 tokens; × 10^(d + fine − 36) brings it to the state's fixed point.
   const lift = pow10(d + st.fineDigits - 36);
-  const { k, usdShift, cost, realized, costUsd, realizedUsd } = basisParts(st);
+  const { k, usdShift, realized, realizedUsd } = b;
 
   const up = unitPriceAt(ctx.series, now);
   const j = usdIndexAt(ctx.prices, now);
@@ -71,16 +106,16 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
   }
 
   return {
-    shares_owned: formatUnits(st.shares, SHARE_DECIMALS),
+    shares_owned: b.shares_owned,
     value: { native: n(value), usd: spot === null ? null : u(halfEven(value * spot, spotShift)) },
-    cost_basis: { native: n(cost), usd: u(costUsd) },
+    cost_basis: b.cost_basis,
     pending_deposit_assets: {
-      native: n(st.pendingDepositAssets),
+      native: b.pending_deposit_native,
       usd: spot === null ? null : u(halfEven(st.pendingDepositAssets * spot, spotShift)),
     },
-    pending_redeem_shares: formatUnits(st.pendingRedeemShares, SHARE_DECIMALS),
+    pending_redeem_shares: b.pending_redeem_shares,
     pnl: {
-      realized: { native: n(realized), usd: u(realizedUsd) },
+      realized: b.realized_pnl,
       unrealized: { native: n(unrealized), usd: u(unrealizedUsd) },
       // the exact sum of the two published (already rounded) parts, DESIGN §4.4
       total: {
@@ -91,6 +126,17 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
     roi_pct: { native: roi, usd: roiUsd },
   };
 }
+
+/**
+ * JSON.stringify(m), written by template (a view of the past values a position per request:
+ * JSON.stringify of the nested object was the largest part of it). The strings are decimal
+ * amounts (digits, a sign, a point: nothing JSON escapes) and the numbers finite or null.
+ */
+export function metricsJson(m: PositionMetrics): string {
+  return `{"shares_owned":"${m.shares_owned}","value":${pairJson(m.value)},"cost_basis":${pairJson(m.cost_basis)},"pending_deposit_assets":${pairJson(m.pending_deposit_assets)},"pending_redeem_shares":"${m.pending_redeem_shares}","pnl":{"realized":${pairJson(m.pnl.realized)},"unrealized":${pairJson(m.pnl.unrealized)},"total":${pairJson(m.pnl.total)}},"roi_pct":{"native":${m.roi_pct.native},"usd":${m.roi_pct.usd}}}`;
+}
+
+const pairJson = (p: AmountPair): string => `{"native":"${p.native}","usd":${p.usd === null ? 'null' : `"${p.usd}"`}}`;
 
 /** The basis and realized amounts of a state, rounded as published (native toward zero, USD half-even). */
 function basisParts(st: PositionState) {
@@ -115,18 +161,8 @@ function basisParts(st: PositionState) {
  * Nothing else is valued (a batch recompute writes the table and serves nothing).
  */
 export function positionColumns(st: PositionState): [string, string, string | null, string, string | null, string, string] {
-  const b = basisParts(st);
-  const d = st.decimals;
-  const u = (x: bigint | null) => (x === null ? null : formatUnits(x, USD_DECIMALS));
-  return [
-    formatUnits(st.shares, SHARE_DECIMALS),
-    formatUnits(b.cost, d),
-    u(b.costUsd),
-    formatUnits(b.realized, d),
-    u(b.realizedUsd),
-    formatUnits(st.pendingDepositAssets, d),
-    formatUnits(st.pendingRedeemShares, SHARE_DECIMALS),
-  ];
+  const b = positionBasis(st);
+  return [b.shares_owned, b.cost_basis.native, b.cost_basis.usd, b.realized_pnl.native, b.realized_pnl.usd, b.pending_deposit_native, b.pending_redeem_shares];
 }
 
 function finiteOrNull(x: number): number | null {

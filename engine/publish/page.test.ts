@@ -1,8 +1,10 @@
 // PageMap (engine/publish/page.ts): a snapshot's pages are serialized on first use, once, and
-// are the pages an eager build gives, in the order they were defined.
+// are the pages an eager build gives, in the order they were defined. A view of the past's page
+// built from byte ranges (buildAsOfPage) is buildPageOf's page of the same text, byte for byte.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPage, metaText, PageMap, type Page, WindowMeta } from './page.js';
+import { isoSeconds } from '../../model/format/numbers.js';
+import { asOfFrame, buildAsOfPage, buildPage, buildPageOf, metaText, PageMap, type Page, WindowMeta } from './page.js';
 
 const AT = '2026-06-01T00:00:00Z';
 
@@ -55,6 +57,38 @@ describe('WindowMeta', () => {
         expect(metaText(meta, AT, asOf)).toBe(metaText(plain, AT, asOf));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('buildAsOfPage', () => {
+  it('is buildPageOf of the ranges joined: prefix and ETag, any data text (non-ASCII too), cut anywhere, any instants', () => {
+    const instant = fc.integer({ min: 0, max: 4_102_444_800 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.nat(8),
+        instant,
+        instant,
+        (data, cuts, pad, r, t) => {
+          const refreshedAt = isoSeconds(r);
+          const asOf = isoSeconds(t);
+          const text = JSON.stringify(data);
+          // cut between code points (a range is a whole string: a vault's frame, a snapshot's metrics), each inside a larger buffer
+          const points = Array.from(text);
+          const at = [...new Set(cuts.map((c) => c % (points.length + 1)))].sort((a, b) => a - b);
+          const ranges = [0, ...at].map((from, k) => {
+            const piece = Buffer.from(points.slice(from, k < at.length ? at[k] : points.length).join(''));
+            return [Buffer.concat([Buffer.alloc(pad, 0x78), piece, Buffer.alloc(pad, 0x79)]), pad, pad + piece.length] as const;
+          });
+          const got = buildAsOfPage(asOfFrame(refreshedAt), ranges, asOf);
+          const want = buildPageOf(text, null, refreshedAt, asOf);
+          expect(got.prefix.equals(want.prefix)).toBe(true);
+          expect(got.etag).toBe(want.etag);
+        },
+      ),
+      { numRuns: 300, seed: 34 },
     );
   });
 });

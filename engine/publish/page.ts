@@ -11,6 +11,13 @@ export interface Page {
   prefix: Buffer;
   /** strong ETag of the body without its request id (DESIGN §5.6) */
   etag: string;
+  /**
+   * Set on a page of a view of the past (pastView.ts): many, made per instant asked for and
+   * short-lived. The server keeps such a page's wire form on it (`wire`) rather than in its map
+   * of the snapshot's pages, and sends its identity body as parts (no private copy per page).
+   */
+  past?: true;
+  wire?: object;
 }
 
 export interface ListMeta {
@@ -71,6 +78,43 @@ export function buildPage(data: unknown, meta: Partial<ListMeta> | null, refresh
 /** buildPage of data already serialized (a view of the past reuses one vault's data JSON under many instants' envelopes). */
 export function buildPageOf(dataJson: string, meta: Partial<ListMeta> | null, refreshedAt: string, asOf: string | null = null): Page {
   const prefix = Buffer.from(`{"data":${dataJson},"meta":${metaText(meta, refreshedAt, asOf)},"request_id":"`);
+  return { prefix, etag: etagOf(prefix) };
+}
+
+/**
+ * The bytes of buildPageOf(data, null, refreshedAt, asOf) around `data` and `asOf`: a view of
+ * the past makes a page per instant asked for (DESIGN §11.6), so it copies prepared bytes instead
+ * of joining strings and encoding them. Cut out of buildPageOf's own output: one format.
+ */
+export interface AsOfFrame {
+  /** `{"data":` */
+  open: Buffer;
+  /** from after the data to the as_of's opening quote */
+  mid: Buffer;
+  /** from the as_of's closing quote to the request-id slot */
+  close: Buffer;
+}
+
+export function asOfFrame(refreshedAt: string): AsOfFrame {
+  const text = buildPageOf('null', null, refreshedAt, '@').prefix.toString();
+  const data = text.indexOf('null');
+  const at = text.indexOf('"as_of":"@"') + '"as_of":"'.length;
+  return { open: Buffer.from(text.slice(0, data)), mid: Buffer.from(text.slice(data + 4, at)), close: Buffer.from(text.slice(at + 1)) };
+}
+
+/**
+ * buildPageOf(the text of `data` joined, null, refreshedAt, asOf); `asOf` as isoSeconds writes it
+ * (ASCII that JSON does not escape). `data` is byte ranges: [buffer, start, end] each.
+ */
+export function buildAsOfPage(frame: AsOfFrame, data: readonly (readonly [Buffer, number, number])[], asOf: string): Page {
+  let n = frame.open.length + frame.mid.length + asOf.length + frame.close.length;
+  for (const [, from, to] of data) n += to - from;
+  const prefix = Buffer.allocUnsafe(n);
+  let at = frame.open.copy(prefix, 0);
+  for (const [b, from, to] of data) at += b.copy(prefix, at, from, to);
+  at += frame.mid.copy(prefix, at);
+  at += prefix.write(asOf, at, 'latin1');
+  frame.close.copy(prefix, at);
   return { prefix, etag: etagOf(prefix) };
 }
 

@@ -1,27 +1,32 @@
-// Where a view of the past (as_of, DESIGN §11.6) finds a wallet's position items: replayed on
-// the compute pool for the positions a request names, never on the serving thread, and kept.
-// An item is a function of (position, rows by the instant, its vault's snapshot index by the
-// instant): the hour fixes the index, the instant's rows the rest, so an item kept for one
-// instant answers every instant of that hour with the same rows (a mid-hour instant after a
-// row of that hour has another row count, hence its own item). The replay states behind the
-// items are kept too, by (position, rows): a later instant resumes from the nearest earlier
-// state instead of from the position's first row. Both caches are bounded.
+// Where a view of the past (as_of, DESIGN §11.6) finds a wallet's position items. A position's
+// replay runs once, on the compute pool, over all of its rows: its timeline, the state after
+// each row, is kept (by position: a wallet's positions are its (wallet, vault) pairs). An
+// instant is then a binary search for the rows at or before it and a valuation of that state at
+// its vault's snapshot by then (pastItem: a few bigint products, no replay), here. A view keeps
+// the items it valued (an instant asked again while its view is kept is a lookup); no cache of
+// items outlives the views: random instants rarely repeat, and a big cache of them turned over
+// faster than the garbage collector liked. The timelines' cache is bounded.
 import type { World } from '../../model/world.js';
-import { ENABLED, eventColumns, HIDDEN, type PositionsShared, SKIPPED, VALUED, vaultInputOf, walletIndexColumns } from '../positions/positionItems.js';
-import type { PackedState, PastPositionsInput, PastPositionsOutput } from '../positions/pastPositionsTask.js';
-import { computePastPositions } from '../positions/pastPositionsTask.js';
+import { contextOf, ENABLED, eventColumns, HIDDEN, type PositionsShared, VALUED, vaultInputOf, walletIndexColumns } from '../positions/positionItems.js';
+import { type PositionBasis, positionBasis } from '../positions/positionMetrics.js';
+import type { PositionContext } from '../positions/replayPosition.js';
+import {
+  computePastPositions,
+  type PackedState,
+  type PastPositionsInput,
+  type PastPositionsOutput,
+  pastItem,
+  pastItemHead,
+} from '../positions/pastPositionsTask.js';
+import { asOfIndex } from '../series/asOf.js';
 import { createBoundedCache } from './boundedCache.js';
 import type { PositionSource } from './positionSource.js';
-import { asOfIndex } from '../series/asOf.js';
 
-/** Items kept per snapshot, by (position, rows, snapshot index): entries and bytes. */
-export const PAST_ITEMS_KEPT = 65_536;
-export const PAST_ITEMS_BYTES = 32 * 1024 * 1024;
-/** Replay states kept per snapshot, and per position at most (the closest pair is thinned first). */
-export const REPLAY_STATES_KEPT = 16_384;
-export const REPLAY_STATES_PER_POSITION = 32;
+/** Positions whose timeline is kept per snapshot, and the states they may hold in all (~0.5 KB each). */
+export const TIMELINES_KEPT = 16_384;
+export const TIMELINE_STATES_KEPT = 131_072;
 
-/** Positions valued by one pool task at most (the misses of one turn beyond it go in another). */
+/** Positions replayed by one pool task at most (the misses of one turn beyond it go in another). */
 export const BATCH_POSITIONS = 512;
 
 interface Miss {
@@ -31,27 +36,38 @@ interface Miss {
   now: number;
   /** the vault's flag bits */
   base: number;
-  key: number | string;
 }
 
-/** The misses of one turn, sent as one task once `go` is called (at the turn's end, or when full). */
+/** The positions to replay asked for in one turn, sent as one task once `go` is called (at the turn's end, or when full). */
 interface Batch {
-  wallets: number[];
-  misses: Miss[];
-  out: Promise<PastPositionsOutput>;
+  list: number[];
+  named: Set<number>;
+  /** the timelines of the batch's positions, once replayed */
+  timelines: Promise<Map<number, Timeline>>;
   go: () => void;
 }
 
+/** A position's timeline, its states' bases (made at a state's first valuation) and its item JSON up to the metrics (at its first). */
+interface Timeline {
+  line: PackedState[];
+  bases: (PositionBasis | undefined)[];
+  head: string | null;
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
 interface Item {
   flags: number;
-  bytes: Buffer;
+  /** the item's JSON (null: a closed position, never served) and its bytes once asked for */
+  json: string | null;
+  bytes: Buffer | null;
   skipped?: string;
 }
 
 export interface PastPositions {
   /** the position source of the view at instant `at` (its items kept by the view once ready) */
   at(t: number): PositionSource;
-  /** counts (tests: the caches stay bounded; tasks are the replays sent to `run`) */
+  /** counts (tests: the caches stay bounded; items and their bytes are the valuations made, tasks the replays sent to `run`, states the timelines' states kept) */
   stats(): { items: number; itemBytes: number; states: number; tasks: number; rowsReplayed: number };
 }
 
@@ -63,12 +79,48 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   const x = world.walletIndex;
   const ev = world.events;
   const vaultIds = ev.dict.vaults.values;
-  const items = createBoundedCache<number | string, Item>({ entries: PAST_ITEMS_KEPT, bytes: PAST_ITEMS_BYTES });
-  const states = createStateStore();
-  let shared: Omit<PositionsShared, 'vaults' | 'wallets'> | null = null;
+  let valued = 0;
+  let valuedBytes = 0;
+  let states = 0;
+  const timelines = createBoundedCache<number, Timeline>({
+    entries: TIMELINES_KEPT,
+    bytes: TIMELINE_STATES_KEPT,
+    evicted: (_p, tl) => {
+      states -= tl.line.length;
+    },
+  });
+  let shared: Omit<PastPositionsInput, 'kind' | 'list' | 'vaults'> | null = null;
   const vaultInputs = new Map<number, PositionsShared['vaults'][number]>();
+  const contexts = new Map<number, PositionContext>();
   let tasks = 0;
   let rowsReplayed = 0;
+  // each vault's row and series by its index in the events' dictionary (no lookup by id per position per request)
+  const vaultRows = vaultIds.map((id) => world.vaults.get(id));
+  const vaultSeries = vaultIds.map((id) => world.series.get(id));
+
+  const vaultInput = (vi: number) => {
+    let input = vaultInputs.get(vi);
+    if (input === undefined) vaultInputs.set(vi, (input = vaultInputOf(world, vaultIds[vi]!)));
+    return input!;
+  };
+  const contextAt = (vi: number): PositionContext => {
+    let ctx = contexts.get(vi);
+    if (ctx === undefined) contexts.set(vi, (ctx = contextOf(vaultInput(vi))!));
+    return ctx;
+  };
+  const keepTimelines = (out: PastPositionsOutput): Map<number, Timeline> => {
+    const got = new Map<number, Timeline>();
+    out.list.forEach((p, k) => {
+      const tl: Timeline = { line: out.timelines[k]!, bases: [], head: null };
+      got.set(p, tl);
+      // states are the budget's unit; one timeline past the whole budget is used, not kept
+      if (timelines.get(p) === undefined && tl.line.length <= TIMELINE_STATES_KEPT) {
+        states += tl.line.length;
+        timelines.set(p, tl, tl.line.length);
+      }
+    });
+    return got;
+  };
 
   /** The end of [from, to) of row indexes (ascending block_timestamp) holding rows at or before `t`. */
   const cut = (idx: Int32Array, from: number, to: number, t: number): number => {
@@ -93,57 +145,55 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       return e;
     };
 
+    /** Values the misses of wallet w from their positions' timelines (this thread: no replay). */
+    const value = (w: number, misses: Miss[], got: Map<number, Timeline> | null) => {
+      for (const m of misses) {
+        const tl = (got?.get(m.p) ?? timelines.get(m.p))!;
+        const vi = x.posVault[m.p]!;
+        tl.head ??= pastItemHead(vaultInput(vi), ev.dict.wallets.values[w]!);
+        const r = m.e - x.rowStart[m.p]! - 1;
+        const it = pastItem(tl.line[r]!, contextAt(vi), tl.head, m.now, (st) => (tl.bases[r] ??= positionBasis(st)));
+        valued++;
+        valuedBytes += it.json === null ? 0 : it.json.length;
+        kept.set(m.p, { flags: m.base | it.flags, json: it.json, bytes: it.json === null ? NO_BYTES : null, skipped: it.skipped });
+      }
+      done.add(w);
+    };
+
     function ready(w: number): undefined | Promise<void> {
       if (done.has(w)) return undefined;
       const pending = running.get(w);
       if (pending) return pending;
       const misses: Miss[] = [];
+      const replay: number[] = [];
       for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
         const p = x.walletPos[k]!;
         const e = rowsEnd(p);
         // no rows by then, or a vault that is not listed by then: not a position of the view (flags 0)
         if (e === x.rowStart[p]) continue;
-        const vaultId = vaultIds[x.posVault[p]!]!;
-        const v = world.vaults.get(vaultId);
-        const s = world.series.get(vaultId);
+        const vi = x.posVault[p]!;
+        const v = vaultRows[vi];
+        const s = vaultSeries[vi];
         if (!v || !s) continue;
         const i = asOfIndex(s.ts, s.length, t);
         if (i < 0) continue;
         // a disabled vault's positions are never served: no replay for them
         if (v.visibility === 'disabled') continue;
         const base = ENABLED | VALUED | (v.visibility === 'hidden' ? HIDDEN : 0);
-        // (rows end, snapshot index) as one number: an end e > rowStart[p] names position p (its
-        // rows are the range that ends there), and a string key per position per request costs a hash
-        const key = e < 2 ** 32 && i < 2 ** 21 ? e * 2 ** 21 + i : `${e}|${i}`;
-        const hit = items.get(key);
-        if (hit) kept.set(p, hit);
-        else misses.push({ p, e, now: s.ts[i]!, base, key });
+        misses.push({ p, e, now: s.ts[i]!, base });
+        if (timelines.get(p) === undefined) replay.push(p);
       }
-      if (misses.length === 0) {
-        done.add(w);
+      if (replay.length === 0) {
+        value(w, misses, null);
         return undefined;
       }
-      const keep = ({ out, at }: { out: PastPositionsOutput; at: number }) => {
-        const json = Buffer.from(out.json.buffer, out.json.byteOffset, out.json.byteLength);
-        misses.forEach((m, j) => {
-          const k = at + j;
-          // a copy: a kept slice would hold the whole task's output alive past the byte budget
-          const bytes = Buffer.from(json.subarray(out.offsets[k]!, out.offsets[k + 1]!));
-          const msg = out.flags[k]! & SKIPPED ? out.skipped.find(([p]) => p === m.p)?.[1] : undefined;
-          const item: Item = { flags: m.base | out.flags[k]!, bytes, ...(msg !== undefined ? { skipped: msg } : {}) };
-          items.set(m.key, item, bytes.length + 64);
-          kept.set(m.p, item);
-          const st = out.states[k];
-          if (st) states.put(m.p, m.e, st);
-        });
-        done.add(w);
-      };
       if (!run) {
         tasks++;
-        keep({ out: computePastPositions(replayTask([w], misses)), at: 0 });
+        const got = keepTimelines(computePastPositions(replayTask(replay)));
+        value(w, misses, got);
         return undefined;
       }
-      const promise = enqueue(run, w, misses).then(keep);
+      const promise = enqueue(run, replay).then((got) => value(w, misses, got));
       running.set(w, promise);
       promise.then(
         () => running.delete(w),
@@ -157,16 +207,22 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       activityEnd: (w) => cut(x.activity, x.activityStart[w]!, x.activityStart[w + 1]!, t),
       ready,
       flags: (p) => kept.get(p)?.flags ?? 0,
-      bytes: (p) => kept.get(p)!.bytes,
+      bytes: (p) => {
+        const item = kept.get(p)!;
+        item.bytes ??= Buffer.from(item.json!);
+        return item.bytes;
+      },
+      // a list's items encoded at once (one buffer for the page, not one per item)
+      listBytes: (list) => Buffer.from(list.map((p) => kept.get(p)!.json).join(',')),
       skipped: (p) => kept.get(p)?.skipped,
     };
   }
 
-  // Misses asked for in one turn of the event loop (the requests of one read of the sockets)
-  // share one pool task: a round trip to a worker costs more than valuing a wallet's positions.
+  // Positions to replay asked for in one turn of the event loop (the requests of one read of the
+  // sockets) share one pool task: a round trip to a worker costs more than a position's replay.
   let batch: Batch | null = null;
-  function enqueue(runTask: NonNullable<typeof run>, w: number, misses: Miss[]): Promise<{ out: PastPositionsOutput; at: number }> {
-    if (batch && batch.misses.length + misses.length > BATCH_POSITIONS) {
+  function enqueue(runTask: NonNullable<typeof run>, list: number[]): Promise<Map<number, Timeline>> {
+    if (batch && batch.list.length + list.length > BATCH_POSITIONS) {
       batch.go();
       batch = null;
     }
@@ -176,10 +232,10 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       const started = new Promise<void>((resolve) => {
         go = resolve;
       });
-      const fresh: Batch = { wallets: [], misses: [], out: null as unknown as Promise<PastPositionsOutput>, go };
-      fresh.out = started.then(() => {
+      const fresh: Batch = { list: [], named: new Set(), timelines: null as unknown as Batch['timelines'], go };
+      fresh.timelines = started.then(() => {
         tasks++;
-        return runTask(replayTask(fresh.wallets, fresh.misses));
+        return runTask(replayTask(fresh.list)).then(keepTimelines);
       });
       batch = b = fresh;
       setImmediate(() => {
@@ -187,93 +243,26 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         fresh.go();
       });
     }
-    const at = b.misses.length;
-    b.wallets.push(w);
-    b.misses.push(...misses);
-    return b.out.then((out) => ({ out, at }));
+    // each position of the batch is named once (two views of one turn may ask for the same wallet)
+    for (const p of list) if (!b.named.has(p)) b.named.add(p), b.list.push(p);
+    return b.timelines;
   }
 
-  /** The task of wallets' missing items: each position resumes at its nearest kept state. */
-  function replayTask(ws: number[], misses: Miss[]): PastPositionsInput {
+  /** The task replaying `list`'s positions over all their rows. */
+  function replayTask(list: number[]): PastPositionsInput {
     shared ??= { events: eventColumns(world), index: walletIndexColumns(world) };
-    // only the vaults and the wallet the task names cross (sparse arrays: the items name them by index)
+    // only the vaults the positions are in cross (a sparse array: the task names them by index)
     const vaults: PositionsShared['vaults'] = [];
-    const n = misses.length;
-    const from = new Int32Array(n);
-    const list = new Int32Array(n);
-    const ends = new Int32Array(n);
-    const nows = new Float64Array(n);
-    const packed: (PackedState | null)[] = new Array(n);
-    misses.forEach((m, k) => {
-      const vi = x.posVault[m.p]!;
-      let input = vaultInputs.get(vi);
-      if (input === undefined) vaultInputs.set(vi, (input = vaultInputOf(world, vaultIds[vi]!)));
-      vaults[vi] = input;
-      const resume = states.best(m.p, m.e);
-      list[k] = m.p;
-      ends[k] = m.e;
-      nows[k] = m.now;
-      from[k] = resume ? resume.e : x.rowStart[m.p]!;
-      packed[k] = resume ? resume.state : null;
-      rowsReplayed += m.e - from[k]!;
-    });
-    const wallets: string[] = [];
-    for (const w of ws) wallets[w] = ev.dict.wallets.values[w]!;
-    return { kind: 'pastPositions', ...shared, vaults, wallets, list, from, states: packed, ends, nows };
+    for (const p of list) {
+      const vi = x.posVault[p]!;
+      vaults[vi] = vaultInput(vi);
+      rowsReplayed += x.rowStart[p + 1]! - x.rowStart[p]!;
+    }
+    return { kind: 'pastPositions', ...shared, vaults, list: Int32Array.from(list) };
   }
 
   return {
     at,
-    stats: () => ({ items: items.size, itemBytes: items.bytes, states: states.size(), tasks, rowsReplayed }),
-  };
-}
-
-/**
- * Replay states by position, each position's sorted by rows replayed; positions least recently
- * used go first past REPLAY_STATES_KEPT, and a position past REPLAY_STATES_PER_POSITION loses the
- * state closest to the one before it (the states stay spread over its rows).
- */
-function createStateStore() {
-  const byPosition = new Map<number, { ends: number[]; states: PackedState[] }>();
-  let count = 0;
-  return {
-    best(p: number, e: number): { e: number; state: PackedState } | null {
-      const entry = byPosition.get(p);
-      if (!entry) return null;
-      byPosition.delete(p);
-      byPosition.set(p, entry);
-      // the last kept end at or before e
-      let lo = 0;
-      let hi = entry.ends.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (entry.ends[mid]! <= e) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo === 0 ? null : { e: entry.ends[lo - 1]!, state: entry.states[lo - 1]! };
-    },
-    put(p: number, e: number, state: PackedState): void {
-      let entry = byPosition.get(p);
-      if (!entry) byPosition.set(p, (entry = { ends: [], states: [] }));
-      let j = 0;
-      while (j < entry.ends.length && entry.ends[j]! < e) j++;
-      if (entry.ends[j] === e) return;
-      entry.ends.splice(j, 0, e);
-      entry.states.splice(j, 0, state);
-      count++;
-      if (entry.ends.length > REPLAY_STATES_PER_POSITION) {
-        let drop = 1;
-        for (let k = 2; k < entry.ends.length; k++) if (entry.ends[k]! - entry.ends[k - 1]! < entry.ends[drop]! - entry.ends[drop - 1]!) drop = k;
-        entry.ends.splice(drop, 1);
-        entry.states.splice(drop, 1);
-        count--;
-      }
-      for (const [q, other] of byPosition) {
-        if (count <= REPLAY_STATES_KEPT) break;
-        byPosition.delete(q);
-        count -= other.ends.length;
-      }
-    },
-    size: () => count,
+    stats: () => ({ items: valued, itemBytes: valuedBytes, states, tasks, rowsReplayed }),
   };
 }

@@ -10,19 +10,23 @@ import type { VaultRow } from '../../model/rows.js';
 import { indexRegistry, vaultDefinition, vaultDetail } from '../metrics/vaultDetail.js';
 import { metricsAt, type VaultMetrics } from '../metrics/vaultPoint.js';
 import { createBoundedCache } from './boundedCache.js';
+import { type AsOfFrame, buildAsOfPage, type Page } from './page.js';
 import { asOfIndex } from '../series/asOf.js';
 
 /** Snapshots whose metrics JSON is made at once (a block costs ~0.2 ms of the serving thread). */
 export const METRICS_BLOCK = 64;
 /** Blocks of metrics JSON kept per snapshot: entries and bytes. */
 export const PAST_DETAILS_KEPT = 4096;
-export const PAST_DETAILS_BYTES = 48 * 1024 * 1024;
+/** (~0.5 KB a snapshot: 64 MB hold ~2,000 vault-months of hourly metrics, the working set of an audit over a catalogue) */
+export const PAST_DETAILS_BYTES = 64 * 1024 * 1024;
 
 export interface PastVaults {
   /** the vault's snapshot index at `t` (−1: not listed yet), or null when unknown or disabled */
   indexAt(vaultId: string, t: number): number | null;
   /** the detail's data JSON at `t`; undefined when the vault is unknown, disabled or not listed by then */
   detail(vaultId: string, t: number): string | undefined;
+  /** the detail's page at `t` echoing `asOf` (buildPageOf of detail's JSON), copied from prepared bytes; undefined as detail */
+  detailPage(vaultId: string, t: number, asOf: string, frame: AsOfFrame): Page | undefined;
   definition(vaultId: string, t: number): string | undefined;
   allocations(vaultId: string, t: number): string | undefined;
   /** the slug's deployments at `t`, as the list's data JSON and count; undefined when none is listed */
@@ -33,10 +37,25 @@ export interface PastVaults {
 
 const METRICS_SLOT = '"metrics":null';
 
+/** A vault's detail around its metrics, as text and as bytes. */
+interface Frame {
+  head: string;
+  tail: string;
+  headBytes: Buffer;
+  tailBytes: Buffer;
+}
+
+/** The metrics JSON of a block of snapshots from `from`: one buffer, each snapshot's metrics a range of it. */
+interface Block {
+  from: number;
+  bytes: Buffer;
+  offsets: Int32Array;
+}
+
 /** `world`: the published (latest) world; `now`: its publish time (an allocation's as_of without snapshots). */
 export function createPastVaults(world: World, now: number): PastVaults {
   const idx = indexRegistry(world.registry);
-  const details = createBoundedCache<number, string[]>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
+  const details = createBoundedCache<number, Block>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
 
   /** the vault's snapshot index at t, −1 before its first one; null: unknown or disabled */
   function indexAt(vaultId: string, t: number): number | null {
@@ -46,15 +65,17 @@ export function createPastVaults(world: World, now: number): PastVaults {
     return s ? asOfIndex(s.ts, s.length, t) : -1;
   }
 
-  // each vault's detail JSON around its metrics, serialized once: only the metrics are per instant
-  const frames = new Map<string, [string, string]>();
-  const frameOf = (v: VaultRow): [string, string] => {
+  // each vault's detail JSON around its metrics, serialized once (as text and bytes): only the metrics are per instant
+  const frames = new Map<string, Frame>();
+  const frameOf = (v: VaultRow): Frame => {
     let f = frames.get(v.vault_id);
     if (!f) {
       const text = JSON.stringify(vaultDetail(v, null as unknown as VaultMetrics, idx));
       // "metrics" is a key of the detail only (a string value would have its quotes escaped)
       const at = text.indexOf(METRICS_SLOT);
-      frames.set(v.vault_id, (f = [text.slice(0, at + METRICS_SLOT.length - 4), text.slice(at + METRICS_SLOT.length)]));
+      const head = text.slice(0, at + METRICS_SLOT.length - 4);
+      const tail = text.slice(at + METRICS_SLOT.length);
+      frames.set(v.vault_id, (f = { head, tail, headBytes: Buffer.from(head), tailBytes: Buffer.from(tail) }));
     }
     return f;
   };
@@ -62,8 +83,9 @@ export function createPastVaults(world: World, now: number): PastVaults {
   // The metrics JSON of every snapshot of a block of METRICS_BLOCK, made when one of them is
   // first asked for and kept by (vault ordinal, block) as numbers (a string key per request
   // costs a flatten and a hash): the vault's serialized metrics series, built as instants ask.
+  // As bytes: a page per instant copies a range of them (no string joined and encoded per request).
   const ordinals = new Map<string, number>();
-  function detailAt(v: VaultRow, i: number): string {
+  function blockOf(v: VaultRow, i: number): Block {
     let ord = ordinals.get(v.vault_id);
     if (ord === undefined) ordinals.set(v.vault_id, (ord = ordinals.size));
     const b = Math.floor(i / METRICS_BLOCK);
@@ -74,13 +96,22 @@ export function createPastVaults(world: World, now: number): PastVaults {
       const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
       const from = b * METRICS_BLOCK;
       const to = Math.min(s.length, from + METRICS_BLOCK);
-      block = new Array<string>(to - from);
-      let bytes = 0;
-      for (let k = from; k < to; k++) bytes += (block[k - from] = JSON.stringify(metricsAt(s, k, prices))).length;
-      details.set(key, block, bytes + 16 * block.length);
+      const texts = new Array<string>(to - from);
+      const offsets = new Int32Array(to - from + 1);
+      for (let k = from; k < to; k++) {
+        texts[k - from] = JSON.stringify(metricsAt(s, k, prices));
+        offsets[k - from + 1] = offsets[k - from]! + Buffer.byteLength(texts[k - from]!);
+      }
+      block = { from, bytes: Buffer.from(texts.join('')), offsets };
+      details.set(key, block, block.bytes.length + 4 * offsets.length + 64);
     }
-    const [head, tail] = frameOf(v);
-    return head + block[i - b * METRICS_BLOCK]! + tail;
+    return block;
+  }
+  function detailAt(v: VaultRow, i: number): string {
+    const block = blockOf(v, i);
+    const k = i - block.from;
+    const f = frameOf(v);
+    return f.head + block.bytes.toString('utf8', block.offsets[k], block.offsets[k + 1]) + f.tail;
   }
 
   const listedRow = (vaultId: string, t: number): { v: VaultRow; i: number } | undefined => {
@@ -93,6 +124,19 @@ export function createPastVaults(world: World, now: number): PastVaults {
     detail(vaultId, t) {
       const r = listedRow(vaultId, t);
       return r && detailAt(r.v, r.i);
+    },
+    detailPage(vaultId, t, asOf, frame) {
+      const r = listedRow(vaultId, t);
+      if (!r) return undefined;
+      const block = blockOf(r.v, r.i);
+      const k = r.i - block.from;
+      const f = frameOf(r.v);
+      const parts = [
+        [f.headBytes, 0, f.headBytes.length],
+        [block.bytes, block.offsets[k]!, block.offsets[k + 1]!],
+        [f.tailBytes, 0, f.tailBytes.length],
+      ] as const;
+      return buildAsOfPage(frame, parts, asOf);
     },
     definition(vaultId, t) {
       const r = listedRow(vaultId, t);

@@ -6,7 +6,7 @@
 // read), made on first use and shared by the views of the same instant.
 import { isoSeconds } from '../../model/format/numbers.js';
 import type { World } from '../../model/world.js';
-import { buildPageOf, type Page } from './page.js';
+import { type AsOfFrame, buildPageOf, type Page } from './page.js';
 import type { PastVaults } from './pastVaults.js';
 import type { PositionSource } from './positionSource.js';
 import type { ReadModel } from './readModel.js';
@@ -21,6 +21,8 @@ export interface PastShared {
   /** the published (latest) world */
   world: World;
   vaults: PastVaults;
+  /** the envelope's bytes around the data and the instant (asOfFrame of refreshedAt) */
+  frame: AsOfFrame;
   /** a view's pages now hold `bytes` (the views are kept within a byte budget) */
   grew(view: PastView, bytes: number): void;
   /** the position source of the view at `t` */
@@ -32,7 +34,7 @@ export interface PastShared {
 
 /** Counts of the caches behind views of the past (pastPositions.ts and this file's). */
 export interface PastStats {
-  /** position items kept, their bytes, replay states kept, replay tasks made and rows they stepped */
+  /** position items valued and their bytes, replay states kept, replay tasks made and rows they stepped */
   items: number;
   itemBytes: number;
   states: number;
@@ -93,6 +95,16 @@ export class PastView implements ReadModel {
     return this.#fullModel;
   }
 
+  /**
+   * Drops the pages made (the view left the cache of views): a request still holding the view
+   * makes them again if it asks. Its positions stay: a request awaiting them reads them next. A
+   * dropped view left in the old generation must not keep young pages alive through scavenges.
+   */
+  releasePages(): void {
+    this.#pages.length = 0;
+    this.#bytes = 0;
+  }
+
   /** Drops the full view (a bound on how many are kept); made again from the same positions when next asked. */
   releaseFull(): void {
     this.#fullModel = null;
@@ -103,13 +115,14 @@ export class PastView implements ReadModel {
    * the same Page (and so its prepared wire forms). By part then key: a key made per request
    * (a string concatenation) would cost a flatten and a hash per lookup.
    */
-  #page(part: number, key: string, data: () => { json: string; count?: number } | undefined): Page | undefined {
+  #page(part: number, key: string, data: () => { json: string; count?: number } | Page | undefined): Page | undefined {
     const pages = (this.#pages[part] ??= new Map());
     let page = pages.get(key);
     if (page === undefined) {
       const d = data();
       if (d === undefined) return undefined;
-      page = buildPageOf(d.json, d.count === undefined ? null : SLUG_META(d.count), this.refreshedAt, this.asOf);
+      page = 'prefix' in d ? d : buildPageOf(d.json, d.count === undefined ? null : SLUG_META(d.count), this.refreshedAt, this.asOf);
+      page.past = true;
       pages.set(key, page);
       this.#bytes += page.prefix.length + 128;
       this.#shared.grew(this, this.#bytes);
@@ -122,6 +135,8 @@ export class PastView implements ReadModel {
     const v = this.#shared.vaults;
     const k = part === 'detail' ? 0 : part === 'definition' ? 1 : 2;
     return this.#page(k, id, () => {
+      // the detail (the route asked most) echoing the instant: copied from prepared bytes
+      if (k === 0 && this.asOf !== null) return v.detailPage(id, this.t, this.asOf, this.#shared.frame);
       const json = k === 0 ? v.detail(id, this.t) : k === 1 ? v.definition(id, this.t) : v.allocations(id, this.t);
       return json === undefined ? undefined : { json };
     });

@@ -22,7 +22,7 @@ import { defaultPositionStart, type Granularity } from '../positions/positionTim
 import { asOfIndex } from '../series/asOf.js';
 import { gridWindow, windowPoints } from '../series/rollups.js';
 import { VAULT_LIST_LIMIT, priceBody, type Snapshot } from './buildSnapshot.js';
-import type { Page } from './page.js';
+import { asOfFrame, type Page } from './page.js';
 import { computeSeriesBlocks, type SeriesBlocksInput, type SeriesBlocksOutput } from './seriesBlocksTask.js';
 import {
   type Block,
@@ -239,8 +239,16 @@ export interface ReadModelOptions {
   positionAudit?: (task: PositionAuditInput) => Promise<PositionAuditOutput>;
 }
 
-/** Views of the past kept per snapshot, by instant (each holds the items of the wallets it answered). */
-export const PAST_VIEWS_KEPT = 256;
+/**
+ * Views of the past kept per snapshot, by instant (each holds the pages and items it answered):
+ * few, for the instants that repeat (month ends, a dashboard's date), and only from the second
+ * time an instant is asked among the last PAST_INSTANTS_SEEN (or once it made its full view).
+ * Random instants rarely repeat, and keeping their views cost more than it saved: answers hung
+ * on kept views outlived scavenges (a random hour's vault detail spent most of its time in the
+ * garbage collector with 256 kept; bench/README.md, "as_of: third round").
+ */
+export const PAST_VIEWS_KEPT = 16;
+export const PAST_INSTANTS_SEEN = 64;
 /** Full views of the past kept (a world cut at the instant, its aggregate pages once read). */
 export const FULL_VIEWS_KEPT = 16;
 /** The bytes of the vault pages the views of the past kept hold, at most (each view keeps the pages it made). */
@@ -298,8 +306,9 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   const windows = createWindowCache();
   // views of the past asked for recently, by instant (the oldest use out first); the few whose
   // full view was made (a route over the whole world at the instant) hold it until released
-  const views = createBoundedCache<number, PastView>({ entries: PAST_VIEWS_KEPT, bytes: PAST_PAGES_BYTES });
+  const views = createBoundedCache<number, PastView>({ entries: PAST_VIEWS_KEPT, bytes: PAST_PAGES_BYTES, evicted: (_t, view) => view.releasePages() });
   const fulls = createBoundedCache<PastView, true>({ entries: FULL_VIEWS_KEPT, evicted: (view) => view.releaseFull() });
+  const seen = new Float64Array(PAST_INSTANTS_SEEN).fill(Number.NaN);
   let past: PastShared | null = null;
   const pastShared = (): PastShared => {
     if (past) return past;
@@ -310,7 +319,11 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       refreshedAtS: snapshot.refreshed_at_s,
       world,
       vaults: createPastVaults(world, snapshot.refreshed_at_s),
-      grew: (view, bytes) => views.set(view.key, view, bytes),
+      frame: asOfFrame(snapshot.refreshed_at),
+      // a view not kept (its instant asked once) holds its pages itself, for its own request
+      grew: (view, bytes) => {
+        if (views.has(view.key)) views.set(view.key, view, bytes);
+      },
       positionsAt: (at) => positions.at(at),
       stats: () => ({
         ...positions.stats(),
@@ -320,6 +333,8 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
         fullViews: fulls.size,
       }),
       full(view) {
+        // a full view costs a cut of the world: its view is kept from the first ask
+        if (!views.has(view.key)) views.set(view.key, view, 0);
         fulls.set(view, true);
         return createReadModel(lazySnapshotAt(snapshot, view.t, view.echo), { ...opts, seriesBase, positions: view.positionSource, dataTime: view.t });
       },
@@ -353,8 +368,13 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
     },
     at(t, echo = true) {
       const key = echo ? t : -t - 1;
-      let view = views.get(key);
-      if (!view) views.set(key, (view = new PastView(pastShared(), t, echo)), 0);
+      const kept = views.get(key);
+      if (kept) return kept;
+      const view = new PastView(pastShared(), t, echo);
+      // kept from its instant's second ask: a direct-mapped table of the instants seen lately
+      const slot = Math.imul(key | 0, 0x9e3779b1) >>> (32 - Math.log2(PAST_INSTANTS_SEEN));
+      if (seen[slot] === key) views.set(key, view, 0);
+      else seen[slot] = key;
       return view;
     },
     pastStats: () => pastShared().stats(),

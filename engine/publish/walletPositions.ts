@@ -66,9 +66,13 @@ const COMMA = Buffer.from(',');
 export function positionsAnswer(world: World, src: PositionSource, wallet: string, q: { includeHidden: boolean; after: number; limit: number }) {
   const page = positionsPage(world, src, wallet, q);
   const parts: Buffer[] = [];
-  for (const p of page.list) {
-    if (parts.length > 0) parts.push(COMMA);
-    parts.push(src.bytes(p));
+  if (src.listBytes) {
+    if (page.list.length > 0) parts.push(src.listBytes(page.list));
+  } else {
+    for (const p of page.list) {
+      if (parts.length > 0) parts.push(COMMA);
+      parts.push(src.bytes(p));
+    }
   }
   return { parts, count: page.list.length, nextKey: page.nextKey, partialErrors: page.partialErrors };
 }

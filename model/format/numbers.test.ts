@@ -95,6 +95,19 @@ describe('formatUsd / formatDown', () => {
   });
   it('isoSeconds: RFC 3339 UTC, whole seconds', () => {
     expect(isoSeconds(1_700_000_000)).toBe('2023-11-14T22:13:20Z');
+    // by hand for whole seconds of years 1970–9999: what Date's ISO string gives, at any instant
+    const viaDate = (s: number) => `${new Date(s * 1000).toISOString().slice(0, -5)}Z`;
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: 0, max: 253_402_300_799 }), fc.integer({ min: 0, max: 4_102_444_800 }), fc.double({ min: -1e11, max: 3e11, noNaN: true })),
+        (s) => {
+          expect(isoSeconds(s)).toBe(viaDate(s));
+        },
+      ),
+      { numRuns: 20_000, seed: 34 },
+    );
+    for (const s of [0, 59, 86_399, 86_400, 951_782_400, 951_868_800, 4_107_456_000, 253_402_300_799, 253_402_300_800, -1])
+      expect(isoSeconds(s)).toBe(viaDate(s));
   });
 });
 

@@ -157,9 +157,36 @@ export function trimZeros(s: string): string {
 
 /** Unix seconds as RFC 3339 UTC with Z and whole seconds. */
 export function isoSeconds(seconds: number): string {
-  // toISOString always ends in ".sssZ" (any year): slicing it off costs less than a regex (per request on as_of)
+  // whole seconds of years 1970–9999 (every instant served) by hand: a Date and its ISO string
+  // per call were ~0.8 µs of a request asking for the past (its as_of echoed in meta)
+  if (Number.isInteger(seconds) && seconds >= 0 && seconds <= LAST_4_DIGIT_YEAR) return civilSeconds(seconds);
+  // toISOString always ends in ".sssZ" (any year): slicing it off costs less than a regex
   return `${new Date(seconds * 1000).toISOString().slice(0, -5)}Z`;
 }
+
+/** 9999-12-31T23:59:59Z */
+const LAST_4_DIGIT_YEAR = 253_402_300_799;
+
+/** isoSeconds of whole seconds ≥ 0: the civil date of the day count (proleptic Gregorian, eras of 400 years from 0000-03-01). */
+function civilSeconds(s: number): string {
+  const days = Math.floor(s / 86_400);
+  const sod = s - days * 86_400;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const h = Math.floor(sod / 3600);
+  const mi = Math.floor((sod % 3600) / 60);
+  const sec = sod % 60;
+  return `${y}-${two(m)}-${two(d)}T${two(h)}:${two(mi)}:${two(sec)}Z`;
+}
+
+const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
 export type Rounding = 'down' | 'half-even';
 

@@ -18,7 +18,11 @@ export interface RouteContext {
   query: string;
   /** cursors of the model that answers (each names its generation and the data its walk is pinned to) */
   cursors: CursorCodec;
-  /** the cursors of another model (a view the route chose: as_of, or the data a cursor's walk is pinned to) */
+  /**
+   * the cursors of another model (a view the route chose: as_of, or the data a cursor's walk is
+   * pinned to). Bound when a cursor is written, not before: a binding is kept per model, and one
+   * per view of a random instant kept each view's answers alive through scavenges.
+   */
   bind: (model: ReadModel) => CursorCodec;
   common: Common;
   started: number;

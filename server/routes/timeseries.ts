@@ -52,8 +52,7 @@ export function vaultTimeseries(ctx: RouteContext): Body {
   const quality = includes(q.include) && q.include.quality;
   const extra = quality ? '|include=quality' : '';
   const answer = quality ? model.vaultWindowWith(id, w.query) : model.vaultWindow(id, w.query);
-  const cursors = ctx.bind(model);
-  const next = (key: number) => cursors.encode(route, w.filters, q.order, key);
+  const next = (key: number) => ctx.bind(model).encode(route, w.filters, q.order, key);
   const body = (a: WindowAnswer): JsonBody => windowBody(a, q, next, windowEtag(route, a.startS, a.endS, q, w.query.after, extra), model);
   if (!(answer instanceof Promise)) return body(answer);
   // a cold window: its blocks are built on the pool first (a 304 does not wait for them)
@@ -86,8 +85,7 @@ export function positionTimeseries(ctx: RouteContext): Body {
     const options = fifo || quality ? { fifo, quality } : undefined;
     const extra = `${fifo ? '|fifo' : ''}${quality ? '|include=quality' : ''}`;
     const etagKey = windowEtag(route, bounds.startS, bounds.endS, q, w.query.after, extra);
-    const cursors = ctx.bind(model);
-    const body = (a: PointsAnswer): JsonBody => windowBody(a, q, (key) => cursors.encode(route, w.filters, q.order, key), etagKey, model);
+    const body = (a: PointsAnswer): JsonBody => windowBody(a, q, (key) => ctx.bind(model).encode(route, w.filters, q.order, key), etagKey, model);
     const answer = model.positionWindow(wallet, id, w.query, options);
     if (!(answer instanceof Promise)) return body(answer);
     // a long window is computed on the pool (a 304 does not wait for it)

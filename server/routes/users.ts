@@ -15,7 +15,6 @@ export function positionsList(ctx: RouteContext): Body {
   const filters = { include_hidden: q.include_hidden, as_of: q.as_of };
   const after = q.next === undefined ? 0 : (ctx.cursors.decode(q.next, route, filters, 'asc') as number);
   const model = pinned(view, q.next, ctx.cursors);
-  const cursors = ctx.bind(model);
   // FIFO cost basis and returns (DESIGN §11.4, §11.5) are opt-in: without them, the prebuilt items
   const opts = auditOptions(q);
   const etagKey = `${route}|${q.include_hidden}|${after}|${q.limit}${opts.key}`;
@@ -26,7 +25,7 @@ export function positionsList(ctx: RouteContext): Body {
     meta: {
       count: answer.count,
       limit: q.limit,
-      next_cursor: answer.nextKey !== null ? cursors.encode(route, filters, 'asc', answer.nextKey) : null,
+      next_cursor: answer.nextKey !== null ? ctx.bind(model).encode(route, filters, 'asc', answer.nextKey) : null,
       partial_errors: answer.partialErrors.length > 0 ? answer.partialErrors : null,
       start: null,
       end: null,
@@ -115,7 +114,6 @@ export function activity(ctx: RouteContext): Body {
   const model = pinned(view, q.next, ctx.cursors);
   const answer = model.activity(wallet, { vaultId: vaultFilter, includeHidden: q.include_hidden, order: q.order, after, limit: q.limit });
   const etagKey = `${route}|${vaultFilter}|${q.include_hidden}|${q.order}|${after?.join(',')}|${q.limit}`;
-  const cursors = ctx.bind(model);
   const body = (a: ItemsAnswer<ActivityKey>): JsonBody => ({
     kind: 'json',
     data: null,
@@ -123,7 +121,7 @@ export function activity(ctx: RouteContext): Body {
     meta: {
       count: a.count,
       limit: q.limit,
-      next_cursor: a.nextKey !== null ? cursors.encode(route, filters, q.order, a.nextKey) : null,
+      next_cursor: a.nextKey !== null ? ctx.bind(model).encode(route, filters, q.order, a.nextKey) : null,
       partial_errors: null,
       start: null,
       end: null,
@@ -148,7 +146,6 @@ export function requests(ctx: RouteContext): Body {
   const after = q.next === undefined ? null : (ctx.cursors.decode(q.next, route, filters, 'desc') as ActivityKey);
   const model = pinned(view, q.next, ctx.cursors);
   const a = model.requests(wallet, { status: q.status, vaultId: vaultFilter, includeHidden: q.include_hidden, after, limit: q.limit });
-  const cursors = ctx.bind(model);
   return {
     kind: 'json',
     data: null,
@@ -156,7 +153,7 @@ export function requests(ctx: RouteContext): Body {
     meta: {
       count: a.count,
       limit: q.limit,
-      next_cursor: a.nextKey !== null ? cursors.encode(route, filters, 'desc', a.nextKey) : null,
+      next_cursor: a.nextKey !== null ? ctx.bind(model).encode(route, filters, 'desc', a.nextKey) : null,
       partial_errors: null,
       start: null,
       end: null,

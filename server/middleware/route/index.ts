@@ -3,7 +3,7 @@
 // A page answer of the newest snapshot is a function of the request target alone, so it is
 // remembered per target: the query is parsed and validated once, not per request (errors are
 // thrown, never remembered). Targets carrying a cursor are not: the generation it names
-// decides the snapshot, and walks rarely repeat.
+// decides the snapshot, and walks rarely repeat; nor are those with as_of (views keep their pages).
 import type { Common } from '../../../common/common.js';
 import { VaultdError } from '../../../common/errors.js';
 import type { Page, ReadModel } from '../../../engine/publish/index.js';
@@ -62,7 +62,11 @@ export function createRouteStep(deps: RouteDeps): Step {
   const pagesByTarget = new Map<string, Page>();
   const pageRoutes = new Set<RouteName>();
   let pageTargetChars = 0;
-  const targetOf = (req: IncomingRequest): string | null => (req.query === '' ? req.path : req.query.includes('next=') ? null : `${req.path}?${req.query}`);
+  // Nor are targets asking for the past: a random instant per request (an audit's sweep, the
+  // bench's random hours) filled the map with pages that lived long enough to be promoted; the
+  // view of an instant asked again keeps its pages itself (engine/publish/pastView.ts)
+  const targetOf = (req: IncomingRequest): string | null =>
+    req.query === '' ? req.path : req.query.includes('next=') || req.query.includes('as_of=') ? null : `${req.path}?${req.query}`;
 
   function answer(x: Exchange, match: RouteMatch, model: ReadModel | null): Reply | Promise<Reply> {
     try {
