@@ -7,8 +7,6 @@ import type { Common } from '../common/common.js';
 import {
   EVENT_SPARE_ROWS,
   loadAllocations,
-  loadHistory,
-  loadRequestTerms,
   loadChainHeads,
   loadPriceDigests,
   loadPrices,
@@ -19,6 +17,7 @@ import {
   type PriceSlice,
 } from './load/loadWorld.js';
 import { loadEventTable } from './load/loadEvents.js';
+import { loadHistory, loadRequestTerms } from './load/loadHistory.js';
 import { priceKey } from '../model/world.js';
 import type { PriceSeries, VaultSeries, World } from '../model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
