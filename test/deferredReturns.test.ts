@@ -4,7 +4,8 @@
 // snapshot files, the next publish's merge. Every answer equals the one of a publish that made
 // them inline, byte for byte. The pool's returns task is held at a gate, so the waits are
 // exercised, not raced; end to end, include=returns asked the moment a server listens answers
-// what the server answers later and what a restart on its saved files answers.
+// what the server answers later and what a restart on its saved files answers. A pool that fails
+// the returns task leaves them to the same function in-thread.
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,6 +145,20 @@ describe('deferred position returns', () => {
     expect({ json: Buffer.from(r.json).toString(), offsets: [...r.offsets] }).toEqual(returnsOf(inline));
   });
 
+  it('a pool that fails the returns task: they are made in-thread, the same bytes', async () => {
+    let failed = 0;
+    const compute: SeriesCompute = {
+      run: inThreadCompute.run,
+      positions: (task) => (task.returns === true ? Promise.reject(new Error(`pool down (${++failed})`)) : pool.positions(task)),
+    };
+    const engine = createEngine(testCommon(), access, { clock: () => NOW, apyColumns: false, compute, deferReturns: true });
+    await engine.recomputeFull();
+    const snapshot = engine.current()!;
+    expect(await answers(createReadModel(snapshot), walletsOf(snapshot))).toEqual(await answers(createReadModel(inline), walletsOf(snapshot)));
+    expect(failed).toBe(1);
+    expect(returnsOf(snapshot)).toEqual(returnsOf(inline));
+  });
+
   it('a refresh after a deferred publish waits for its returns and merges them: equal to a full inline recompute', async () => {
     const compute = gatedCompute();
     const engine: Engine = createEngine(testCommon(), access, { clock: () => NOW, apyColumns: false, compute, deferReturns: true });
@@ -182,8 +197,11 @@ describe('vaultd serve: include=returns asked the moment it listens', () => {
   });
   afterAll(() => stopChildren(children));
 
-  /** A server on `db` until `done`; every wallet's positions with returns (asked all at once as it listens), then again once its files are written. */
-  async function serve(): Promise<{ first: string[]; later: string[]; log: string }> {
+  /**
+   * A server on `db`: every wallet's positions with returns, asked all at once as it listens;
+   * with `files`, asked again once it has written its snapshot files (their returns made).
+   */
+  async function serve(files: boolean): Promise<{ first: string[]; later: string[] | null; log: string }> {
     const child = vaultdSpawn(['serve', '--db', db, '--port', '0', '--no-jobs']);
     children.push(child);
     let log = '';
@@ -203,20 +221,23 @@ describe('vaultd serve: include=returns asked the moment it listens', () => {
         }),
       );
     const first = await ask();
-    await written;
-    const later = await ask();
+    let later: string[] | null = null;
+    if (files) {
+      await written;
+      later = await ask();
+    }
     await stopChildren([child]);
     return { first, later, log };
   }
 
   it('equals what it answers later and what a restart on its saved files answers', async () => {
-    const cold = await serve();
+    const cold = await serve(true);
     expect(cold.log).toContain('"msg":"recomputed"');
     expect(cold.first).toHaveLength(20);
     for (const a of cold.first) expect(a).toMatch(/^200 /);
     expect(cold.first.filter((a) => a.includes('"returns":{"twr_pct"')).length).toBeGreaterThan(5);
     expect(cold.first).toEqual(cold.later);
-    const restart = await serve();
+    const restart = await serve(false);
     expect(restart.log).toContain('published snapshot restored from its files');
     expect(restart.first).toEqual(cold.first);
   });

@@ -471,18 +471,20 @@ export async function computePositionItems(
 function returnsLater(world: World, items: PositionItems, run: (task: PositionsInput) => Promise<PositionsOutput>): () => Promise<void> {
   let made: Promise<void> | null = null;
   const n = items.positions;
-  const all = Int32Array.from({ length: n }, (_, p) => p);
+  const all = () => Int32Array.from({ length: n }, (_, p) => p);
+  // no item JSON: only the returns are taken (the items are the published ones)
   const input = (list: Int32Array, shared?: PositionsShared): PositionsInput => ({ ...positionsInput(world, list, false, false, shared), returns: true });
   const fill = (outputs: PositionsOutput[]) => {
     items.returns = mergePositions(n, outputs).returns;
   };
   const make = async () => {
+    const list = all();
     const shared = positionsShared(world, false);
     const tasks = Math.min(8, Math.ceil(n / TASK_POSITIONS));
     const cut = (k: number) => Math.round((k * n) / tasks);
-    fill(await Promise.all(Array.from({ length: tasks }, (_, k) => run(input(all.slice(cut(k), cut(k + 1)), shared)))));
+    fill(await Promise.all(Array.from({ length: tasks }, (_, k) => run(input(list.slice(cut(k), cut(k + 1)), shared)))));
   };
-  return () => (made ??= make().catch(() => fill([computePositions(input(all))])));
+  return () => (made ??= make().catch(() => fill([computePositions(input(all()))])));
 }
 
 /** The basis of `items` computed over `world` (or restored with it from files). */
