@@ -32,7 +32,7 @@ export function latestAllocations(store: Store): Promise<AllocationRow[]> {
  * vault's number in vault_id order —, (1) `vault_id` VARCHAR, (2) `as_of` DOUBLE (unix s), (3)
  * `category_id` INTEGER, (4) `category` VARCHAR, (5) `target_id` INTEGER — the target's number
  * in the order of its JSON text —, (6) `target` VARCHAR (JSON text), (7) `allocation` DOUBLE,
- * (8) `amount` DOUBLE, (9) `amount_usd` DOUBLE (NULL when unpriced). The numbers let a reader
+ * (8) `amount` DOUBLE, (9) `amount_usd` DOUBLE (or NULL). The numbers let a reader
  * take each distinct string once: a demo world's 30 k rows hold 25 vaults, 5 categories and
  * 249 targets.
  */
@@ -40,7 +40,7 @@ export function streamAllocationHistory(store: Store, onChunk: OnChunk, signal?:
   return forEachChunk(
     store,
     'load.allocations.history',
-    // the numbers from small joined dictionaries: three dense_rank windows over the rows took 3× as long
+    // the numbers from small joined dictionaries (dense_rank windows over every row cost DuckDB several times as much)
     `WITH v AS (SELECT vault_id, (row_number() OVER (ORDER BY vault_id) - 1)::INTEGER AS vault FROM (SELECT DISTINCT vault_id FROM allocations)),
           c AS (SELECT category, (row_number() OVER (ORDER BY category) - 1)::INTEGER AS category_id FROM (SELECT DISTINCT category FROM allocations)),
           g AS (SELECT target, (row_number() OVER (ORDER BY target) - 1)::INTEGER AS target_id FROM (SELECT DISTINCT target::VARCHAR AS target FROM allocations))

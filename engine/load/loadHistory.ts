@@ -1,7 +1,7 @@
 // The history views of the past answer from (DESIGN §11.6) and every async request's terms
 // (§11.8), read as columns: a row object per allocation row made this the slowest read of a
-// cold start (~0.12 s for the demo world's 30 k rows). A string repeated across rows — a vault,
-// a category, an allocation target — is read and parsed once, by its number in the stream.
+// cold start. A string repeated across rows — a vault, a category, an allocation target — is
+// read and parsed once, by its number in the stream.
 import type { World } from '../../model/world.js';
 import { requestTermsKey } from '../../model/world.js';
 import { trimZeros } from '../../model/format/numbers.js';

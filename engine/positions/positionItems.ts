@@ -419,9 +419,10 @@ function changedPositions(world: World, basis: ItemsBasis | null): Int32Array {
 export interface PositionItemsOptions {
   /**
    * A full computation's returns (DESIGN §11.5) are made after it, on `run`, when first asked
-   * for (`returnsLater`): the items alone are a third of the work, and a server's first publish
-   * need not wait for the rest (a cold start's positions step went from ~76 to ~190 ms when
-   * returns joined it). Ignored in-thread (`run` null) and when recomputing from a basis.
+   * for (`returnsLater`): the items alone are about a quarter of the work (the returns' replay
+   * keeps cash flows and solves an IRR per open position), so a server's first publish need not
+   * wait for the rest (bench/README.md, the cold start after #34–#36). Ignored in-thread (`run`
+   * null) and when recomputing from a basis.
    */
   deferReturns?: boolean;
 }
