@@ -7,8 +7,6 @@ import type { Common } from '../common/common.js';
 import {
   EVENT_SPARE_ROWS,
   loadAllocations,
-  loadHistory,
-  loadRequestTerms,
   loadChainHeads,
   loadPriceDigests,
   loadPrices,
@@ -19,6 +17,7 @@ import {
   type PriceSlice,
 } from './load/loadWorld.js';
 import { loadEventTable } from './load/loadEvents.js';
+import { loadHistory, loadRequestTerms } from './load/loadHistory.js';
 import { priceKey } from '../model/world.js';
 import type { PriceSeries, VaultSeries, World } from '../model/world.js';
 import { buildSnapshot, type Snapshot } from './publish/buildSnapshot.js';
@@ -146,6 +145,12 @@ export interface EngineOptions {
    * snapshot is never served)
    */
   positionRows?: boolean;
+  /**
+   * a full recompute publishes before the positions' returns are made; they are made on the
+   * pool when first asked for (a request for them, the snapshot files, the next publish): a
+   * server's cold start (positionItems.ts deferReturns)
+   */
+  deferReturns?: boolean;
 }
 
 export function createEngine(common: Common, access: StoreAccess, opts: EngineOptions = {}): Engine {
@@ -195,7 +200,9 @@ export function createEngine(common: Common, access: StoreAccess, opts: EngineOp
     // the snapshot reads a frozen view: later refreshes grow `w`, never what was published
     const view = frozenView(w);
     if (items === 'compute' || !view.positionItems) {
-      const r = await timed(timings, 'positions', () => computePositionItems(view, compute.positions, opts.positionRows ? 'table' : 'serve', itemsBasis));
+      const r = await timed(timings, 'positions', () =>
+        computePositionItems(view, compute.positions, opts.positionRows ? 'table' : 'serve', itemsBasis, { deferReturns: opts.deferReturns ?? false }),
+      );
       view.positionItems = r.items;
       itemsBasis = r.basis;
     } else itemsBasis = basisOf(view, view.positionItems as PositionItems);

@@ -13,6 +13,11 @@ export interface PositionItemsRef {
   skipped: Map<number, { rows: number; message: string }>;
   /** each open position's `returns` JSON (DESIGN §11.5), laid out as `json`/`offsets`; null when not computed */
   returns: { json: Uint8Array; offsets: Int32Array } | null;
+  /**
+   * Present while `returns` is null but due: makes them (once, however often it is called) and
+   * fills `returns`. A server's first publish serves before its returns are made.
+   */
+  returnsLater?: () => Promise<void>;
 }
 import type { I128Array } from './int128.js';
 

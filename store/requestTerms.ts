@@ -1,7 +1,8 @@
 // Async requests' terms (table request_terms, DESIGN §11.8): deadline and solver tip, one row per
 // request, written by the chain indexer from the Provisioner's *Requested events (the demo writes
 // them through the raw writer) and read whole into the engine's world (a row per request: small).
-import type { RequestRecord, RequestTermsRow } from '../model/rows.js';
+import type { RequestRecord } from '../model/rows.js';
+import { forEachChunk, type OnChunk } from './chunkStream.js';
 import type { Store } from './store.js';
 
 const TERMS_JSON_TYPE = JSON.stringify([{ vault_id: 'VARCHAR', request_hash: 'VARCHAR', block_number: 'BIGINT', deadline: 'BIGINT', solver_tip: 'VARCHAR' }]);
@@ -33,18 +34,19 @@ export async function deleteRequestTermsAfter(store: Store, chainId: number, blo
   await store.run('ingest.rollback.terms', 'DELETE FROM request_terms WHERE chain_id = $1 AND block_number > $2', [chainId, block]);
 }
 
-/** Every request's terms. */
-export async function allRequestTerms(store: Store): Promise<RequestTermsRow[]> {
-  const rows = await store.rows<Record<string, unknown>>(
+/**
+ * Every request's terms, in the table's order, as chunks of the columns (0) `vault_id`
+ * VARCHAR, (1) `request_hash` VARCHAR, (2) `deadline` DOUBLE (unix s, or NULL), (3)
+ * `solver_tip` VARCHAR (base units, or NULL). Streamed: no row object per request on a cold
+ * start's path.
+ */
+export function streamRequestTerms(store: Store, onChunk: OnChunk, signal?: AbortSignal): Promise<void> {
+  return forEachChunk(
+    store,
     'load.requestTerms',
-    `SELECT chain_id, vault_id, request_hash, block_number, epoch(deadline)::DOUBLE AS deadline, solver_tip::VARCHAR AS solver_tip FROM request_terms`,
+    'SELECT vault_id, request_hash, epoch(deadline)::DOUBLE AS deadline, solver_tip::VARCHAR AS solver_tip FROM request_terms',
+    onChunk,
+    [],
+    signal,
   );
-  return rows.map((r) => ({
-    chain_id: Number(r.chain_id),
-    vault_id: r.vault_id as string,
-    request_hash: r.request_hash as string,
-    block_number: Number(r.block_number),
-    deadline: r.deadline === null ? null : Number(r.deadline),
-    solver_tip: r.solver_tip === null ? null : BigInt(r.solver_tip as string),
-  }));
 }

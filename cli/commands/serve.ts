@@ -130,7 +130,7 @@ async function serveUntilStopped(common: Common, opts: ServeOptions): Promise<nu
   release ??= await holdStore(common, open); // (nothing to hold for ':memory:')
   const access: StoreAccess = (work) => withStore(common, open, work);
   const pool = createComputePool(common, { threads: 2 });
-  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: readOnly ? 'read' : true, apyColumns: false });
+  const engine = createEngine(common, access, { compute: poolCompute(pool), persistIdentity: readOnly ? 'read' : true, apyColumns: false, deferReturns: true });
   // One cursor secret per store: re-read when the file is replaced and used from the first
   // generation published from the new store on, so this process, a restart and the readers of
   // its snapshot directory sign and accept the same cursors for each generation.

@@ -3,15 +3,14 @@
 // the latest allocations and the external TVL sources' last readings.
 import type { Common } from '../../common/common.js';
 import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../../model/world.js';
-import { priceKey, requestTermsKey } from '../../model/world.js';
-import { allRequestTerms } from '../../store/requestTerms.js';
-import { allAllocations, latestAllocations } from '../../store/allocations.js';
+import { priceKey } from '../../model/world.js';
+import { latestAllocations } from '../../store/allocations.js';
 import { ingestHeads } from '../../store/ingestStatus.js';
 import { priceDigestRows, streamPrices, type PriceSlice } from '../../store/prices.js';
 import { readRegistry } from '../../store/registryStore.js';
 import type { Store } from '../../store/store.js';
 import { getSetting, PRICE_PROVIDER_ERRORS } from '../../store/settings.js';
-import { allTvlReadings, lastGoodTvlValues, newestTvlReadings } from '../../store/tvlSourceValues.js';
+import { lastGoodTvlValues, newestTvlReadings } from '../../store/tvlSourceValues.js';
 import { snapshotChainHeads } from '../../store/vaultSnapshots.js';
 import { formatUnitsWords, trimZeros } from '../../model/format/numbers.js';
 import { loadVaultSeries } from './loadSeries.js';
@@ -19,6 +18,7 @@ import { buildWalletIndex } from '../publish/walletIndex.js';
 import { decimal128Words, float64Items, int32Items } from './vectorMemory.js';
 import { primeUsdTableWords, USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
 import { loadEventTable } from './loadEvents.js';
+import { loadHistory, loadRequestTerms } from './loadHistory.js';
 
 /** Room for appended events (a few weeks of a busy world's hours) before the table is copied to grow. */
 export const EVENT_SPARE_ROWS = 65_536;
@@ -48,8 +48,8 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
         await loadTvlSources(store, registry.tvl_sources),
         await loadPriceProviderErrors(store),
         await loadChainHeads(store),
-        await loadHistory(store),
-        await loadRequestTerms(store),
+        await loadHistory(store, opts.signal),
+        await loadRequestTerms(store, opts.signal),
       ] as const)(),
   ]);
   let end = 0;
@@ -74,13 +74,6 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
     history,
     requestTerms,
   };
-}
-
-/** Every async request's terms (DESIGN §11.8): one small row per request. */
-export async function loadRequestTerms(store: Store): Promise<NonNullable<World['requestTerms']>> {
-  const out: NonNullable<World['requestTerms']> = new Map();
-  for (const r of await allRequestTerms(store)) out.set(requestTermsKey(r.vault_id, r.request_hash), { deadline: r.deadline, solver_tip: r.solver_tip });
-  return out;
 }
 
 /**
@@ -225,25 +218,6 @@ export async function loadPriceDigests(
   });
   const rows = await priceDigestRows(store, keys);
   return new Map(rows.map((r) => [priceKey(r.chain_id, r.address), { n: r.n, last: r.last, digest: r.digest, prefix: r.prefix }]));
-}
-
-/** The allocation snapshots and external TVL readings views of the past read (DESIGN §11.6). */
-export async function loadHistory(store: Store): Promise<NonNullable<World['history']>> {
-  const allocations: NonNullable<World['history']>['allocations'] = new Map();
-  for (const r of await allAllocations(store)) {
-    let snaps = allocations.get(r.vault_id);
-    if (!snaps) allocations.set(r.vault_id, (snaps = []));
-    let last = snaps.at(-1);
-    if (!last || last.as_of !== r.as_of) snaps.push((last = { as_of: r.as_of, items: [] }));
-    last.items.push({ category: r.category, target: JSON.parse(r.target), allocation: r.allocation, amount: r.amount, amount_usd: r.amount_usd });
-  }
-  const tvlValues: NonNullable<World['history']>['tvlValues'] = new Map();
-  for (const r of await allTvlReadings(store)) {
-    let list = tvlValues.get(r.source_id);
-    if (!list) tvlValues.set(r.source_id, (list = []));
-    list.push({ ts: r.ts, usd: r.usd === null ? null : trimZeros(r.usd), error: r.error });
-  }
-  return { allocations, tvlValues };
 }
 
 export async function loadAllocations(store: Store): Promise<World['allocations']> {

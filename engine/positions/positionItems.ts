@@ -11,7 +11,7 @@ import type { Visibility } from '../../model/rows.js';
 import type { SeriesJob } from '../pool/seriesTask.js';
 import { fromJob, toJob } from '../pool/seriesTask.js';
 import { isHourlyContiguous, primeHourlyContiguous } from './fastAsOf.js';
-import { positionColumns, positionMetrics, positionNow } from './positionMetrics.js';
+import { positionColumns, positionMetrics, positionNow, type PositionMetrics } from './positionMetrics.js';
 import { isPositionOpen, replayPosition, type PositionContext, type PositionState } from './replayPosition.js';
 import { createAuditor } from '../audit/auditReplay.js';
 import { positionReturns } from '../audit/positionAudit.js';
@@ -61,6 +61,8 @@ export interface PositionsInput {
   table: boolean;
   /** serialize the items (false: only the table's columns, for a batch recompute that serves nothing) */
   json: boolean;
+  /** make each open position's returns (default: with the items' JSON) */
+  returns?: boolean;
   events: Pick<EventTable, 'chain_id' | 'block_number' | 'log_index' | 'sub_index' | 'ts' | 'kind' | 'token' | 'request'> & {
     assets: BigUint64Array;
     shares: BigUint64Array;
@@ -230,9 +232,11 @@ export function computePositions(input: PositionsInput): PositionsOutput {
   const skipped: [number, { rows: number; message: string }][] = [];
   const rows: string[] | null = input.table ? new Array<string>(n).fill('') : null;
   const { posWallet, posVault, rowStart, rows: idx } = input.index;
-  // returns (DESIGN §11.5) are served beside the items, so they are made with them
-  const returnsParts: string[] | null = input.json ? new Array<string>(n).fill('') : null;
-  const returnsOffsets = input.json ? new Int32Array(n + 1) : null;
+  // returns (DESIGN §11.5) are served beside the items, so they are made with them (or apart:
+  // computePositionItems' deferReturns)
+  const withReturns = input.returns ?? input.json;
+  const returnsParts: string[] | null = withReturns ? new Array<string>(n).fill('') : null;
+  const returnsOffsets = withReturns ? new Int32Array(n + 1) : null;
   let returnsBytes = 0;
   let bytes = 0;
   for (let k = 0; k < n; k++) {
@@ -252,7 +256,7 @@ export function computePositions(input: PositionsInput): PositionsOutput {
         const to = input.ends ? input.ends[k]! : rowStart[p + 1]!;
         let st: PositionState;
         let audit: ReturnType<typeof createAuditor> | null = null;
-        if (input.json) {
+        if (withReturns) {
           // the same replay, keeping the cash flows the returns need
           audit = createAuditor(ctx, table, { lots: false });
           for (let r = rowStart[p]!; r < to; r++) audit.step(idx[r]!);
@@ -266,11 +270,13 @@ export function computePositions(input: PositionsInput): PositionsOutput {
             { rows: st.skipped, message: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` },
           ]);
         }
+        let roi: PositionMetrics['roi_pct'] | undefined;
         if (input.json) {
           const metrics = positionMetrics(st, ctx, now);
+          roi = metrics.roi_pct;
           json = JSON.stringify({ vault_id: v.vault_id, wallet_address: input.wallets[posWallet[p]!]!, numeraire_token: v.numeraire, metrics });
-          if (f & OPEN && audit) returnsParts![k] = JSON.stringify(positionReturns(audit.state, ctx, now, metrics.roi_pct));
         }
+        if (f & OPEN && audit) returnsParts![k] = JSON.stringify(positionReturns(audit.state, ctx, now, roi));
         if (rows) rows[k] = packRow(positionColumns(st));
       }
     }
@@ -410,6 +416,17 @@ function changedPositions(world: World, basis: ItemsBasis | null): Int32Array {
   return Int32Array.from(out);
 }
 
+export interface PositionItemsOptions {
+  /**
+   * A full computation's returns (DESIGN §11.5) are made after it, on `run`, when first asked
+   * for (`returnsLater`): the items alone are about a quarter of the work (the returns' replay
+   * keeps cash flows and solves an IRR per open position), so a server's first publish need not
+   * wait for the rest (bench/README.md, the cold start after #34–#36). Ignored in-thread (`run`
+   * null) and when recomputing from a basis.
+   */
+  deferReturns?: boolean;
+}
+
 /**
  * Every position's item of `world` (a published, frozen view), recomputing only what changed
  * since `basis` (the previous publish): in-thread when few, else in lists run by `run` (the
@@ -420,22 +437,55 @@ export async function computePositionItems(
   run: ((task: PositionsInput) => Promise<PositionsOutput>) | null,
   mode: 'serve' | 'table' = 'serve',
   basis: ItemsBasis | null = null,
+  opts: PositionItemsOptions = {},
 ): Promise<{ items: PositionItems; basis: ItemsBasis; computed: number }> {
   // 'table' (a batch recompute): every position, the table's columns and no JSON (nothing is served)
   const table = mode === 'table';
   const from = table ? null : basis;
   const list = changedPositions(world, from);
+  const defer = !table && from === null && run !== null && list.length > 0 && (opts.deferReturns ?? false);
+  const input = (sub: Int32Array, shared?: PositionsShared): PositionsInput => ({
+    ...positionsInput(world, sub, table, !table, shared),
+    ...(defer ? { returns: false } : {}),
+  });
   let outputs: PositionsOutput[];
   if (list.length === 0) outputs = [];
-  else if (run === null || list.length < TASK_POSITIONS) outputs = [computePositions(positionsInput(world, list, table, !table))];
+  else if (run === null || list.length < TASK_POSITIONS) outputs = [computePositions(input(list))];
   else {
     const shared = positionsShared(world, !table);
     const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
     const cut = (k: number) => Math.round((k * list.length) / tasks);
-    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), table, !table, shared))));
+    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(input(list.slice(cut(k), cut(k + 1)), shared))));
   }
+  // the previous items' returns are merged with the new ones: made first if they were deferred
+  if (from && from.items.returns === null) await from.items.returnsLater?.();
   const items = mergePositions(world.walletIndex.positions, outputs, from?.items ?? null);
+  if (defer) items.returnsLater = returnsLater(world, items, run!);
   return { items, basis: basisOf(world, items), computed: list.length };
+}
+
+/**
+ * Makes the returns of every position of `items` (computed over `world`, a frozen view: what
+ * they read never changes) on `run`, once, filling `items.returns`. Should the pool fail, the
+ * same pure function runs in-thread: a request waiting for them gets them either way.
+ */
+function returnsLater(world: World, items: PositionItems, run: (task: PositionsInput) => Promise<PositionsOutput>): () => Promise<void> {
+  let made: Promise<void> | null = null;
+  const n = items.positions;
+  const all = () => Int32Array.from({ length: n }, (_, p) => p);
+  // no item JSON: only the returns are taken (the items are the published ones)
+  const input = (list: Int32Array, shared?: PositionsShared): PositionsInput => ({ ...positionsInput(world, list, false, false, shared), returns: true });
+  const fill = (outputs: PositionsOutput[]) => {
+    items.returns = mergePositions(n, outputs).returns;
+  };
+  const make = async () => {
+    const list = all();
+    const shared = positionsShared(world, false);
+    const tasks = Math.min(8, Math.ceil(n / TASK_POSITIONS));
+    const cut = (k: number) => Math.round((k * n) / tasks);
+    fill(await Promise.all(Array.from({ length: tasks }, (_, k) => run(input(list.slice(cut(k), cut(k + 1)), shared)))));
+  };
+  return () => (made ??= make().catch(() => fill([computePositions(input(all()))])));
 }
 
 /** The basis of `items` computed over `world` (or restored with it from files). */

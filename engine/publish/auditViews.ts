@@ -111,6 +111,30 @@ export function createAuditViews(
     return audits.get(found.p, () => run(task));
   }
 
+  /** The items of `positions` with the returns made (`returns`) and/or FIFO items audited (`fifo`). */
+  function positionItemsWith(
+    wallet: string,
+    positions: readonly { p: number; vaultId: string }[],
+    opts: { fifo: boolean; returns: boolean },
+  ): Buffer[] | Promise<Buffer[]> {
+    const items = world.positionItems!;
+    const x = world.walletIndex;
+    const returns = items.returns;
+    if (opts.returns && !returns && positions.length > 0) throw new Error('a snapshot was published without its position returns');
+    const build = (done: (PositionAuditOutput | null)[] | null) =>
+      positions.flatMap(({ p }, k) => {
+        const fifoItem = done?.[k]?.fifoItem;
+        const base = fifoItem ? Buffer.from(fifoItem) : itemBytes(items, p);
+        // `,"returns":{…}` spliced before the item's closing brace
+        const item = opts.returns ? Buffer.concat([base.subarray(0, base.length - 1), RETURNS_KEY, returnsBytes(returns!, p), CLOSE]) : base;
+        return k === 0 ? [item] : [COMMA, item];
+      });
+    if (!opts.fifo) return build(null);
+    const outs = positions.map(({ p, vaultId }) => audit(wallet, vaultId, { p, rows: { from: x.rowStart[p]!, to: x.rowStart[p + 1]! } }));
+    if (outs.every((o) => !(o instanceof Promise))) return build(outs as (PositionAuditOutput | null)[]);
+    return Promise.all(outs).then(build);
+  }
+
   return {
     /** APY provenance at the as-of snapshot of `at` (default the latest); a string saying why when there is none. */
     vaultApy(vaultId: string, at?: number): { vault_id: string; at: string; windows: ApyWindowProvenance[] } | { missing: string } {
@@ -177,21 +201,10 @@ export function createAuditViews(
       opts: { fifo: boolean; returns: boolean },
     ): Buffer[] | Promise<Buffer[]> {
       const items = world.positionItems!;
-      const x = world.walletIndex;
-      const returns = items.returns;
-      if (opts.returns && !returns && positions.length > 0) throw new Error('a snapshot was published without its position returns');
-      const build = (done: (PositionAuditOutput | null)[] | null) =>
-        positions.flatMap(({ p }, k) => {
-          const fifoItem = done?.[k]?.fifoItem;
-          const base = fifoItem ? Buffer.from(fifoItem) : itemBytes(items, p);
-          // `,"returns":{…}` spliced before the item's closing brace
-          const item = opts.returns ? Buffer.concat([base.subarray(0, base.length - 1), RETURNS_KEY, returnsBytes(returns!, p), CLOSE]) : base;
-          return k === 0 ? [item] : [COMMA, item];
-        });
-      if (!opts.fifo) return build(null);
-      const outs = positions.map(({ p, vaultId }) => audit(wallet, vaultId, { p, rows: { from: x.rowStart[p]!, to: x.rowStart[p + 1]! } }));
-      if (outs.every((o) => !(o instanceof Promise))) return build(outs as (PositionAuditOutput | null)[]);
-      return Promise.all(outs).then(build);
+      // a server's first publish serves before its returns are made (positionItems.ts deferReturns): wait for them
+      if (opts.returns && !items.returns && items.returnsLater && positions.length > 0)
+        return items.returnsLater().then(() => positionItemsWith(wallet, positions, opts));
+      return positionItemsWith(wallet, positions, opts);
     },
 
     /** The position's FIFO lots (DESIGN §11.4), a page in acquisition order; a string saying why when there are none to show. */

@@ -407,6 +407,8 @@ export async function writeWorldFiles(dir: string, world: World): Promise<WorldF
   removeStaleTemps(dir); // what a writer killed mid-write left
   const items = world.positionItems;
   if (!items || items.positions !== world.walletIndex.positions) throw new Error('a world is published to files with its position items');
+  // the files hold the returns: a restart and the snapshot's readers serve them as they are
+  if (items.returns === null) await items.returnsLater?.();
   const series = [...world.series.values()];
   const prices = [...world.prices];
   const meta: WorldFile = {
