@@ -166,23 +166,35 @@ export function createResponder(deps: ResponderDeps): Responder {
 
   /** A page of the snapshot: its wire form's header lines and the template of the chosen encoding. */
   const page: Responder['page'] = (x, p) => {
-    // a page of a view of the past holds its own wire form: a weak map's entry per short-lived
-    // page is an ephemeron every garbage collection walks
-    let wire = p.past ? (p.wire as PageWire | undefined) : wires.get(p);
-    if (wire === undefined) {
-      wire = { page: p, compress: compressible(p), templates: {}, lines: [] };
-      if (p.past) p.wire = wire;
-      else wires.set(p, wire);
-    }
+    if (p.past) return pastPage(x, p);
+    let wire = wires.get(p);
+    if (wire === undefined) wires.set(p, (wire = { page: p, compress: compressible(p), templates: {}, lines: [] }));
     if (matchesEtag(x.req.ifNoneMatch, p.etag)) return reply(x, 304, pageLines(wire, 3, x.isV1), maxAge(x));
     const encoding = wire.compress ? choose(x.req.acceptEncoding, true) : 'identity';
     const e = encoding === 'identity' ? 0 : encoding === 'gzip' ? 1 : 2;
-    if (p.past && e === 0) {
-      // the same bytes as identityTemplate's, without a private copy of a page seldom sent twice
-      return reply(x, 200, pageLines(wire, 0, x.isV1), maxAge(x), null, [p.prefix, Buffer.from(x.requestId, 'latin1'), PAGE_SUFFIX]);
-    }
     return reply(x, 200, pageLines(wire, e, x.isV1), maxAge(x), wire.templates[encoding] ?? templateOf(wire, encoding));
   };
+
+  /**
+   * A page of a view of the past: made per instant asked for, mostly sent once. Uncompressed,
+   * its header lines are made for the answer and its body goes out as parts (identityTemplate's
+   * bytes without a private copy of the page); compressed, its wire form is kept on the page
+   * itself (a kept view's page is asked again; a weak map's entry per short-lived page is an
+   * ephemeron every garbage collection walks).
+   */
+  function pastPage(x: Exchange, p: Page): Reply {
+    const compress = compressible(p);
+    const encoding = compress ? choose(x.req.acceptEncoding, true) : 'identity';
+    const e = matchesEtag(x.req.ifNoneMatch, p.etag) ? 3 : encoding === 'identity' ? 0 : encoding === 'gzip' ? 1 : 2;
+    if (e === 3 || e === 0) {
+      const lines = Buffer.from(pageLinesText(p.etag, e, x.isV1), 'latin1');
+      if (e === 3) return reply(x, 304, lines, maxAge(x));
+      return reply(x, 200, lines, maxAge(x), null, [p.prefix, Buffer.from(x.requestId, 'latin1'), PAGE_SUFFIX]);
+    }
+    let wire = p.wire as PageWire | undefined;
+    if (wire === undefined) p.wire = wire = { page: p, compress, templates: {}, lines: [] };
+    return reply(x, 200, pageLines(wire, e, x.isV1), maxAge(x), wire.templates[encoding] ?? templateOf(wire, encoding));
+  }
 
   /** A per-request envelope; a window's points also go out gzipped when the client takes gzip. */
   function json(x: Exchange, body: JsonBody, model: ReadModel): Reply {
@@ -257,12 +269,14 @@ function rawEtag(body: Buffer): string {
 function pageLines(wire: PageWire, kind: number, v1: boolean): Buffer {
   const i = kind * 2 + (v1 ? 1 : 0);
   let lines = wire.lines[i];
-  if (lines === undefined) {
-    // headerLines of [...EVERY_ANSWER, ETag, Vary, Content-Type (not on a 304), Content-Encoding?], as text pieces
-    const text = `${EVERY_ANSWER_TEXT}\r\nETag: ${wire.page.etag}${v1 ? VARY_V1_TEXT : VARY_TEXT}${kind < 3 ? JSON_TEXT : ''}`;
-    wire.lines[i] = lines = Buffer.from(kind === 1 || kind === 2 ? `${text}\r\nContent-Encoding: ${ENCODINGS[kind]}` : text, 'latin1');
-  }
+  if (lines === undefined) wire.lines[i] = lines = Buffer.from(pageLinesText(wire.page.etag, kind, v1), 'latin1');
   return lines;
+}
+
+/** headerLines of [...EVERY_ANSWER, ETag, Vary, Content-Type (not on a 304), Content-Encoding?], as text pieces. */
+function pageLinesText(etag: string, kind: number, v1: boolean): string {
+  const text = `${EVERY_ANSWER_TEXT}\r\nETag: ${etag}${v1 ? VARY_V1_TEXT : VARY_TEXT}${kind < 3 ? JSON_TEXT : ''}`;
+  return kind === 1 || kind === 2 ? `${text}\r\nContent-Encoding: ${ENCODINGS[kind]}` : text;
 }
 
 function templateOf(wire: PageWire, encoding: Encoding): BodyTemplate {

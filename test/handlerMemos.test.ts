@@ -175,4 +175,48 @@ describe('what the request path remembers', () => {
       brotli.mockRestore();
     }
   });
+
+  it('a page of a view of the past answers the same body and ETag in every encoding and as a 304, asked once or again, and is not remembered by target', () => {
+    const served = servedOf(snapshot1);
+    const h = handlerOf(() => served);
+    const t = snapshot1.refreshed_at_s - 5 * 3600;
+    const at = new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+    // the largest of the by-slug pages at the instant (a group's deployments): over 1 KiB, so compressed
+    const targets = snapshot1.world.registry.groups.map((g) => `/v1/vaults/slug/${g.slug}?as_of=${at}`);
+    const target = targets.map((u) => ({ u, n: get(h, u, 'identity').body.length })).sort((a, b) => b.n - a.n)[0]!.u;
+    const answers = ['identity', 'gzip', 'br', 'identity', 'gzip'].map((enc) => ({ enc, ...get(h, target, enc) }));
+    const plain = answers[0]!;
+    expect(plain.status).toBe(200);
+    expect(plain.body).toContain('"as_of"');
+    for (const a of answers) {
+      expect(a.etag).toBe(plain.etag);
+      const bytes = Buffer.from(a.body, 'latin1');
+      const body = a.encoding === 'gzip' ? gunzipSync(bytes) : a.encoding === 'br' ? brotliDecompressSync(bytes) : bytes;
+      expect(body.toString('latin1')).toBe(plain.body);
+    }
+    expect(answers.map((a) => a.encoding ?? 'identity')).toEqual(['identity', 'gzip', 'br', 'identity', 'gzip']);
+    const [path, query] = target.split('?');
+    const r = h({
+      method: 'GET',
+      path: path!,
+      query: query!,
+      ip: '127.0.0.1',
+      authorization: '',
+      apiKey: '',
+      acceptEncoding: 'gzip',
+      ifNoneMatch: plain.etag!,
+      requestId: 'memo-test',
+    });
+    if (r instanceof Promise) throw new Error('unexpected async reply');
+    expect(r.status).toBe(304);
+    expect(Object.fromEntries(replyHeaders(r)).ETag).toBe(plain.etag);
+    // the body of a fresh handler, byte for byte (nothing remembered changed it)
+    expect(
+      get(
+        handlerOf(() => servedOf(snapshot1)),
+        target,
+        'identity',
+      ).body,
+    ).toBe(plain.body);
+  });
 });

@@ -64,6 +64,8 @@ export class PastView implements ReadModel {
   readonly echo: boolean;
   /** its key among the views of its read model (an echoing view: t; a walk's: −t − 1) */
   readonly key: number;
+  /** whether the read model keeps it (then it keeps the pages it makes: its instant may be asked again) */
+  kept = false;
   readonly #shared: PastShared;
   #src: PositionSource | null = null;
   #fullModel: ReadModel | null = null;
@@ -101,6 +103,7 @@ export class PastView implements ReadModel {
    * dropped view left in the old generation must not keep young pages alive through scavenges.
    */
   releasePages(): void {
+    this.kept = false;
     this.#pages.length = 0;
     this.#bytes = 0;
   }
@@ -116,13 +119,20 @@ export class PastView implements ReadModel {
    * (a string concatenation) would cost a flatten and a hash per lookup.
    */
   #page(part: number, key: string, data: () => { json: string; count?: number } | Page | undefined): Page | undefined {
+    const made = (): Page | undefined => {
+      const d = data();
+      if (d === undefined) return undefined;
+      const p = 'prefix' in d ? d : buildPageOf(d.json, d.count === undefined ? null : SLUG_META(d.count), this.refreshedAt, this.asOf);
+      p.past = true;
+      return p;
+    };
+    // a view not kept (its instant asked once) answers one request: nothing to remember
+    if (!this.kept) return made();
     const pages = (this.#pages[part] ??= new Map());
     let page = pages.get(key);
     if (page === undefined) {
-      const d = data();
-      if (d === undefined) return undefined;
-      page = 'prefix' in d ? d : buildPageOf(d.json, d.count === undefined ? null : SLUG_META(d.count), this.refreshedAt, this.asOf);
-      page.past = true;
+      page = made();
+      if (page === undefined) return undefined;
       pages.set(key, page);
       this.#bytes += page.prefix.length + 128;
       this.#shared.grew(this, this.#bytes);

@@ -309,6 +309,10 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   const views = createBoundedCache<number, PastView>({ entries: PAST_VIEWS_KEPT, bytes: PAST_PAGES_BYTES, evicted: (_t, view) => view.releasePages() });
   const fulls = createBoundedCache<PastView, true>({ entries: FULL_VIEWS_KEPT, evicted: (view) => view.releaseFull() });
   const seen = new Float64Array(PAST_INSTANTS_SEEN).fill(Number.NaN);
+  const keep = (view: PastView) => {
+    view.kept = true;
+    views.set(view.key, view, 0);
+  };
   let past: PastShared | null = null;
   const pastShared = (): PastShared => {
     if (past) return past;
@@ -320,7 +324,6 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       world,
       vaults: createPastVaults(world, snapshot.refreshed_at_s),
       frame: asOfFrame(snapshot.refreshed_at),
-      // a view not kept (its instant asked once) holds its pages itself, for its own request
       grew: (view, bytes) => {
         if (views.has(view.key)) views.set(view.key, view, bytes);
       },
@@ -334,7 +337,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       }),
       full(view) {
         // a full view costs a cut of the world: its view is kept from the first ask
-        if (!views.has(view.key)) views.set(view.key, view, 0);
+        if (!views.has(view.key)) keep(view);
         fulls.set(view, true);
         return createReadModel(lazySnapshotAt(snapshot, view.t, view.echo), { ...opts, seriesBase, positions: view.positionSource, dataTime: view.t });
       },
@@ -373,7 +376,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       const view = new PastView(pastShared(), t, echo);
       // kept from its instant's second ask: a direct-mapped table of the instants seen lately
       const slot = Math.imul(key | 0, 0x9e3779b1) >>> (32 - Math.log2(PAST_INSTANTS_SEEN));
-      if (seen[slot] === key) views.set(key, view, 0);
+      if (seen[slot] === key) keep(view);
       else seen[slot] = key;
       return view;
     },
