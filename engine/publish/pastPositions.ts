@@ -66,7 +66,7 @@ interface Item {
 
 export interface PastPositions {
   /** the position source of the view at instant `at` (its items kept by the view once ready) */
-  at(t: number): PositionSource;
+  at(t: number, viewKept: () => boolean): PositionSource;
   /** counts (tests: the caches stay bounded; items and their bytes are the valuations made, tasks the replays sent to `run`, states the timelines' states kept) */
   stats(): { items: number; itemBytes: number; states: number; tasks: number; rowsReplayed: number };
 }
@@ -134,9 +134,9 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
     return lo;
   };
 
-  function at(t: number): PositionSource {
+  function at(t: number, viewKept: () => boolean): PositionSource {
     const ends = new Map<number, number>();
-    const kept = new Map<number, Item>();
+    const items = new Map<number, Item>();
     const running = new Map<number, Promise<void>>();
     const done = new Set<number>();
     const rowsEnd = (p: number): number => {
@@ -155,7 +155,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         const it = pastItem(tl.line[r]!, contextAt(vi), tl.head, m.now, (st) => (tl.bases[r] ??= positionBasis(st)));
         valued++;
         valuedBytes += it.json === null ? 0 : it.json.length;
-        kept.set(m.p, { flags: m.base | it.flags, json: it.json, bytes: it.json === null ? NO_BYTES : null, skipped: it.skipped });
+        items.set(m.p, { flags: m.base | it.flags, json: it.json, bytes: it.json === null ? NO_BYTES : null, skipped: it.skipped });
       }
       done.add(w);
     };
@@ -206,15 +206,16 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       rowsEnd,
       activityEnd: (w) => cut(x.activity, x.activityStart[w]!, x.activityStart[w + 1]!, t),
       ready,
-      flags: (p) => kept.get(p)?.flags ?? 0,
+      flags: (p) => items.get(p)?.flags ?? 0,
       bytes: (p) => {
-        const item = kept.get(p)!;
+        const item = items.get(p)!;
         item.bytes ??= Buffer.from(item.json!);
         return item.bytes;
       },
-      // a list's items encoded at once (one buffer for the page, not one per item)
-      listBytes: (list) => Buffer.from(list.map((p) => kept.get(p)!.json).join(',')),
-      skipped: (p) => kept.get(p)?.skipped,
+      // a view asked once encodes a list's items at once (one buffer, not one per item); a kept
+      // view's items keep their bytes, for the next request at its instant
+      listBytes: (list) => (viewKept() ? null : Buffer.from(list.map((p) => items.get(p)!.json).join(','))),
+      skipped: (p) => items.get(p)?.skipped,
     };
   }
 

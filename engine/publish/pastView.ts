@@ -26,7 +26,8 @@ export interface PastShared {
   /** a view's pages now hold `bytes` (the views are kept within a byte budget) */
   grew(view: PastView, bytes: number): void;
   /** the position source of the view at `t` */
-  positionsAt(t: number): PositionSource;
+  /** the position source of the view at `t` (`kept`: whether the view is kept now) */
+  positionsAt(t: number, kept: () => boolean): PositionSource;
   stats(): PastStats;
   /** a new full view of `view`'s instant (its positions from `view.positionSource`); kept by the view until released */
   full(view: PastView): ReadModel;
@@ -88,7 +89,7 @@ export class PastView implements ReadModel {
 
   /** the positions of this instant (the full view answers from the same items) */
   get positionSource(): PositionSource {
-    this.#src ??= this.#shared.positionsAt(this.t);
+    this.#src ??= this.#shared.positionsAt(this.t, () => this.kept);
     return this.#src;
   }
 

@@ -15,8 +15,8 @@ export interface PositionSource {
   ready(w: number): undefined | Promise<void>;
   flags(p: number): number;
   bytes(p: number): Buffer;
-  /** the items of `list` joined by commas, when the source makes them at once cheaper than item by item */
-  listBytes?(list: number[]): Buffer;
+  /** the items of `list` joined by commas, when the source makes them at once cheaper than item by item (else null) */
+  listBytes?(list: number[]): Buffer | null;
   /** the CORRUPT_ROWS_SKIPPED message of position p, if it skipped rows */
   skipped(p: number): string | undefined;
 }

@@ -327,7 +327,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       grew: (view, bytes) => {
         if (views.has(view.key)) views.set(view.key, view, bytes);
       },
-      positionsAt: (at) => positions.at(at),
+      positionsAt: (at, kept) => positions.at(at, kept),
       stats: () => ({
         ...positions.stats(),
         details: past!.vaults.kept,

@@ -66,9 +66,9 @@ const COMMA = Buffer.from(',');
 export function positionsAnswer(world: World, src: PositionSource, wallet: string, q: { includeHidden: boolean; after: number; limit: number }) {
   const page = positionsPage(world, src, wallet, q);
   const parts: Buffer[] = [];
-  if (src.listBytes) {
-    if (page.list.length > 0) parts.push(src.listBytes(page.list));
-  } else {
+  const joined = page.list.length > 1 ? (src.listBytes?.(page.list) ?? null) : null;
+  if (joined) parts.push(joined);
+  else {
     for (const p of page.list) {
       if (parts.length > 0) parts.push(COMMA);
       parts.push(src.bytes(p));
