@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trimZeros } from '../../model/format/numbers.js';
 import { requestTermsKey, type RequestTerms, type World } from '../../model/world.js';
+import type { AllocationRow } from '../../store/allocations.js';
 import { createStore, type Store } from '../../store/store.js';
 import { testCommon } from '../../test/helpers/common.js';
 import { loadHistory, loadRequestTerms } from './loadHistory.js';
@@ -104,15 +105,7 @@ async function write(allocations: Allocation[], readings: Reading[], terms: Term
 /** What the row-object reads made of the tables (the loader before it read columns). */
 async function oracle(): Promise<{ history: NonNullable<World['history']>; terms: Map<string, RequestTerms> }> {
   const allocations: NonNullable<World['history']>['allocations'] = new Map();
-  for (const r of await store.rows<{
-    vault_id: string;
-    as_of: number;
-    category: string;
-    target: string;
-    allocation: number;
-    amount: number;
-    amount_usd: number | null;
-  }>(
+  for (const r of await store.rows<AllocationRow>(
     'test.oracle',
     `SELECT vault_id, epoch(as_of)::DOUBLE AS as_of, category, target::VARCHAR AS target, allocation, amount, amount_usd
        FROM allocations ORDER BY vault_id, as_of, position`,
