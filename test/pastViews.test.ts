@@ -53,9 +53,10 @@ const taskWallets = (task: PastPositionsInput): string[] => [
 ];
 
 /** A read model whose replays go to the pool, counting the tasks. */
-function onPool(): { model: ReadModel; tasks: PastPositionsInput[] } {
+function onPool(more: ReadModelOptions = {}): { model: ReadModel; tasks: PastPositionsInput[] } {
   const tasks: PastPositionsInput[] = [];
   const opts: ReadModelOptions = {
+    ...more,
     pastPositions: (task) => {
       tasks.push(task);
       return pool.pastPositions(task);
@@ -106,6 +107,27 @@ describe('vault pages at an instant', () => {
 });
 
 describe('wallet items at an instant', () => {
+  it("a position too long to keep whole is replayed on the pool to each instant's rows: the same answers, one state a position crosses, nothing kept", async () => {
+    const { model, tasks } = onPool({ pastTimelineRows: 1 });
+    const x = snapshot.world.walletIndex;
+    const rowsOf = (p: number) => x.rowStart[p + 1]! - x.rowStart[p]!;
+    // a wallet holding a position of several rows
+    const wallet = wallets.find((w) => {
+      const k = snapshot.world.events.dict.wallets.find(w);
+      return [...x.walletPos.subarray(x.walletPosStart[k]!, x.walletPosStart[k + 1]!)].some((p) => rowsOf(p) > 3);
+    })!;
+    expect(wallet).toBeDefined();
+    for (const t of [last - 3 * HOUR, last - 40 * HOUR - 17, last]) {
+      expect(await positionsAt(model, wallet, t)).toBe(await positionsAt(createReadModel(snapshot), wallet, t));
+    }
+    const long = tasks.flatMap((task) => [...task.list].filter((_, k) => task.ends[k]! !== 0));
+    expect(long.length).toBeGreaterThan(0);
+    // a long position's state crosses alone; the timelines kept hold only positions of one row
+    const kept = model.pastStats().states;
+    const oneRow = tasks.flatMap((task) => [...task.list].filter((p, k) => task.ends[k] === 0 && rowsOf(p) <= 1));
+    expect(kept).toBeLessThanOrEqual(oneRow.length);
+  });
+
   it('are replayed on the pool, not on the serving thread, and kept: the same instant or hour asks the pool nothing more', async () => {
     const { model, tasks } = onPool();
     const wallet = wallets[0]!;

@@ -1,6 +1,6 @@
 // A wallet's positions as of any instant (DESIGN §11.6), in two steps. The replay runs on the
 // compute pool: each position's average-cost state after EVERY one of its rows (its timeline),
-// once per position. The replay reads the whole series and prices: a row only looks up snapshots
+// once per position (a position too long to keep whole: its state at the rows an instant holds). The replay reads the whole series and prices: a row only looks up snapshots
 // and prices at or before its own time, so the state after a position's first e rows is the one
 // a world cut at any instant holding those rows gives. Valuing a state at an instant (its vault's
 // latest snapshot by then, "now" of DESIGN §4.8) is a few bigint products and no replay: pastItem
@@ -14,13 +14,19 @@ export type PackedState = Omit<PositionState, 'usdTable'> & { usdTable: null };
 
 export interface PastPositionsInput extends Omit<PositionsShared, 'wallets'> {
   kind: 'pastPositions';
-  /** the positions to replay, each over all of its rows */
+  /** the positions to replay */
   list: Int32Array;
+  /**
+   * per position of `list`: 0 to replay all its rows (its timeline), else the end (in the
+   * index's rows) to stop at, answering the state there alone (a position too long to keep whole)
+   */
+  ends: Int32Array;
 }
 
 export interface PastPositionsOutput {
   list: Int32Array;
-  /** per position of `list`: the state after each of its rows (entry r: after its first r + 1 rows) */
+  ends: Int32Array;
+  /** per position of `list`: the state after each of its rows (entry r: after its first r + 1 rows), or [the state at its end] */
   timelines: PackedState[][];
 }
 
@@ -40,20 +46,23 @@ export function computePastPositions(input: PastPositionsInput): PastPositionsOu
     if (!ctx) throw new Error(`pastPositions: vault ${v.vault_id} has no series`);
     const st = createPositionState(ctx);
     const foreign = foreignTokens(table, ctx);
-    const line: PackedState[] = new Array(rowStart[p + 1]! - rowStart[p]!);
-    for (let r = rowStart[p]!; r < rowStart[p + 1]!; r++) {
+    const whole = input.ends[k] === 0;
+    const to = whole ? rowStart[p + 1]! : input.ends[k]!;
+    const line: PackedState[] = whole ? new Array(to - rowStart[p]!) : [];
+    for (let r = rowStart[p]!; r < to; r++) {
       applyRow(st, table, idx[r]!, ctx, foreign);
       // a copy per row (the maps too: the next rows change the state in place)
-      line[r - rowStart[p]!] = {
-        ...st,
-        openDeposits: st.openDeposits && new Map(st.openDeposits),
-        openRedeems: st.openRedeems && new Map(st.openRedeems),
-        usdTable: null,
-      };
+      if (whole) line[r - rowStart[p]!] = packed(st);
     }
+    if (!whole) line.push(packed(st));
     timelines[k] = line;
   }
-  return { list: input.list, timelines };
+  return { list: input.list, ends: input.ends, timelines };
+}
+
+/** A copy of a replay state as it crosses threads (its maps copied, no price table). */
+function packed(st: PositionState): PackedState {
+  return { ...st, openDeposits: st.openDeposits && new Map(st.openDeposits), openRedeems: st.openRedeems && new Map(st.openRedeems), usdTable: null };
 }
 
 /** A position's item at an instant: its flags (OPEN, SKIPPED), the CORRUPT_ROWS_SKIPPED message, and its JSON (null when closed). */

@@ -5,7 +5,8 @@
 // its vault's snapshot by then (pastItem: a few bigint products, no replay), here. A view keeps
 // the items it valued (an instant asked again while its view is kept is a lookup); no cache of
 // items outlives the views: random instants rarely repeat, and a big cache of them turned over
-// faster than the garbage collector liked. The timelines' cache is bounded.
+// faster than the garbage collector liked. The timelines' cache is bounded, and a position too
+// long to keep whole (TIMELINE_ROWS) is replayed on the pool to the rows each instant holds.
 import type { World } from '../../model/world.js';
 import { contextOf, ENABLED, eventColumns, HIDDEN, type PositionsShared, VALUED, vaultInputOf, walletIndexColumns } from '../positions/positionItems.js';
 import { type PositionBasis, positionBasis } from '../positions/positionMetrics.js';
@@ -25,6 +26,11 @@ import type { PositionSource } from './positionSource.js';
 /** Positions whose timeline is kept per snapshot, and the states they may hold in all (~0.5 KB each). */
 export const TIMELINES_KEPT = 16_384;
 export const TIMELINE_STATES_KEPT = 131_072;
+/**
+ * A position with more rows than this is not replayed whole (a state per row would cross from
+ * the pool and be kept): each instant asks the pool for the state at the rows it holds, not kept.
+ */
+export const TIMELINE_ROWS = 16_384;
 
 /** Positions replayed by one pool task at most (the misses of one turn beyond it go in another). */
 export const BATCH_POSITIONS = 512;
@@ -36,11 +42,16 @@ interface Miss {
   now: number;
   /** the vault's flag bits */
   base: number;
+  /** the timeline it is valued from: p (the position's whole timeline) or −e (its state at rows end e alone) */
+  key: number;
 }
 
 /** The positions to replay asked for in one turn, sent as one task once `go` is called (at the turn's end, or when full). */
 interface Batch {
+  /** the positions, and the rows end of each (0: all its rows) */
   list: number[];
+  ends: number[];
+  /** their timelines' keys (Miss.key) */
   named: Set<number>;
   /** the timelines of the batch's positions, once replayed */
   timelines: Promise<Map<number, Timeline>>;
@@ -49,7 +60,9 @@ interface Batch {
 
 /** A position's timeline, its states' bases (made at a state's first valuation) and its item JSON up to the metrics (at its first). */
 interface Timeline {
+  /** line[k]: the state after the position's first `first` + k rows */
   line: PackedState[];
+  first: number;
   bases: (PositionBasis | undefined)[];
   head: string | null;
 }
@@ -75,7 +88,11 @@ export interface PastPositions {
  * `world`: the published (latest) world. `run` replays on the compute pool (absent: on this
  * thread, for tests and tools).
  */
-export function createPastPositions(world: World, run?: (task: PastPositionsInput) => Promise<PastPositionsOutput>): PastPositions {
+export function createPastPositions(
+  world: World,
+  run?: (task: PastPositionsInput) => Promise<PastPositionsOutput>,
+  { timelineRows = TIMELINE_ROWS }: { timelineRows?: number } = {},
+): PastPositions {
   const x = world.walletIndex;
   const ev = world.events;
   const vaultIds = ev.dict.vaults.values;
@@ -89,7 +106,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       states -= tl.line.length;
     },
   });
-  let shared: Omit<PastPositionsInput, 'kind' | 'list' | 'vaults'> | null = null;
+  let shared: Omit<PastPositionsInput, 'kind' | 'list' | 'ends' | 'vaults'> | null = null;
   const vaultInputs = new Map<number, PositionsShared['vaults'][number]>();
   const contexts = new Map<number, PositionContext>();
   let tasks = 0;
@@ -111,7 +128,13 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   const keepTimelines = (out: PastPositionsOutput): Map<number, Timeline> => {
     const got = new Map<number, Timeline>();
     out.list.forEach((p, k) => {
-      const tl: Timeline = { line: out.timelines[k]!, bases: [], head: null };
+      const e = out.ends[k]!;
+      if (e !== 0) {
+        // one state of a long position, for the instant that asked: not kept
+        got.set(-e, { line: out.timelines[k]!, first: e - x.rowStart[p]!, bases: [], head: null });
+        return;
+      }
+      const tl: Timeline = { line: out.timelines[k]!, first: 1, bases: [], head: null };
       got.set(p, tl);
       // states are the budget's unit; one timeline past the whole budget is used, not kept
       if (timelines.get(p) === undefined && tl.line.length <= TIMELINE_STATES_KEPT) {
@@ -148,10 +171,10 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
     /** Values the misses of wallet w from their positions' timelines (this thread: no replay). */
     const value = (w: number, misses: Miss[], got: Map<number, Timeline> | null) => {
       for (const m of misses) {
-        const tl = (got?.get(m.p) ?? timelines.get(m.p))!;
+        const tl = (got?.get(m.key) ?? timelines.get(m.key))!;
         const vi = x.posVault[m.p]!;
         tl.head ??= pastItemHead(vaultInput(vi), ev.dict.wallets.values[w]!);
-        const r = m.e - x.rowStart[m.p]! - 1;
+        const r = m.e - x.rowStart[m.p]! - tl.first;
         const it = pastItem(tl.line[r]!, contextAt(vi), tl.head, m.now, (st) => (tl.bases[r] ??= positionBasis(st)));
         valued++;
         valuedBytes += it.json === null ? 0 : it.json.length;
@@ -165,7 +188,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       const pending = running.get(w);
       if (pending) return pending;
       const misses: Miss[] = [];
-      const replay: number[] = [];
+      const replay: Miss[] = [];
       for (let k = x.walletPosStart[w]!; k < x.walletPosStart[w + 1]!; k++) {
         const p = x.walletPos[k]!;
         const e = rowsEnd(p);
@@ -180,8 +203,9 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         // a disabled vault's positions are never served: no replay for them
         if (v.visibility === 'disabled') continue;
         const base = ENABLED | VALUED | (v.visibility === 'hidden' ? HIDDEN : 0);
-        misses.push({ p, e, now: s.ts[i]!, base });
-        if (timelines.get(p) === undefined) replay.push(p);
+        const m: Miss = { p, e, now: s.ts[i]!, base, key: x.rowStart[p + 1]! - x.rowStart[p]! > timelineRows ? -e : p };
+        misses.push(m);
+        if (m.key < 0 || timelines.get(p) === undefined) replay.push(m);
       }
       if (replay.length === 0) {
         value(w, misses, null);
@@ -189,7 +213,14 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       }
       if (!run) {
         tasks++;
-        const got = keepTimelines(computePastPositions(replayTask(replay)));
+        const got = keepTimelines(
+          computePastPositions(
+            replayTask(
+              replay.map((m) => m.p),
+              replay.map((m) => (m.key < 0 ? m.e : 0)),
+            ),
+          ),
+        );
         value(w, misses, got);
         return undefined;
       }
@@ -222,7 +253,7 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
   // Positions to replay asked for in one turn of the event loop (the requests of one read of the
   // sockets) share one pool task: a round trip to a worker costs more than a position's replay.
   let batch: Batch | null = null;
-  function enqueue(runTask: NonNullable<typeof run>, list: number[]): Promise<Map<number, Timeline>> {
+  function enqueue(runTask: NonNullable<typeof run>, list: Miss[]): Promise<Map<number, Timeline>> {
     if (batch && batch.list.length + list.length > BATCH_POSITIONS) {
       batch.go();
       batch = null;
@@ -233,10 +264,10 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
       const started = new Promise<void>((resolve) => {
         go = resolve;
       });
-      const fresh: Batch = { list: [], named: new Set(), timelines: null as unknown as Batch['timelines'], go };
+      const fresh: Batch = { list: [], ends: [], named: new Set(), timelines: null as unknown as Batch['timelines'], go };
       fresh.timelines = started.then(() => {
         tasks++;
-        return runTask(replayTask(fresh.list)).then(keepTimelines);
+        return runTask(replayTask(fresh.list, fresh.ends)).then(keepTimelines);
       });
       batch = b = fresh;
       setImmediate(() => {
@@ -244,22 +275,27 @@ export function createPastPositions(world: World, run?: (task: PastPositionsInpu
         fresh.go();
       });
     }
-    // each position of the batch is named once (two views of one turn may ask for the same wallet)
-    for (const p of list) if (!b.named.has(p)) b.named.add(p), b.list.push(p);
+    // each timeline of the batch is named once (two views of one turn may ask for the same wallet)
+    for (const m of list) {
+      if (b.named.has(m.key)) continue;
+      b.named.add(m.key);
+      b.list.push(m.p);
+      b.ends.push(m.key < 0 ? m.e : 0);
+    }
     return b.timelines;
   }
 
-  /** The task replaying `list`'s positions over all their rows. */
-  function replayTask(list: number[]): PastPositionsInput {
+  /** The task replaying `list`'s positions: over all their rows, or to the rows end `ends` gives. */
+  function replayTask(list: number[], ends: number[]): PastPositionsInput {
     shared ??= { events: eventColumns(world), index: walletIndexColumns(world) };
     // only the vaults the positions are in cross (a sparse array: the task names them by index)
     const vaults: PositionsShared['vaults'] = [];
-    for (const p of list) {
+    list.forEach((p, k) => {
       const vi = x.posVault[p]!;
       vaults[vi] = vaultInput(vi);
-      rowsReplayed += x.rowStart[p + 1]! - x.rowStart[p]!;
-    }
-    return { kind: 'pastPositions', ...shared, vaults, list: Int32Array.from(list) };
+      rowsReplayed += (ends[k] || x.rowStart[p + 1]!) - x.rowStart[p]!;
+    });
+    return { kind: 'pastPositions', ...shared, vaults, list: Int32Array.from(list), ends: Int32Array.from(ends) };
   }
 
   return {

@@ -231,6 +231,8 @@ export interface ReadModelOptions {
   seriesBase?: Snapshot;
   /** replays a wallet's positions to an instant on the compute pool (views of the past; absent: in-thread, for tests and tools) */
   pastPositions?: (task: PastPositionsInput) => Promise<PastPositionsOutput>;
+  /** positions with more rows are replayed to each instant, not kept whole (default TIMELINE_ROWS; tests lower it) */
+  pastTimelineRows?: number;
   /** runs a position window on the compute pool (absent: on this thread, for tests and tools) */
   positionWindow?: (task: PositionWindowInput) => Promise<PositionWindowOutput>;
   /** builds series blocks on the compute pool (absent: on this thread, when a window first needs them) */
@@ -316,7 +318,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
   let past: PastShared | null = null;
   const pastShared = (): PastShared => {
     if (past) return past;
-    const positions = createPastPositions(world, opts.pastPositions);
+    const positions = createPastPositions(world, opts.pastPositions, { timelineRows: opts.pastTimelineRows });
     past = {
       generation: snapshot.generation,
       refreshedAt: snapshot.refreshed_at,
