@@ -115,9 +115,10 @@ export class PastView implements ReadModel {
   }
 
   /**
-   * The view's page of `part` and `key` (a vault id or slug), made once: a repeated instant gets
-   * the same Page (and so its prepared wire forms). By part then key: a key made per request
-   * (a string concatenation) would cost a flatten and a hash per lookup.
+   * The view's page of `part` and `key` (a vault id or slug): made once while the view is kept
+   * (its instant asked again gets the same Page, and so its prepared wire forms), else made for
+   * the one answer. By part then key: a key made per request (a string concatenation) would cost
+   * a flatten and a hash per lookup.
    */
   #page(part: number, key: string, data: () => { json: string; count?: number } | Page | undefined): Page | undefined {
     const made = (): Page | undefined => {
