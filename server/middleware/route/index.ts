@@ -62,9 +62,9 @@ export function createRouteStep(deps: RouteDeps): Step {
   const pagesByTarget = new Map<string, Page>();
   const pageRoutes = new Set<RouteName>();
   let pageTargetChars = 0;
-  // Nor are targets asking for the past: a random instant per request (an audit's sweep, the
-  // bench's random hours) filled the map with pages that lived long enough to be promoted; the
-  // view of an instant asked again keeps its pages itself (engine/publish/pastView.ts)
+  // Targets asking for the past (as_of) are not remembered: a random instant per request (an
+  // audit's sweep, the bench's random hours) filled the map with pages that lived long enough to
+  // be promoted; the view of an instant asked again keeps its pages itself (engine/publish/pastView.ts)
   const targetOf = (req: IncomingRequest): string | null =>
     req.query === '' ? req.path : req.query.includes('next=') || req.query.includes('as_of=') ? null : `${req.path}?${req.query}`;
 
