@@ -6,6 +6,7 @@
 // back on import.
 import { PRICE_PROVIDER_ERRORS } from './settings.js';
 import { PUBLISH_INPUT_TABLES, RAW_AND_REGISTRY_TABLES } from './publishInputs.js';
+import type { DuckDBAppender } from '@duckdb/node-api';
 import type { Store } from './store.js';
 
 /** What an export holds: every table a snapshot is built from, and the one setting the world reads. */
@@ -84,34 +85,29 @@ export interface ShardPositionRow {
 }
 
 /** Write the shard's series rows to `path` (Parquet) through a scratch table of `store`. */
-export async function writeShardSeries(store: Store, path: string, rows: readonly ShardSeriesRow[]): Promise<void> {
-  await store.run('shard.series.create', 'CREATE OR REPLACE TABLE shard_series (vault_id VARCHAR, length INTEGER, unit_price_f BLOB, unit_price BLOB)');
-  const a = await store.appender('shard_series');
-  try {
-    for (const r of rows) {
+export function writeShardSeries(store: Store, path: string, rows: readonly ShardSeriesRow[]): Promise<void> {
+  return writeThroughScratch(store, path, rows, {
+    label: 'shard.series',
+    table: 'shard_series',
+    columns: 'vault_id VARCHAR, length INTEGER, unit_price_f BLOB, unit_price BLOB',
+    order: 'vault_id',
+    append: (a, r) => {
       a.appendVarchar(r.vault_id);
       a.appendInteger(r.length);
       a.appendBlob(r.unit_price_f);
       a.appendBlob(r.unit_price);
-      a.endRow();
-    }
-    a.flushSync();
-  } finally {
-    a.closeSync();
-  }
-  await store.run('shard.series.write', `COPY (SELECT * FROM shard_series ORDER BY vault_id) TO ${quoted(path)} (FORMAT parquet)`);
-  await store.run('shard.series.drop', 'DROP TABLE shard_series');
+    },
+  });
 }
 
 /** Write the shard's position rows to `path` (Parquet) through a scratch table of `store`. */
-export async function writeShardPositions(store: Store, path: string, rows: readonly ShardPositionRow[]): Promise<void> {
-  await store.run(
-    'shard.positions.create',
-    'CREATE OR REPLACE TABLE shard_positions (position INTEGER, wallet VARCHAR, vault_id VARCHAR, flags UTINYINT, item BLOB, "returns" BLOB, skipped_rows INTEGER, skipped_message VARCHAR)',
-  );
-  const a = await store.appender('shard_positions');
-  try {
-    for (const r of rows) {
+export function writeShardPositions(store: Store, path: string, rows: readonly ShardPositionRow[]): Promise<void> {
+  return writeThroughScratch(store, path, rows, {
+    label: 'shard.positions',
+    table: 'shard_positions',
+    columns: 'position INTEGER, wallet VARCHAR, vault_id VARCHAR, flags UTINYINT, item BLOB, "returns" BLOB, skipped_rows INTEGER, skipped_message VARCHAR',
+    order: 'position',
+    append: (a, r) => {
       a.appendInteger(r.position);
       a.appendVarchar(r.wallet);
       a.appendVarchar(r.vault_id);
@@ -123,14 +119,30 @@ export async function writeShardPositions(store: Store, path: string, rows: read
       else a.appendInteger(r.skipped_rows);
       if (r.skipped_message === null) a.appendNull();
       else a.appendVarchar(r.skipped_message);
+    },
+  });
+}
+
+/** Rows appended to a scratch table of `store` (created anew), copied to `path` as Parquet in `order`, then dropped. */
+async function writeThroughScratch<R>(
+  store: Store,
+  path: string,
+  rows: readonly R[],
+  spec: { label: string; table: string; columns: string; order: string; append: (a: DuckDBAppender, row: R) => void },
+): Promise<void> {
+  await store.run(`${spec.label}.create`, `CREATE OR REPLACE TABLE ${spec.table} (${spec.columns})`);
+  const a = await store.appender(spec.table);
+  try {
+    for (const r of rows) {
+      spec.append(a, r);
       a.endRow();
     }
     a.flushSync();
   } finally {
     a.closeSync();
   }
-  await store.run('shard.positions.write', `COPY (SELECT * FROM shard_positions ORDER BY position) TO ${quoted(path)} (FORMAT parquet)`);
-  await store.run('shard.positions.drop', 'DROP TABLE shard_positions');
+  await store.run(`${spec.label}.write`, `COPY (SELECT * FROM ${spec.table} ORDER BY ${spec.order}) TO ${quoted(path)} (FORMAT parquet)`);
+  await store.run(`${spec.label}.drop`, `DROP TABLE ${spec.table}`);
 }
 
 export async function readShardSeries(store: Store, path: string): Promise<ShardSeriesRow[]> {
