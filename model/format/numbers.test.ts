@@ -53,6 +53,7 @@ describe('formatUnits / parseUnits', () => {
         expect(s).not.toMatch(/e|\.$|\.\d*0$/);
         expect(parseUnits(s, d)).toBe(v);
       }),
+      { numRuns: 5000 },
     );
   });
   it('examples', () => {
