@@ -6,7 +6,7 @@
 // latest snapshot by then, "now" of DESIGN §4.8) is a few bigint products and no replay: pastItem
 // does it wherever the timeline is kept (the read model's thread), with the item format here.
 import { applyRow, createPositionState, foreignTokens, isPositionOpen, type PositionContext, type PositionState } from './replayPosition.js';
-import { metricsJson, type PositionBasis, positionMetrics } from './positionMetrics.js';
+import { type PastBasis, positionMetricsJson } from './positionMetrics.js';
 import { contextOf, eventTableOf, OPEN, type PositionsShared, SKIPPED, type VaultInput } from './positionItems.js';
 
 /** A replay state as it crosses threads and is kept: without its price table (valuing one never reads it). */
@@ -84,15 +84,15 @@ export function pastItemHead(v: VaultInput, wallet: string): string {
 
 /**
  * The item of a replayed state valued at `now` (its vault's latest snapshot time by the instant);
- * `head`: pastItemHead; `basis`: the state's positionBasis (what no instant changes: the caller
+ * `head`: pastItemHead; `basis`: the state's pastBasis (what no instant changes: the caller
  * keeps it beside the state, which is valued at many instants). A closed position is not valued:
  * nothing serves it (a list and the position route read only its flags).
  */
-export function pastItem(st: PackedState, ctx: PositionContext, head: string, now: number, basis: (st: PositionState) => PositionBasis): PastItem {
+export function pastItem(st: PackedState, ctx: PositionContext, head: string, now: number, basis: (st: PositionState) => PastBasis): PastItem {
   const state = st as PositionState;
   const open = isPositionOpen(state);
   const flags = (open ? OPEN : 0) | (st.skipped === 0 ? 0 : SKIPPED);
-  const json = open ? `${head}${metricsJson(positionMetrics(state, ctx, now, basis(state)))}}` : null;
+  const json = open ? `${head}${positionMetricsJson(state, ctx, now, basis(state))}}` : null;
   if (st.skipped === 0) return { flags, json };
   return { flags, json, skipped: `${st.skipped} corrupt row(s) of this position were skipped (first: ${st.firstSkip?.row}, ${st.firstSkip?.reason})` };
 }

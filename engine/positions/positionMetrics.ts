@@ -3,7 +3,8 @@
 // pnl.total the exact sum of the published parts, roi_pct as a time-weighted return in percent.
 import { formatUnits, halfEven, pow10, SHARE_DECIMALS, USD_DECIMALS } from '../../model/format/numbers.js';
 import { asOfIndex, usdIndexAt } from '../series/asOf.js';
-import { sharesToAssets, unitPriceAt } from './marketValue.js';
+import { asOfIndexFast } from './fastAsOf.js';
+import { sharesToAssets, UNIT_PRICE_ONE, unitPriceAt } from './marketValue.js';
 import type { PositionContext, PositionState } from './replayPosition.js';
 import { usdE18, USD_PRICE_DECIMALS } from './usdPriceCache.js';
 
@@ -125,6 +126,70 @@ export function positionMetrics(st: PositionState, ctx: PositionContext, now: nu
     },
     roi_pct: { native: roi, usd: roiUsd },
   };
+}
+
+/**
+ * What valuing a state at an instant reuses (a state of a kept timeline is valued at many):
+ * positionBasis and the products of its amounts that no instant changes.
+ */
+export interface PastBasis extends PositionBasis {
+  /** S + Pr */
+  held: bigint;
+  /** (S + Pr) · lift, lift = 10^(d + fine − 36): times the unit price, the held value at the full fixed point */
+  heldLift: bigint;
+  costFine: bigint;
+  costUsdFine: bigint;
+}
+
+export function pastBasis(st: PositionState): PastBasis {
+  const b = positionBasis(st) as PastBasis;
+  b.held = st.shares + st.pendingRedeemShares;
+  b.heldLift = b.held * pow10(st.decimals + st.fineDigits - 36);
+  b.costFine = st.cost * b.k;
+  b.costUsdFine = st.costUsd * b.k;
+  return b;
+}
+
+/**
+ * metricsJson(positionMetrics(st, ctx, now, b)), in one pass: a view of the past values a
+ * state per request (DESIGN §11.6), and the nested object, the repeated as-of searches and
+ * the per-instant products of amounts the state fixes were most of it. Held to the two-step
+ * form by a property test (pastItem.test.ts).
+ */
+export function positionMetricsJson(st: PositionState, ctx: PositionContext, now: number, b: PastBasis): string {
+  const d = st.decimals;
+  const series = ctx.series;
+  const i = asOfIndexFast(series.ts, series.length, now);
+  const up = i < 0 ? UNIT_PRICE_ONE : series.unit_price.get(i);
+  const j = usdIndexAt(ctx.prices, now);
+  const spot = j >= 0 ? usdE18(ctx.prices!, j) : null;
+  const spotShift = d + USD_PRICE_DECIMALS - USD_DECIMALS;
+
+  const value = sharesToAssets(st.shares, up, d);
+  const heldValue = b.heldLift * up;
+  const unrealized = (heldValue - b.costFine) / st.fine;
+  const unrealizedUsd = st.usdComplete && spot !== null ? halfEven(heldValue * spot - b.costUsdFine, b.usdShift) : null;
+  const unrealizedText = formatUnits(unrealized, d);
+  const unrealizedUsdText = unrealizedUsd === null ? 'null' : `"${formatUnits(unrealizedUsd, USD_DECIMALS)}"`;
+  const totalUsd = b.realizedUsd === null || unrealizedUsd === null ? 'null' : `"${formatUnits(b.realizedUsd + unrealizedUsd, USD_DECIMALS)}"`;
+  let valueUsd = 'null';
+  let pendingUsd = 'null';
+  if (spot !== null) {
+    valueUsd = `"${formatUnits(halfEven(value * spot, spotShift), USD_DECIMALS)}"`;
+    pendingUsd = st.pendingDepositAssets === 0n ? '"0"' : `"${formatUnits(halfEven(st.pendingDepositAssets * spot, spotShift), USD_DECIMALS)}"`;
+  }
+
+  let roi: number | null = null;
+  let roiUsd: number | null = null;
+  if (st.everHeld) {
+    const p = i < 0 ? 1 : series.unit_price_f[i]!;
+    const open = b.held > 0n;
+    roi = finiteOrNull((st.twr * (open ? p / st.spellP : 1) - 1) * 100);
+    if (st.usdComplete && spot !== null) roiUsd = finiteOrNull((st.twrUsd * (open ? (p * ctx.prices!.usd_f[j]!) / st.spellPUsd : 1) - 1) * 100);
+  }
+  const cost = b.cost_basis;
+  const realized = b.realized_pnl;
+  return `{"shares_owned":"${b.shares_owned}","value":{"native":"${formatUnits(value, d)}","usd":${valueUsd}},"cost_basis":{"native":"${cost.native}","usd":${cost.usd === null ? 'null' : `"${cost.usd}"`}},"pending_deposit_assets":{"native":"${b.pending_deposit_native}","usd":${pendingUsd}},"pending_redeem_shares":"${b.pending_redeem_shares}","pnl":{"realized":{"native":"${realized.native}","usd":${realized.usd === null ? 'null' : `"${realized.usd}"`}},"unrealized":{"native":"${unrealizedText}","usd":${unrealizedUsdText}},"total":{"native":"${formatUnits(b.realized + unrealized, d)}","usd":${totalUsd}}},"roi_pct":{"native":${roi},"usd":${roiUsd}}}`;
 }
 
 /**

@@ -9,7 +9,7 @@
 // long to keep whole (TIMELINE_ROWS) is replayed on the pool to the rows each instant holds.
 import type { World } from '../../model/world.js';
 import { contextOf, ENABLED, eventColumns, HIDDEN, type PositionsShared, VALUED, vaultInputOf, walletIndexColumns } from '../positions/positionItems.js';
-import { type PositionBasis, positionBasis } from '../positions/positionMetrics.js';
+import { type PastBasis, pastBasis } from '../positions/positionMetrics.js';
 import type { PositionContext } from '../positions/replayPosition.js';
 import {
   computePastPositions,
@@ -63,7 +63,7 @@ interface Timeline {
   /** line[k]: the state after the position's first `first` + k rows */
   line: PackedState[];
   first: number;
-  bases: (PositionBasis | undefined)[];
+  bases: (PastBasis | undefined)[];
   head: string | null;
 }
 
@@ -175,7 +175,7 @@ export function createPastPositions(
         const vi = x.posVault[m.p]!;
         tl.head ??= pastItemHead(vaultInput(vi), ev.dict.wallets.values[w]!);
         const r = m.e - x.rowStart[m.p]! - tl.first;
-        const it = pastItem(tl.line[r]!, contextAt(vi), tl.head, m.now, (st) => (tl.bases[r] ??= positionBasis(st)));
+        const it = pastItem(tl.line[r]!, contextAt(vi), tl.head, m.now, (st) => (tl.bases[r] ??= pastBasis(st)));
         valued++;
         valuedBytes += it.json === null ? 0 : it.json.length;
         items.set(m.p, { flags: m.base | it.flags, json: it.json, bytes: it.json === null ? NO_BYTES : null, skipped: it.skipped });
