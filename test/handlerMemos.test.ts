@@ -176,6 +176,53 @@ describe('what the request path remembers', () => {
     }
   });
 
+  it("a vault's detail at an instant: its ETag names the publish, the vault and the instant (the same from every reader of one publish, another for any other body) and answers a 304", () => {
+    const t0 = snapshot1.refreshed_at_s - 5 * 3600;
+    const iso = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+    const ids = [...snapshot1.world.series.keys()].slice(0, 3);
+    const seen = new Map<string, string>();
+    for (const id of ids)
+      for (const t of [t0, t0 + 1, t0 + 3600, t0 - 24 * 3600]) {
+        const target = `/v1/vaults/${id}?as_of=${iso(t)}`;
+        const a = get(
+          handlerOf(() => servedOf(snapshot1)),
+          target,
+        );
+        const b = get(
+          handlerOf(() => servedOf(snapshot1)),
+          target,
+        );
+        expect(a.status, target).toBe(200);
+        // another reader of the same publish: the same body and ETag
+        expect(b, target).toEqual(a);
+        // two bodies never share an ETag (every instant echoes itself in meta.as_of)
+        expect(seen.get(a.etag!), target).toBeUndefined();
+        seen.set(a.etag!, a.body);
+        // the same instant on the next publish: another body (refreshed_at), another ETag
+        expect(
+          get(
+            handlerOf(() => second),
+            target,
+          ).etag,
+        ).not.toBe(a.etag);
+        const [path, query] = target.split('?');
+        const r = handlerOf(() => first)({
+          method: 'GET',
+          path: path!,
+          query: query!,
+          ip: '127.0.0.1',
+          authorization: '',
+          apiKey: '',
+          acceptEncoding: '',
+          ifNoneMatch: a.etag!,
+          requestId: 'memo-test',
+        });
+        if (r instanceof Promise) throw new Error('unexpected async reply');
+        expect(r.status, target).toBe(304);
+      }
+    expect(seen.size).toBe(ids.length * 4);
+  });
+
   it('a page of a view of the past answers the same body and ETag in every encoding and as a 304, asked once or again, and is not remembered by target', () => {
     const served = servedOf(snapshot1);
     const h = handlerOf(() => served);

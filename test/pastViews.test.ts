@@ -89,7 +89,9 @@ describe('vault pages at an instant', () => {
           const want = reference.pages.get(key);
           const got = view.vault(v.vault_id, part);
           expect(got?.prefix.toString(), `${key} at ${t}`).toBe(want?.prefix.toString());
-          expect(got?.etag).toBe(want?.etag);
+          // a detail's ETag names (publish, vault, instant) rather than hashing its body (handlerMemos.test.ts holds it)
+          if (part === 'detail') expect(got?.etag === undefined).toBe(want === undefined);
+          else expect(got?.etag).toBe(want?.etag);
           if (want) compared++;
         }
         expect(view.hasVault(v.vault_id)).toBe(reference.details.has(v.vault_id));

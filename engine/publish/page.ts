@@ -103,10 +103,12 @@ export function asOfFrame(refreshedAt: string): AsOfFrame {
 }
 
 /**
- * buildPageOf(the text of `data` joined, null, refreshedAt, asOf); `asOf` as isoSeconds writes it
- * (ASCII that JSON does not escape). `data` is byte ranges: [buffer, start, end] each.
+ * buildPageOf(the text of `data` joined, null, refreshedAt, asOf)'s prefix; `asOf` as isoSeconds
+ * writes it (ASCII that JSON does not escape). `data` is byte ranges: [buffer, start, end] each.
+ * `etag`: the caller's, named by what determines the body (hashing ~1 KB per page was the
+ * largest single cost of a vault's detail at a random instant); etagOf(prefix) when absent.
  */
-export function buildAsOfPage(frame: AsOfFrame, data: readonly (readonly [Buffer, number, number])[], asOf: string): Page {
+export function buildAsOfPage(frame: AsOfFrame, data: readonly (readonly [Buffer, number, number])[], asOf: string, etag?: string): Page {
   let n = frame.open.length + frame.mid.length + asOf.length + frame.close.length;
   for (const [, from, to] of data) n += to - from;
   const prefix = Buffer.allocUnsafe(n);
@@ -115,7 +117,7 @@ export function buildAsOfPage(frame: AsOfFrame, data: readonly (readonly [Buffer
   at += frame.mid.copy(prefix, at);
   at += prefix.write(asOf, at, 'latin1');
   frame.close.copy(prefix, at);
-  return { prefix, etag: etagOf(prefix) };
+  return { prefix, etag: etag ?? etagOf(prefix) };
 }
 
 /**

@@ -4,8 +4,9 @@
 // alone (its metrics read snapshots ≤ i and prices at ts[i] ≤ the instant). So the metrics' JSON
 // is kept by (vault, i), made a block of snapshots at a time, and shared by every instant of
 // that hour; only the envelope (meta.as_of) is per instant. The rules are asOfView.ts's worldAt and buildSnapshot's, for one vault.
+import { createHash } from 'node:crypto';
 import { isoSeconds } from '../../model/format/numbers.js';
-import { type AllocationItem, priceKey, type World } from '../../model/world.js';
+import { type AllocationItem, priceKey, type VaultSeries, type World } from '../../model/world.js';
 import type { VaultRow } from '../../model/rows.js';
 import { indexRegistry, vaultDefinition, vaultDetail } from '../metrics/vaultDetail.js';
 import { metricsAt, type VaultMetrics } from '../metrics/vaultPoint.js';
@@ -37,12 +38,13 @@ export interface PastVaults {
 
 const METRICS_SLOT = '"metrics":null';
 
-/** A vault's detail around its metrics, as text and as bytes. */
+/** A vault's detail around its metrics, as text and as bytes, and the start of its pages' ETags. */
 interface Frame {
   head: string;
   tail: string;
   headBytes: Buffer;
   tailBytes: Buffer;
+  etagStem: string;
 }
 
 /** The metrics JSON of a block of snapshots from `from`: one buffer, each snapshot's metrics a range of it. */
@@ -52,48 +54,71 @@ interface Block {
   offsets: Int32Array;
 }
 
-/** `world`: the published (latest) world; `now`: its publish time (an allocation's as_of without snapshots). */
-export function createPastVaults(world: World, now: number): PastVaults {
+/**
+ * `world`: the published (latest) world; `now`: its publish time (an allocation's as_of without
+ * snapshots); `etagSeed`: the read model's content identity (ReadModel.id). A detail page's
+ * body is a function of (the snapshot, the vault, the instant) alone, so its ETag names them —
+ * a hash of the seed and the vault id, made once per vault, then the instant — as the wallet
+ * routes' ETags do (server/reply.ts jsonEtag): readers of one publish give the same ETag.
+ */
+export function createPastVaults(world: World, now: number, etagSeed: string): PastVaults {
   const idx = indexRegistry(world.registry);
   const details = createBoundedCache<number, Block>({ entries: PAST_DETAILS_KEPT, bytes: PAST_DETAILS_BYTES });
 
+  // what a request at an instant reads of a vault, found by one lookup of its id (a detail at a
+  // random instant is ~7 µs of the serving thread: a lookup per part of it was a tenth of that)
+  interface Listed {
+    v: VaultRow;
+    /** its series; undefined: no snapshots */
+    s: VaultSeries | undefined;
+    /** its ordinal here, the high part of its blocks' keys */
+    ord: number;
+    frame: Frame | null;
+  }
+  const records = new Map<string, Listed | null>();
+  /** the vault's record; null: unknown or disabled */
+  const recordOf = (vaultId: string): Listed | null => {
+    let r = records.get(vaultId);
+    if (r === undefined) {
+      const v = world.vaults.get(vaultId);
+      r = !v || v.visibility === 'disabled' ? null : { v, s: world.series.get(vaultId), ord: records.size, frame: null };
+      records.set(vaultId, r);
+    }
+    return r;
+  };
+
   /** the vault's snapshot index at t, −1 before its first one; null: unknown or disabled */
   function indexAt(vaultId: string, t: number): number | null {
-    const v = world.vaults.get(vaultId);
-    if (!v || v.visibility === 'disabled') return null;
-    const s = world.series.get(vaultId);
-    return s ? asOfIndex(s.ts, s.length, t) : -1;
+    const r = recordOf(vaultId);
+    if (r === null) return null;
+    return r.s ? asOfIndex(r.s.ts, r.s.length, t) : -1;
   }
 
   // each vault's detail JSON around its metrics, serialized once (as text and bytes): only the metrics are per instant
-  const frames = new Map<string, Frame>();
-  const frameOf = (v: VaultRow): Frame => {
-    let f = frames.get(v.vault_id);
-    if (!f) {
-      const text = JSON.stringify(vaultDetail(v, null as unknown as VaultMetrics, idx));
+  const frameOf = (r: Listed): Frame => {
+    if (r.frame === null) {
+      const text = JSON.stringify(vaultDetail(r.v, null as unknown as VaultMetrics, idx));
       // "metrics" is a key of the detail only (a string value would have its quotes escaped)
       const at = text.indexOf(METRICS_SLOT);
       const head = text.slice(0, at + METRICS_SLOT.length - 4);
       const tail = text.slice(at + METRICS_SLOT.length);
-      frames.set(v.vault_id, (f = { head, tail, headBytes: Buffer.from(head), tailBytes: Buffer.from(tail) }));
+      const etagStem = `"a${createHash('sha256').update(`${etagSeed}\0${r.v.vault_id}`).digest('base64url').slice(0, 22)}.`;
+      r.frame = { head, tail, headBytes: Buffer.from(head), tailBytes: Buffer.from(tail), etagStem };
     }
-    return f;
+    return r.frame;
   };
 
   // The metrics JSON of every snapshot of a block of METRICS_BLOCK, made when one of them is
   // first asked for and kept by (vault ordinal, block) as numbers (a string key per request
   // costs a flatten and a hash): the vault's serialized metrics series, built as instants ask.
   // As bytes: a page per instant copies a range of them (no string joined and encoded per request).
-  const ordinals = new Map<string, number>();
-  function blockOf(v: VaultRow, i: number): Block {
-    let ord = ordinals.get(v.vault_id);
-    if (ord === undefined) ordinals.set(v.vault_id, (ord = ordinals.size));
+  function blockOf(r: Listed, i: number): Block {
     const b = Math.floor(i / METRICS_BLOCK);
-    const key = ord * 2 ** 32 + b;
+    const key = r.ord * 2 ** 32 + b;
     let block = details.get(key);
     if (block === undefined) {
-      const s = world.series.get(v.vault_id)!;
-      const prices = world.prices.get(priceKey(v.chain_id, v.numeraire_address));
+      const s = r.s!;
+      const prices = world.prices.get(priceKey(r.v.chain_id, r.v.numeraire_address));
       const from = b * METRICS_BLOCK;
       const to = Math.min(s.length, from + METRICS_BLOCK);
       const texts = new Array<string>(to - from);
@@ -107,40 +132,43 @@ export function createPastVaults(world: World, now: number): PastVaults {
     }
     return block;
   }
-  function detailAt(v: VaultRow, i: number): string {
-    const block = blockOf(v, i);
+  function detailAt(r: Listed, i: number): string {
+    const block = blockOf(r, i);
     const k = i - block.from;
-    const f = frameOf(v);
+    const f = frameOf(r);
     return f.head + block.bytes.toString('utf8', block.offsets[k], block.offsets[k + 1]) + f.tail;
   }
 
-  const listedRow = (vaultId: string, t: number): { v: VaultRow; i: number } | undefined => {
-    const i = indexAt(vaultId, t);
-    return i === null || i < 0 ? undefined : { v: world.vaults.get(vaultId)!, i };
+  /** the vault's record and its snapshot index at t, when it is listed by then */
+  const listedRow = (vaultId: string, t: number): { r: Listed; i: number } | undefined => {
+    const r = recordOf(vaultId);
+    if (r === null || r.s === undefined) return undefined;
+    const i = asOfIndex(r.s.ts, r.s.length, t);
+    return i < 0 ? undefined : { r, i };
   };
 
   return {
     indexAt,
     detail(vaultId, t) {
-      const r = listedRow(vaultId, t);
-      return r && detailAt(r.v, r.i);
+      const at = listedRow(vaultId, t);
+      return at && detailAt(at.r, at.i);
     },
     detailPage(vaultId, t, asOf, frame) {
-      const r = listedRow(vaultId, t);
-      if (!r) return undefined;
-      const block = blockOf(r.v, r.i);
-      const k = r.i - block.from;
-      const f = frameOf(r.v);
+      const at = listedRow(vaultId, t);
+      if (!at) return undefined;
+      const block = blockOf(at.r, at.i);
+      const k = at.i - block.from;
+      const f = frameOf(at.r);
       const parts = [
         [f.headBytes, 0, f.headBytes.length],
         [block.bytes, block.offsets[k]!, block.offsets[k + 1]!],
         [f.tailBytes, 0, f.tailBytes.length],
       ] as const;
-      return buildAsOfPage(frame, parts, asOf);
+      return buildAsOfPage(frame, parts, asOf, `${f.etagStem}${t.toString(36)}"`);
     },
     definition(vaultId, t) {
-      const r = listedRow(vaultId, t);
-      return r && JSON.stringify(vaultDefinition(r.v));
+      const at = listedRow(vaultId, t);
+      return at && JSON.stringify(vaultDefinition(at.r.v));
     },
     allocations(vaultId, t) {
       const r = listedRow(vaultId, t);
@@ -161,7 +189,7 @@ export function createPastVaults(world: World, now: number): PastVaults {
       }
       if (!rows) return undefined;
       rows.sort((a, b) => b.listed_at - a.listed_at || (a.vault_id < b.vault_id ? -1 : a.vault_id > b.vault_id ? 1 : 0));
-      return { json: `[${rows.map((v) => detailAt(v, indexAt(v.vault_id, t)!)).join(',')}]`, count: rows.length };
+      return { json: `[${rows.map((v) => detailAt(recordOf(v.vault_id)!, indexAt(v.vault_id, t)!)).join(',')}]`, count: rows.length };
     },
     get kept() {
       return details.size;

@@ -324,7 +324,7 @@ export function createReadModel(snapshot: Snapshot, opts: ReadModelOptions = {})
       refreshedAt: snapshot.refreshed_at,
       refreshedAtS: snapshot.refreshed_at_s,
       world,
-      vaults: createPastVaults(world, snapshot.refreshed_at_s),
+      vaults: createPastVaults(world, snapshot.refreshed_at_s, id),
       frame: asOfFrame(snapshot.refreshed_at),
       grew: (view, bytes) => {
         if (views.has(view.key)) views.set(view.key, view, bytes);
