@@ -1,12 +1,21 @@
 // Issues #9/#11: the published snapshot written to a directory and read back gives the same
 // world, byte-identical pages and ETags, and identical per-request answers (timeseries windows,
 // positions, activity); a truncated or bit-flipped file is refused, never served.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, type Snapshot } from '../engine/publish/buildSnapshot.js';
-import { CorruptSnapshotError, readManifest, readSnapshotDir, writeJsonObject, writeSnapshotDir } from '../engine/publish/snapshotFiles.js';
+import {
+  CorruptSnapshotError,
+  readManifest,
+  readSnapshotDir,
+  removeUnlisted,
+  writeJsonObject,
+  writeManifest,
+  writeSnapshotDir,
+  writeWorldFiles,
+} from '../engine/publish/snapshotFiles.js';
 import type { World } from '../model/world.js';
 import { eventRows } from '../model/events.js';
 import { APY_WINDOW_DAYS, apyAt, apyColumn, keepsApy } from '../engine/series/apyWindows.js';
@@ -197,6 +206,32 @@ describe('snapshot directory', () => {
     // unchanged content is one file shared by every generation
     expect(m3.files.series.name).toBe(m1.files.series.name);
     expect(names.filter((n) => n.startsWith('series-'))).toHaveLength(1);
+  });
+
+  it('holds at most two generations while a third is written: the files no manifest names go before the write, not after', async () => {
+    const out = join(dir, 'peak');
+    const ids = [1, 2, 3].map((g) => ({ generation: g, refreshed_at_s: original.refreshed_at_s, stamp: null }));
+    const auths = ids.map((_, k) => ({ cursor_secret: `p${k}`, keys: [] }));
+    // a directory without a manifest keeps what it holds (nothing of a publish to keep or drop)
+    mkdirSync(out, { recursive: true });
+    const stray = join(out, `auth-${'0'.repeat(64)}.json`);
+    writeFileSync(stray, '{}');
+    await removeUnlisted(out);
+    expect(existsSync(stray)).toBe(true);
+    const m1 = await writeSnapshotDir(out, world, ids[0]!, auths[0]!);
+    expect(existsSync(stray)).toBe(false);
+    const m2 = await writeSnapshotDir(out, world, ids[1]!, auths[1]!);
+    // generation 1 stays beside 2 (a reader may still be loading it) …
+    expect(readdirSync(out)).toContain(m1.files.auth!.name);
+    // … until the next write starts: while generation 3's files are written, only 2's are there
+    const files3 = await writeWorldFiles(out, world);
+    expect(readdirSync(out)).not.toContain(m1.files.auth!.name);
+    expect(readdirSync(out)).toContain(m2.files.auth!.name);
+    // the current generation still loads whole while the next one is being written
+    expect((await readSnapshotDir(out)).manifest.generation).toBe(2);
+    const m3 = await writeManifest(out, files3, ids[2]!, auths[2]!);
+    expect(readdirSync(out)).toContain(m2.files.auth!.name);
+    expect((await readSnapshotDir(out)).manifest.generation).toBe(m3.generation);
   });
 });
 
