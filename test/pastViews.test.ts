@@ -307,7 +307,13 @@ describe('the caches of views of the past stay bounded', () => {
     c.set('e', 6, 50);
     expect([c.size, c.bytes, c.get('e'), dropped.length]).toEqual([2, 60, 6, 3]);
     c.set('f', 6, 101); // bigger than the whole budget: not kept, nothing dropped for it
-    expect([c.size, c.get('f'), dropped.length]).toEqual([2, undefined, 3]);
+    expect([c.size, c.get('f'), c.has('f'), dropped.length]).toEqual([2, undefined, false, 3]);
+    // a kept value replaced by one past the whole budget: neither is kept, and its holder is told
+    c.set('e', 7, 101);
+    expect([c.size, c.bytes, c.has('e'), dropped]).toEqual([1, 10, false, ['b', 'c', 'd', 'e']]);
+    c.set('g', 8, 20);
+    c.clear(); // every entry goes, each told of
+    expect([c.size, c.bytes, dropped.slice(4)]).toEqual([0, 0, ['a', 'g']]);
     // a bigger one evicts the oldest 1/32 at once when full
     const big = createBoundedCache<number, number>({ entries: 64 });
     for (let k = 0; k < 65; k++) big.set(k, k);

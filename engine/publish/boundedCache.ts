@@ -16,6 +16,8 @@ export interface BoundedCache<K, V> {
   set(key: K, value: V, bytes?: number): void;
   /** whether `key` is kept (not a use) */
   has(key: K): boolean;
+  /** drops every entry, telling `evicted` of each */
+  clear(): void;
   readonly size: number;
   readonly bytes: number;
 }
@@ -28,7 +30,11 @@ interface Entry<V> {
   placed: number;
 }
 
-/** `evicted`: told of each value dropped to stay within the bounds (not of one replaced under its key). */
+/**
+ * `evicted`: told of each value dropped to stay within the bounds (not of one replaced under its
+ * key, unless the new one is past the whole byte budget: then neither is kept) and by clear().
+ * A value put past the whole budget under a new key is not kept and not told of: `has` says so.
+ */
 export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: number; evicted?: (key: K, value: V) => void }): BoundedCache<K, V> {
   const map = new Map<K, Entry<V>>();
   const maxBytes = bounds.bytes ?? Number.POSITIVE_INFINITY;
@@ -46,10 +52,11 @@ export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: numb
     set(key, value, size = 0) {
       const old = map.get(key);
       if (old) {
-        // one value past the whole byte budget is not kept
+        // one value past the whole byte budget is not kept (and its holder is told, as of an eviction)
         if (size > maxBytes) {
           map.delete(key);
           bytes -= old.bytes;
+          bounds.evicted?.(key, value);
           return;
         }
         // not a use: a view's pages growing is not a second request for its instant
@@ -81,6 +88,12 @@ export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: numb
       }
     },
     has: (key) => map.has(key),
+    clear() {
+      const all = [...map];
+      map.clear();
+      bytes = 0;
+      for (const [k, e] of all) bounds.evicted?.(k, e.value);
+    },
     get size() {
       return map.size;
     },

@@ -20,6 +20,7 @@ import { lowerBound } from '../../common/search.js';
 import { type PriceSeries, priceKey, type VaultSeries, type World } from '../../model/world.js';
 import { vaultTimeseriesPoint } from '../metrics/vaultPoint.js';
 import { gridWindow, type Granularity } from '../series/rollups.js';
+import { createBoundedCache } from './boundedCache.js';
 import type { Snapshot } from './buildSnapshot.js';
 
 /** Points per serialized block: a window serializes only the blocks it touches. */
@@ -180,58 +181,50 @@ export function putBlocks(sb: SeriesBuffer, order: 'asc' | 'desc', built: readon
 }
 
 /**
- * Serialized blocks and their deflated chunks are kept up to SERIES_CACHE_BYTES in all, the
- * least recently used first out (a block dropped is serialized again when a window next needs
- * it): a crawler walking every vault's hourly history cannot grow the server by gigabytes. 64
- * MiB holds every block the HTTP bench's random windows touch on the demo world (~30 MB with
- * their chunks); on the benchmark world's 17 M hours any budget fills, and it is that much RSS.
- * The order is kept by second chance (CLOCK): a use only stamps the entry, and when the budget
- * is passed, entries at the front used since they were put there go to the back instead of out.
- * Moving every used block to the back (a Map delete and set per use) grew the Map's table per
- * request, and that table lived long enough to be promoted (~120 bytes a random window).
+ * Serialized blocks and their deflated chunks are kept up to SERIES_CACHE_BYTES in all (a block
+ * dropped is serialized again when a window next needs it), by second chance (boundedCache.ts):
+ * a crawler walking every vault's hourly history cannot grow the server by gigabytes. 64 MiB
+ * holds every block the HTTP bench's random windows touch on the demo world (~30 MB with their
+ * chunks); on the benchmark world's 17 M hours any budget fills, and it is that much RSS. One
+ * cache for every buffer of every snapshot: an entry says where its block sits, to clear it.
  */
 export const SERIES_CACHE_BYTES = 64 * 1024 * 1024;
+interface Kept {
+  cache: (Block | undefined)[];
+  b: number;
+  bytes: number;
+}
+const blockCache = (bytes: number) =>
+  createBoundedCache<Block, Kept>({
+    entries: Number.MAX_SAFE_INTEGER,
+    bytes,
+    evicted: (block, at) => {
+      if (at.cache[at.b] === block) at.cache[at.b] = undefined;
+    },
+  });
 let budget = SERIES_CACHE_BYTES;
-const lru = new Map<Block, { cache: (Block | undefined)[]; b: number; bytes: number; at: number; placed: number }>();
-let cachedBytes = 0;
-/** Uses so far: an entry used after it was placed (at > placed) gets a second chance. */
-let uses = 0;
+let kept = blockCache(budget);
 
+/** Count `bytes` more of `block` (at cache[b]) against the budget; a use of it. A block past the whole budget is answered from once, not kept. */
 function keep(block: Block, cache: (Block | undefined)[], b: number, bytes: number): void {
-  const e = lru.get(block);
-  uses++;
-  if (e) {
-    e.bytes += bytes;
-    e.at = uses;
-  } else lru.set(block, { cache, b, bytes, at: uses, placed: uses });
-  cachedBytes += bytes;
-  if (cachedBytes <= budget) return;
-  // entries moved to the back are visited again by this loop (a Map iterates what is added),
-  // now placed after their last use: each is moved at most once, so the loop ends
-  for (const [old, x] of lru) {
-    if (cachedBytes <= budget) break;
-    if (old === block) continue;
-    if (x.at > x.placed) {
-      lru.delete(old);
-      x.placed = uses; // at <= uses: no second chance again until it is used
-      lru.set(old, x);
-      continue;
-    }
-    lru.delete(old);
-    cachedBytes -= x.bytes;
-    if (x.cache[x.b] === old) x.cache[x.b] = undefined;
-  }
+  const at = kept.get(block);
+  if (at === undefined) kept.set(block, { cache, b, bytes }, bytes);
+  else if (bytes > 0) kept.set(block, at, (at.bytes += bytes));
+  else return;
+  if (!kept.has(block) && cache[b] === block) cache[b] = undefined;
 }
 
 /** Bytes held by serialized blocks and chunks now (tests, metrics). */
 export function seriesCacheBytes(): number {
-  return cachedBytes;
+  return kept.bytes;
 }
 
-/** Change the budget (tests); returns the previous one. */
+/** Change the budget (tests): the blocks kept are dropped; returns the previous budget. */
 export function setSeriesCacheBudget(bytes: number): number {
   const old = budget;
   budget = bytes;
+  kept.clear();
+  kept = blockCache(bytes);
   return old;
 }
 
@@ -432,8 +425,8 @@ function withCrcs(block: Block): Block & { crc: Uint32Array; crcBare: Uint32Arra
 /** Every whole chunk of `size` points of the block, each an independent raw deflate stream ended by a sync flush, end to end. */
 function chunkRun(block: Block, size: number): ChunkRun {
   const r = chunkRunOf(block, size);
-  const e = lru.get(block);
-  if (e) keep(block, e.cache, e.b, r.bytes.length + r.at.byteLength);
+  const at = kept.get(block);
+  if (at) keep(block, at.cache, at.b, r.bytes.length + r.at.byteLength);
   return r;
 }
 
