@@ -2,23 +2,13 @@
 // object storage and `recompute --shard … --from DIR` (engine/shards/rawExport.ts).
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createCommon } from '../../common/common.js';
-import { loadConfig } from '../../common/config.js';
-import { VaultdError } from '../../common/errors.js';
 import { writeRawExport } from '../../engine/shards/rawExport.js';
-import { VAULT_TYPES } from '../../families/index.js';
-import { openStoreWithRetry } from '../../store/storeHandle.js';
-import { parseFlags } from '../args.js';
 import { EXPORT } from '../commandSpecs.js';
+import { withStoreOut } from './storeOut.js';
 
-export async function exportCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags(EXPORT, argv);
-  if (values.out === undefined || values.out === '') throw new VaultdError('USAGE', 'missing --out DIR: the directory to write the Parquet files into');
-  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
-  const common = createCommon(config);
-  const out = resolve(values.out);
-  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
-  try {
+export function exportCommand(argv: string[]): Promise<number> {
+  return withStoreOut(EXPORT, argv, 'DIR: the directory to write the Parquet files into', async ({ out: given, store }) => {
+    const out = resolve(given);
     const t0 = performance.now();
     await mkdir(out, { recursive: true });
     const m = await writeRawExport(store, out);
@@ -28,9 +18,5 @@ export async function exportCommand(argv: string[]): Promise<number> {
       `exported ${Object.keys(m.tables).length} tables (${m.raw.rows.vault_snapshots} snapshot rows, ${m.raw.rows.vault_events} events) to ${out}: ` +
         `${(bytes / 1048576).toFixed(1)} MiB of Parquet, in ${Math.round(performance.now() - t0)} ms\n`,
     );
-  } finally {
-    await store.close();
-    await common.shutdown.close('done');
-  }
-  return 0;
+  });
 }

@@ -3,28 +3,18 @@
 // readers: the same identity (generation, refreshed_at, ETags) `vaultd serve` on that database
 // publishes, with the database's API keys and cursor secret.
 import { resolve } from 'node:path';
-import { createCommon } from '../../common/common.js';
-import { loadConfig } from '../../common/config.js';
-import { VAULT_TYPES } from '../../families/index.js';
-import { VaultdError } from '../../common/errors.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeSnapshotDir } from '../../engine/publish/snapshotFiles.js';
 import { activeKeyDigests } from '../../store/apiKeys.js';
 import { readPublishIdentity } from '../../store/publishIdentity.js';
 import { cursorSecret } from '../../store/cursorSecret.js';
-import { openStoreWithRetry } from '../../store/storeHandle.js';
-import { parseFlags } from '../args.js';
 import { PUBLISH } from '../commandSpecs.js';
+import { withStoreOut } from './storeOut.js';
 
-export async function publishCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags(PUBLISH, argv);
-  if (values.out === undefined || values.out === '') throw new VaultdError('USAGE', 'missing --out DIR: the directory to write the snapshot into');
-  const config = loadConfig(VAULT_TYPES, { config: values.config, db: values.db });
-  const common = createCommon(config);
-  const out = resolve(values.out);
-  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true });
-  try {
+export function publishCommand(argv: string[]): Promise<number> {
+  return withStoreOut(PUBLISH, argv, 'DIR: the directory to write the snapshot into', async ({ out: given, common, store }) => {
+    const out = resolve(given);
     const t0 = performance.now();
     const engine = createEngine(common, (work) => work(store), {
       compute: poolCompute(createComputePool(common, { threads: 2 })),
@@ -48,9 +38,5 @@ export async function publishCommand(argv: string[]): Promise<number> {
       `published generation ${m.generation} (refreshed_at ${m.refreshed_at}) to ${out}: ${Object.keys(m.files).length} files, ` +
         `${(bytes / 1048576).toFixed(1)} MiB, in ${Math.round(performance.now() - t0)} ms\n`,
     );
-  } finally {
-    await store.close();
-    await common.shutdown.close('done');
-  }
-  return 0;
+  });
 }
