@@ -9,6 +9,13 @@ import type { Params, Store } from './store.js';
 /** Called with each result chunk; its vectors are valid during the call only. */
 export type OnChunk = (chunk: DuckDBDataChunk) => void;
 
+let streamed = 0;
+
+/** Rows handed over by every streaming read of this process so far (a long read's progress: `vaultd recompute`'s load). */
+export function rowsStreamed(): number {
+  return streamed;
+}
+
 /** Run a labelled streaming read, handing each result chunk to `onChunk`; stops (throws the signal's reason) once `signal` is aborted. */
 export async function forEachChunk(store: Store, label: string, sql: string, onChunk: OnChunk, params?: Params, signal?: AbortSignal): Promise<void> {
   let result: DuckDBResult;
@@ -18,6 +25,7 @@ export async function forEachChunk(store: Store, label: string, sql: string, onC
       signal?.throwIfAborted();
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
+      streamed += chunk.rowCount;
       onChunk(chunk);
     }
   } catch (cause) {

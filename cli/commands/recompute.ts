@@ -5,6 +5,7 @@ import { createCommon } from '../../common/common.js';
 import { loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress } from '../../common/progress.js';
+import { rowsStreamed } from '../../store/chunkStream.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
@@ -52,7 +53,15 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   // progress in shares of a full recompute's time (measured on the benchmark world: read and
   // compute ~30 %, hourly metrics ~45 %, activity ~10 %, positions ~15 %), so the percent means time
   const stages = 100;
-  const AFTER = { compute: 30, metrics: 75, activity: 85, positions: 100 } as const;
+  const AFTER = { load: 20, compute: 30, metrics: 75, activity: 85, positions: 100 } as const;
+  // the load's share moves with the rows read (at 10,000 vaults it is minutes of the run)
+  const toRead = await inputRows(store);
+  const read0 = rowsStreamed();
+  const loading = setInterval(
+    () => progress.update(Math.min(AFTER.load, Math.floor((AFTER.load * (rowsStreamed() - read0)) / Math.max(1, toRead))), stages),
+    1000,
+  );
+  loading.unref();
   try {
     const engine = createEngine(common, (work) => work(store), {
       compute: poolCompute(createComputePool(common, { threads: 2 })),
@@ -75,6 +84,10 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     const signal = common.shutdown.signal;
     const work = engine.recomputeFull({
       signal,
+      afterLoad: async () => {
+        clearInterval(loading);
+        progress.update(AFTER.load, stages);
+      },
       alongside: (world, published) =>
         store.transaction('recompute.derived', () =>
           store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
@@ -116,11 +129,21 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     failed = !isStopped(err);
     throw err;
   } finally {
+    clearInterval(loading);
     // the store closes with the shutdown; a failed run's growth is cut after
     await common.shutdown.close('done');
     if (failed) await trimAfterFailure(common, config.db);
   }
   return 0;
+}
+
+/** The rows a full recompute's load streams, about (snapshots, events and prices; the small tables aside). */
+async function inputRows(store: Store): Promise<number> {
+  const row = await store.one<{ n: number }>(
+    'recompute.input_rows',
+    'SELECT ((SELECT count(*) FROM vault_snapshots) + (SELECT count(*) FROM vault_events) + (SELECT count(*) FROM prices))::DOUBLE AS n',
+  );
+  return row?.n ?? 0;
 }
 
 /**
