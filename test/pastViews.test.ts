@@ -292,7 +292,15 @@ describe('the caches of views of the past stay bounded', () => {
 
   it('a bounded cache drops past its entries or bytes the oldest not used since put (second chance), and says which', () => {
     const dropped: string[] = [];
-    const c = createBoundedCache<string, number>({ entries: 3, bytes: 100, evicted: (k) => dropped.push(k) });
+    const told = new Map<string, number>();
+    const c = createBoundedCache<string, number>({
+      entries: 3,
+      bytes: 100,
+      evicted: (k, v) => {
+        dropped.push(k);
+        told.set(k, v);
+      },
+    });
     c.set('a', 1, 10);
     c.set('b', 2, 10);
     c.set('c', 3, 10);
@@ -310,7 +318,7 @@ describe('the caches of views of the past stay bounded', () => {
     expect([c.size, c.get('f'), c.has('f'), dropped.length]).toEqual([2, undefined, false, 3]);
     // a kept value replaced by one past the whole budget: neither is kept, and its holder is told
     c.set('e', 7, 101);
-    expect([c.size, c.bytes, c.has('e'), dropped]).toEqual([1, 10, false, ['b', 'c', 'd', 'e']]);
+    expect([c.size, c.bytes, c.has('e'), dropped, told.get('e')]).toEqual([1, 10, false, ['b', 'c', 'd', 'e'], 6]);
     c.set('g', 8, 20);
     c.clear(); // every entry goes, each told of
     expect([c.size, c.bytes, dropped.slice(4)]).toEqual([0, 0, ['a', 'g']]);

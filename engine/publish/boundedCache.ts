@@ -33,7 +33,7 @@ interface Entry<V> {
 /**
  * `evicted`: told of each value dropped to stay within the bounds (not of one replaced under its
  * key, unless the new one is past the whole byte budget: then neither is kept) and by clear().
- * A value put past the whole budget under a new key is not kept and not told of: `has` says so.
+ * A value put past the whole budget is not kept and not told of: `has` says so.
  */
 export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: number; evicted?: (key: K, value: V) => void }): BoundedCache<K, V> {
   const map = new Map<K, Entry<V>>();
@@ -52,11 +52,12 @@ export function createBoundedCache<K, V>(bounds: { entries: number; bytes?: numb
     set(key, value, size = 0) {
       const old = map.get(key);
       if (old) {
-        // one value past the whole byte budget is not kept (and its holder is told, as of an eviction)
+        // one value past the whole byte budget is not kept, and the one it replaces is dropped
+        // (told of, as of an eviction)
         if (size > maxBytes) {
           map.delete(key);
           bytes -= old.bytes;
-          bounds.evicted?.(key, value);
+          bounds.evicted?.(key, old.value);
           return;
         }
         // not a use: a view's pages growing is not a second request for its instant

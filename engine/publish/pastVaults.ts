@@ -76,12 +76,13 @@ export function createPastVaults(world: World, now: number, etagSeed: string): P
     frame: Frame | null;
   }
   const records = new Map<string, Listed | null>();
-  /** the vault's record; null: unknown or disabled */
+  /** the vault's record; null: unknown or disabled (only the registry's vaults are remembered: ids asked at random are not) */
   const recordOf = (vaultId: string): Listed | null => {
     let r = records.get(vaultId);
     if (r === undefined) {
       const v = world.vaults.get(vaultId);
-      r = !v || v.visibility === 'disabled' ? null : { v, s: world.series.get(vaultId), ord: records.size, frame: null };
+      if (!v) return null;
+      r = v.visibility === 'disabled' ? null : { v, s: world.series.get(vaultId), ord: records.size, frame: null };
       records.set(vaultId, r);
     }
     return r;
