@@ -21,3 +21,12 @@ export async function hasSnapshots(store: Store): Promise<boolean> {
 export async function checkpointFile(store: Store): Promise<void> {
   await store.run('demo.checkpoint', 'CHECKPOINT');
 }
+
+/** The rows a full recompute's load streams, about: snapshots, events and prices (the small tables aside). */
+export async function inputRows(store: Store): Promise<number> {
+  const row = await store.one<{ n: number }>(
+    'recompute.input_rows',
+    'SELECT ((SELECT count(*) FROM vault_snapshots) + (SELECT count(*) FROM vault_events) + (SELECT count(*) FROM prices))::DOUBLE AS n',
+  );
+  return row?.n ?? 0;
+}

@@ -6,6 +6,7 @@ import { loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress } from '../../common/progress.js';
 import { rowsStreamed } from '../../store/chunkStream.js';
+import { inputRows } from '../../store/queries.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
@@ -135,15 +136,6 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     if (failed) await trimAfterFailure(common, config.db);
   }
   return 0;
-}
-
-/** The rows a full recompute's load streams, about (snapshots, events and prices; the small tables aside). */
-async function inputRows(store: Store): Promise<number> {
-  const row = await store.one<{ n: number }>(
-    'recompute.input_rows',
-    'SELECT ((SELECT count(*) FROM vault_snapshots) + (SELECT count(*) FROM vault_events) + (SELECT count(*) FROM prices))::DOUBLE AS n',
-  );
-  return row?.n ?? 0;
 }
 
 /**
