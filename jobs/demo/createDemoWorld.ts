@@ -29,6 +29,14 @@ export interface DemoWorldSummary {
 
 export const DEMO_SETTING = 'demo.params';
 
+/**
+ * DuckDB's buffer pool while a world is built (every other command's is store.ts's 4 GB): the
+ * build appends and moves ~1 M staged rows at a time and needs no more, and a 4 GB pool filled
+ * with pages the build will not read again held 3.3 GB of the 10,000-vault build's 7.6 GiB peak
+ * (4.3 GiB with this one, in the same time: bench/README.md "The 10,000-vault world").
+ */
+export const DEMO_BUILD_MEMORY = '1GB';
+
 /** Does the database at `path` already hold a registry? Opens and closes it. */
 export async function databaseHasData(common: Common, path: string): Promise<boolean> {
   if (path === ':memory:' || !existsSync(path)) return false;
@@ -64,7 +72,7 @@ export async function createDemoWorld(
     if (!renamed) removeDatabase(tmp);
   });
   try {
-    const store = await createStore(common, { path: tmp });
+    const store = await createStore(common, { path: tmp, memoryLimit: DEMO_BUILD_MEMORY });
     try {
       // the vaults listed by `now` (a later `now` of the same world lists more: extendDemoWorld)
       const registry = buildDemoRegistry(opts.params);
