@@ -535,11 +535,16 @@ export async function writeManifest(
     files: all,
   };
   await writeRenamed(dir, MANIFEST, join(dir, MANIFEST), JSON.stringify(manifest, null, 1));
-  const keep = new Set([...Object.values(manifest.files), ...Object.values(previous?.files ?? {})].map((f) => f.name));
+  await removeAllBut(dir, [manifest, previous]);
+  return manifest;
+}
+
+/** Remove the snapshot files of `dir` that none of `manifests` names (other files are left alone). */
+async function removeAllBut(dir: string, manifests: readonly (SnapshotManifest | null)[]): Promise<void> {
+  const keep = new Set(manifests.flatMap((m) => Object.values(m?.files ?? {}).map((f) => f.name)));
   for (const name of await readdir(dir)) {
     if (NAME.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
   }
-  return manifest;
 }
 
 /**
@@ -553,11 +558,7 @@ export async function writeManifest(
  */
 export async function removeUnlisted(dir: string): Promise<void> {
   const manifest = await readManifest(dir).catch(() => null);
-  if (manifest === null) return;
-  const keep = new Set(Object.values(manifest.files).map((f) => f.name));
-  for (const name of await readdir(dir)) {
-    if (NAME.test(name) && !keep.has(name)) await rm(join(dir, name), { force: true });
-  }
+  if (manifest !== null) await removeAllBut(dir, [manifest]);
 }
 
 /** Write the files of `world` under `identity` into `dir`, then the manifest. */
