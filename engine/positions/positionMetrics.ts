@@ -151,10 +151,11 @@ export function pastBasis(st: PositionState): PastBasis {
 }
 
 /**
- * metricsJson(positionMetrics(st, ctx, now, b)), in one pass: a view of the past values a
- * state per request (DESIGN §11.6), and the nested object, the repeated as-of searches and
- * the per-instant products of amounts the state fixes were most of it. Held to the two-step
- * form by a property test (pastItem.test.ts).
+ * JSON.stringify(positionMetrics(st, ctx, now, b)), in one pass: a view of the past values a
+ * state per request (DESIGN §11.6), and the nested object, its serialization, the repeated
+ * as-of searches and the per-instant products of amounts the state fixes were most of it. The
+ * strings are decimal amounts (digits, a sign, a point: nothing JSON escapes) and the numbers
+ * finite or null. Held to JSON.stringify of positionMetrics by a property test (pastItem.test.ts).
  */
 export function positionMetricsJson(st: PositionState, ctx: PositionContext, now: number, b: PastBasis): string {
   const d = st.decimals;
@@ -191,17 +192,6 @@ export function positionMetricsJson(st: PositionState, ctx: PositionContext, now
   const realized = b.realized_pnl;
   return `{"shares_owned":"${b.shares_owned}","value":{"native":"${formatUnits(value, d)}","usd":${valueUsd}},"cost_basis":{"native":"${cost.native}","usd":${cost.usd === null ? 'null' : `"${cost.usd}"`}},"pending_deposit_assets":{"native":"${b.pending_deposit_native}","usd":${pendingUsd}},"pending_redeem_shares":"${b.pending_redeem_shares}","pnl":{"realized":{"native":"${realized.native}","usd":${realized.usd === null ? 'null' : `"${realized.usd}"`}},"unrealized":{"native":"${unrealizedText}","usd":${unrealizedUsdText}},"total":{"native":"${formatUnits(b.realized + unrealized, d)}","usd":${totalUsd}}},"roi_pct":{"native":${roi},"usd":${roiUsd}}}`;
 }
-
-/**
- * JSON.stringify(m), written by template (a view of the past values a position per request:
- * JSON.stringify of the nested object was the largest part of it). The strings are decimal
- * amounts (digits, a sign, a point: nothing JSON escapes) and the numbers finite or null.
- */
-export function metricsJson(m: PositionMetrics): string {
-  return `{"shares_owned":"${m.shares_owned}","value":${pairJson(m.value)},"cost_basis":${pairJson(m.cost_basis)},"pending_deposit_assets":${pairJson(m.pending_deposit_assets)},"pending_redeem_shares":"${m.pending_redeem_shares}","pnl":{"realized":${pairJson(m.pnl.realized)},"unrealized":${pairJson(m.pnl.unrealized)},"total":${pairJson(m.pnl.total)}},"roi_pct":{"native":${m.roi_pct.native},"usd":${m.roi_pct.usd}}}`;
-}
-
-const pairJson = (p: AmountPair): string => `{"native":"${p.native}","usd":${p.usd === null ? 'null' : `"${p.usd}"`}}`;
 
 /** The basis and realized amounts of a state, rounded as published (native toward zero, USD half-even). */
 function basisParts(st: PositionState) {
