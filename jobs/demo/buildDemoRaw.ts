@@ -11,12 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { VaultdError } from '../../common/errors.js';
 import { BINARY_BUILD } from '../../common/runtime.js';
-import type { AllocationRow, Registry, RequestTermsRow, TvlSourceValueRow } from '../../model/rows.js';
+import type { Registry } from '../../model/rows.js';
 import { createBatchSink, STAGE_NAMES, type RawBatch, type StageName } from '../../store/rawColumns.js';
 import { createRawWriter } from '../../store/rawWriter.js';
 import { createStagedRawLoader } from '../../store/stagedRawLoader.js';
 import type { Store } from '../../store/store.js';
 import type { DemoParams } from './params.js';
+import { type SmallRows, writeRun } from './rowRuns.js';
 import { simulateDemo, type SimulationSummary } from './simulate.js';
 
 /** Event and price rows staged between two moves into the raw tables (snapshots are not staged). */
@@ -33,8 +34,9 @@ export interface SimWorkerData {
 
 export type SimWorkerMessage =
   | { type: 'batch'; batch: RawBatch }
+  | { type: 'rows'; rows: SmallRows }
   | { type: 'progress'; done: number; total: number }
-  | { type: 'done'; summary: SimulationSummary; allocations: AllocationRow[]; tvlSourceValues: TvlSourceValueRow[]; requestTerms: RequestTermsRow[] };
+  | { type: 'done'; summary: SimulationSummary };
 
 export interface DemoRawCounts {
   snapshots: number;
@@ -77,39 +79,34 @@ export async function buildDemoRaw(
   const mode = opts.mode ?? (BINARY_BUILD || !existsSync(simWorkerFilename()) ? 'inline' : 'worker');
   const pieceRows = opts.pieceRows ?? PIECE_ROWS;
   const loader = await createStagedRawLoader(store);
+  // allocations, TVL readings and request terms: a few rows per vault and per day, through the row path as they come
+  const writer = await createRawWriter(store, 'append');
   const moved: Record<StageName, number> = { snapshots: 0, events: 0, prices: 0 };
   const move = async () => {
     const added = await loader.flush();
     for (const name of STAGE_NAMES) moved[name] += added[name];
   };
   try {
-    let done: Extract<SimWorkerMessage, { type: 'done' }>;
+    let sim: SimulationSummary;
     if (mode === 'inline') {
-      const small = { allocations: [] as AllocationRow[], tvlSourceValues: [] as TvlSourceValueRow[], requestTerms: [] as RequestTermsRow[] };
-      const { sink, flush } = createBatchSink((batch) => loader.append(batch), {
-        allocation: (r) => void small.allocations.push(r),
-        tvlSourceValue: (r) => void small.tvlSourceValues.push(r),
-        requestTerms: (r) => void small.requestTerms.push(r),
-      });
-      const summary = simulateDemo(params, registry, sink, { onProgress: opts.onProgress });
+      const { sink, flush } = createBatchSink((batch) => loader.append(batch), writer.sink);
+      sim = simulateDemo(params, registry, sink, { onProgress: opts.onProgress });
       flush();
-      done = { type: 'done', summary, ...small };
     } else {
-      done = await runWorker(params, opts.onProgress, async (batch) => {
-        loader.append(batch);
-        if (loader.staged >= pieceRows) await move();
-      });
+      sim = await runWorker(
+        params,
+        opts.onProgress,
+        async (batch) => {
+          loader.append(batch);
+          if (loader.staged >= pieceRows) await move();
+        },
+        (rows) => writeRun(writer.sink, rows),
+      );
     }
     await move();
-
-    // allocations and TVL readings: a few rows per vault and per day, through the row path
-    const writer = await createRawWriter(store, 'append');
-    for (const r of done.allocations) writer.sink.allocation(r);
-    for (const r of done.tvlSourceValues) writer.sink.tvlSourceValue(r);
-    for (const r of done.requestTerms) writer.sink.requestTerms(r);
     const small = await writer.finish();
     return {
-      sim: done.summary,
+      sim,
       added: { ...moved, allocations: small.allocations, tvlSourceValues: small.tvlSourceValues, requestTerms: small.requestTerms },
     };
   } finally {
@@ -118,14 +115,16 @@ export async function buildDemoRaw(
 }
 
 /**
- * Runs the simulation worker; `onBatch` is awaited batch by batch in posting order. A batch's
- * slot is released after `onBatch` has staged it, so at most IN_FLIGHT_BATCHES wait in memory.
+ * Runs the simulation worker; `onBatch` is awaited batch by batch in posting order, and
+ * `onRows` takes each run of small rows between them, in order. A batch's (or a run's) slot is
+ * released once it is staged, so at most IN_FLIGHT_BATCHES wait in memory.
  */
 async function runWorker(
   params: DemoParams,
   onProgress: ((done: number, total: number) => void) | undefined,
   onBatch: (batch: RawBatch) => Promise<void>,
-): Promise<Extract<SimWorkerMessage, { type: 'done' }>> {
+  onRows: (rows: SmallRows) => void,
+): Promise<SimulationSummary> {
   const inFlight = new SharedArrayBuffer(4);
   const counter = new Int32Array(inFlight);
   const data: SimWorkerData = { params, inFlight, cap: IN_FLIGHT_BATCHES };
@@ -161,14 +160,15 @@ async function runWorker(
         await new Promise<void>((r) => (wake = r));
         continue;
       }
-      if (m.type === 'batch') {
-        await onBatch(m.batch);
+      if (m.type === 'batch' || m.type === 'rows') {
+        if (m.type === 'batch') await onBatch(m.batch);
+        else onRows(m.rows);
         Atomics.sub(counter, 0, 1);
         Atomics.notify(counter, 0);
       } else if (m.type === 'progress') {
         onProgress?.(m.done, m.total);
       } else {
-        return m;
+        return m.summary;
       }
     }
   } finally {
