@@ -276,6 +276,16 @@ export const configSchema = (vaultTypes: VaultTypes) =>
       {},
     ),
     /** the demo world under `vaultd serve` (no chains configured) */
+    recompute: v.optional(
+      v.strictObject({
+        /**
+         * MiB of vault series `recompute --full` holds at once: it reads and computes the vaults in
+         * passes of at most this many (engine/persist/recomputeInPasses.ts); 112 bytes a snapshot
+         */
+        series_memory_mb: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(16, 'must be at least 16')), 1024),
+      }),
+      {},
+    ),
     demo: v.optional(
       v.strictObject({
         /** real seconds per simulated hour: 3600 follows the wall clock; less runs the world ahead (DESIGN §11.6) */

@@ -2,9 +2,9 @@
 // with timings per stage. Without --full, hourly metrics are only appended past the last
 // hour already written; positions and activity are always rewritten whole.
 import { createCommon } from '../../common/common.js';
-import { loadConfig } from '../../common/config.js';
+import { type Config, loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
-import { createProgress } from '../../common/progress.js';
+import { createProgress, type Progress } from '../../common/progress.js';
 import { rowsStreamed } from '../../store/chunkStream.js';
 import { inputRows } from '../../store/queries.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
@@ -12,6 +12,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
 import { writeVaultMetrics } from '../../engine/persist/metricsWriter.js';
 import { writePositions } from '../../engine/persist/positionsWriter.js';
+import { recomputeInPasses } from '../../engine/persist/recomputeInPasses.js';
 import type { Common } from '../../common/common.js';
 import { describeError, isStopped, VaultdError } from '../../common/errors.js';
 import type { Store } from '../../store/store.js';
@@ -64,6 +65,14 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   );
   loading.unref();
   try {
+    if (values.full) {
+      progress.update(0, stages);
+      await recomputeFullInPasses(common, store, config, progress, () => {
+        clearInterval(loading);
+        progress.update(AFTER.load, stages);
+      });
+      return 0;
+    }
     const engine = createEngine(common, (work) => work(store), {
       compute: poolCompute(createComputePool(common, { threads: 2 })),
       eventHashes: false,
@@ -137,6 +146,41 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+/**
+ * `recompute --full`: the series a few vaults at a time (engine/persist/recomputeInPasses.ts),
+ * as many as `recompute.series_memory_mb` holds, in one transaction for the three tables.
+ * Prints what the in-memory recompute prints: its stages, then the summary line.
+ */
+async function recomputeFullInPasses(common: Common, store: Store, config: Config, progress: Progress, afterLoad: () => void): Promise<void> {
+  const signal = common.shutdown.signal;
+  const pool = createComputePool(common, { threads: 2 });
+  let t0 = 0;
+  const work = store.transaction('recompute.derived', async () => {
+    const r = await recomputeInPasses(common, store, poolCompute(pool), {
+      seriesBytes: config.recompute.series_memory_mb * 2 ** 20,
+      writeMemory: RECOMPUTE_WRITE_MEMORY,
+      signal,
+      afterLoad,
+      onProgress: (f) => progress.update(PASS_FROM + Math.floor((100 - PASS_FROM) * f), 100),
+    });
+    t0 = performance.now();
+    return r;
+  });
+  common.shutdown.add('recompute', () => work.then(settled, settled));
+  const r = await work;
+  r.timings.commit = Math.round((performance.now() - t0) * 10) / 10;
+  progress.update(100, 100);
+  progress.stop();
+  for (const [stage, ms] of Object.entries(r.timings)) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);
+  process.stdout.write(
+    `recomputed ${r.vaults} vaults, ${r.metricRows} hourly metric rows written, ${r.positions.rows} positions ` +
+      `(${r.positions.skippedRows} corrupt rows skipped), ${r.activityRows} activity rows; ${r.passes} pass${r.passes === 1 ? '' : 'es'} of at most ${config.recompute.series_memory_mb} MiB of series\n`,
+  );
+}
+
+/** The progress where the passes start (the load of events, prices and the index before). */
+const PASS_FROM = 20;
 
 /**
  * A failed run (a full disk) rolled back, but the file keeps the blocks it grew by: cut them,

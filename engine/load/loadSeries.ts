@@ -8,7 +8,7 @@
 // index joined in SQL and scattered one by one.
 import type { VaultSeries } from '../../model/world.js';
 import { keepsApy } from '../series/apyWindows.js';
-import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type VaultSeriesMeta } from '../series/vaultSeries.js';
+import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type SeriesArena, type VaultSeriesMeta } from '../series/vaultSeries.js';
 import type { Store } from '../../store/store.js';
 import { withStreamingBuffer } from '../../store/chunkStream.js';
 import { snapshotBlockLayout, snapshotLayout, streamSnapshotsByRowid, streamSnapshotsOfRanges } from '../../store/vaultSnapshots.js';
@@ -30,10 +30,23 @@ export interface LoadSeriesOptions {
   reuse?: ReadonlyMap<string, VaultSeries>;
   /** allocate APY columns (default true); a serving world computes APY on read (apyAt) */
   apy?: boolean;
+  /** carve the series from this memory while it has the room (engine/series/vaultSeries.ts SeriesArena) */
+  arena?: SeriesArena;
   /** called once with what the load did (logging, tests) */
   onStats?: (stats: LoadSeriesStats) => void;
   /** a stop: the read ends between chunks (throwing the signal's reason) */
   signal?: AbortSignal;
+  /**
+   * The table's layout as an earlier load of other vaults read it (filled by the first): a
+   * recompute in passes loads a few vaults at a time and reads the layout once.
+   */
+  layout?: SeriesLayoutCache;
+}
+
+/** The table's layout queries' answers, kept between loads of one unchanged table. */
+export interface SeriesLayoutCache {
+  perVault?: Awaited<ReturnType<typeof snapshotLayout>>;
+  blocks?: Awaited<ReturnType<typeof snapshotBlockLayout>>;
 }
 
 export interface LoadSeriesStats {
@@ -96,7 +109,7 @@ export async function loadVaultSeries(store: Store, vaults: readonly VaultSeries
   const spare = opts.capacityHours ?? DEFAULT_SPARE_HOURS;
   const index = new Map<string, number>();
   vaults.forEach((v, k) => index.set(v.vault_id, k));
-  const layout = await readLayout(store, index);
+  const layout = await readLayout(store, index, opts.layout ?? {});
 
   // positional slots first (each vault's segments in rowid order), then its mixed rows
   const positional = new Array<number>(vaults.length).fill(0);
@@ -108,7 +121,7 @@ export async function loadVaultSeries(store: Store, vaults: readonly VaultSeries
     // staggered spare room: every vault gains a row each hour, and equal room would make all
     // of them reallocate (copy their whole history) in the same hour
     const room = spare + (spare > 0 ? k % spare : 0);
-    const series = seriesFor(v, positional[k]! + layout.mixedRows[k]!, room, opts.reuse, opts.apy ?? true);
+    const series = seriesFor(v, positional[k]! + layout.mixedRows[k]!, room, opts.reuse, opts.apy ?? true, opts.arena);
     return {
       vault: k,
       series,
@@ -145,9 +158,16 @@ export async function loadVaultSeries(store: Store, vaults: readonly VaultSeries
   return out;
 }
 
-function seriesFor(v: VaultSeriesMeta, rows: number, spare: number, reuse: ReadonlyMap<string, VaultSeries> | undefined, apy: boolean): VaultSeries {
+function seriesFor(
+  v: VaultSeriesMeta,
+  rows: number,
+  spare: number,
+  reuse: ReadonlyMap<string, VaultSeries> | undefined,
+  apy: boolean,
+  arena: SeriesArena | undefined,
+): VaultSeries {
   const old = reuse?.get(v.vault_id);
-  if (!old || capacityOf(old) < rows || keepsApy(old) !== apy) return createVaultSeries(v, rows + spare, { apy });
+  if (!old || capacityOf(old) < rows || keepsApy(old) !== apy) return createVaultSeries(v, rows + spare, { apy, arena });
   old.numeraire_decimals = v.numeraire_decimals;
   old.publishes_unit_price = publishesUnitPrice(v.vault_type);
   old.length = 0;
@@ -161,8 +181,8 @@ function bytesOf(a: Float64Array | BigUint64Array): Uint8Array {
 
 // ---- layout ----
 
-async function readLayout(store: Store, index: Map<string, number>): Promise<Layout> {
-  const perVault = await snapshotLayout(store);
+async function readLayout(store: Store, index: Map<string, number>, cache: SeriesLayoutCache): Promise<Layout> {
+  const perVault = (cache.perVault ??= await snapshotLayout(store));
   const mixedRows = new Array<number>(index.size).fill(0);
   const tableRows = perVault.reduce((sum, r) => sum + r.n, 0);
   const wanted = perVault.filter((r) => index.has(r.vault_id));
@@ -172,7 +192,7 @@ async function readLayout(store: Store, index: Map<string, number>): Promise<Lay
   }
   // Some vault's rows interleave with others': split the table into 2,048-row blocks; a block
   // where every vault's rows are contiguous is read by position, the others through the join.
-  const rows = await snapshotBlockLayout(store, BLOCK_BITS);
+  const rows = (cache.blocks ??= await snapshotBlockLayout(store, BLOCK_BITS));
   const segments: Segment[] = [];
   const blocks: [number, number][] = [];
   for (const r of rows) {

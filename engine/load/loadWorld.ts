@@ -2,7 +2,7 @@
 // registry, hourly series (chunk copies into typed arrays), prices, events grouped by wallet,
 // the latest allocations and the external TVL sources' last readings.
 import type { Common } from '../../common/common.js';
-import type { AllocationItem, PriceSeries, TvlSourceState, World } from '../../model/world.js';
+import type { AllocationItem, PriceSeries, TvlSourceState, VaultSeries, World } from '../../model/world.js';
 import { priceKey } from '../../model/world.js';
 import { latestAllocations } from '../../store/allocations.js';
 import { ingestHeads } from '../../store/ingestStatus.js';
@@ -30,6 +30,16 @@ export interface LoadWorldOptions {
   apy?: boolean;
   /** a stop: the reads end between chunks (throwing the signal's reason) */
   signal?: AbortSignal;
+  /**
+   * read the series (default true); false: no series at all (`series` empty, `end` 0), for a
+   * recompute that loads them a few vaults at a time (engine/persist/recomputeInPasses.ts)
+   */
+  series?: boolean;
+  /**
+   * read what only served views read (default true): the history views of the past answer from
+   * and the async requests' terms; false (a batch recompute, which serves nothing): neither
+   */
+  views?: boolean;
 }
 
 export async function loadWorld(common: Common, store: Store, opts: LoadWorldOptions = {}): Promise<World> {
@@ -43,13 +53,13 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
     onSibling(store, (s) => loadPrices(s, undefined, opts.signal)),
     (async () =>
       [
-        await loadVaultSeries(store, registry.vaults, { apy: opts.apy ?? true, signal: opts.signal }),
+        opts.series === false ? new Map<string, VaultSeries>() : await loadVaultSeries(store, registry.vaults, { apy: opts.apy ?? true, signal: opts.signal }),
         await loadAllocations(store),
         await loadTvlSources(store, registry.tvl_sources),
         await loadPriceProviderErrors(store),
         await loadChainHeads(store),
-        await loadHistory(store, opts.signal),
-        await loadRequestTerms(store, opts.signal),
+        opts.views === false ? undefined : await loadHistory(store, opts.signal),
+        opts.views === false ? undefined : await loadRequestTerms(store, opts.signal),
       ] as const)(),
   ]);
   let end = 0;

@@ -21,16 +21,26 @@ const fits = (x: bigint) => x >= -(1n << 127n) && x < 1n << 127n;
  */
 export async function writeActivity(store: Store, world: World, signal?: AbortSignal): Promise<number> {
   await clearActivityDeltas(store);
+  return appendActivity(store, world, null, signal);
+}
+
+/**
+ * writeActivity without the clear, over the rows `only` lists (all rows when null): a recompute
+ * in passes writes the rows of each pass's vaults (a row whose vault has no series in `world`
+ * is skipped, as an unregistered vault's is).
+ */
+export async function appendActivity(store: Store, world: World, only: Int32Array | null, signal?: AbortSignal): Promise<number> {
   const out = await createColumnAppender(store, 'activity_deltas', ['bigint', 'bigint', 'integer', 'integer', 'integer', 'hugeint', 'hugeint']);
   const t = world.events;
   const contexts: (ReturnType<typeof positionContext> | undefined)[] = [];
   const foreign: (((token: number) => boolean) | undefined)[] = [];
-  let next = 0;
+  const total = only ? only.length : t.length;
+  let k = 0;
   try {
-    while (next < t.length) {
+    while (k < total) {
       // a stop ends the write between batches; the caller's transaction then rolls it back
       signal?.throwIfAborted();
-      out.batch(Math.min(COLUMN_CHUNK_ROWS, t.length - next), (b) => {
+      out.batch(Math.min(COLUMN_CHUNK_ROWS, total - k), (b) => {
         const [chain, block, log, sub, dec] = [b.int64Halves(0), b.int64Halves(1), b.int32(2), b.int32(3), b.int32(4)];
         const shares = b.hugeint(5);
         const assets = b.hugeint(6);
@@ -38,7 +48,8 @@ export async function writeActivity(store: Store, world: World, signal?: AbortSi
         const aw = new DataView(assets.buffer, assets.byteOffset, assets.byteLength);
         let n = 0;
         // a batch takes up to COLUMN_CHUNK_ROWS rows that have a context (the rest are skipped)
-        for (; next < t.length && n < COLUMN_CHUNK_ROWS; next++) {
+        for (; k < total && n < COLUMN_CHUNK_ROWS; k++) {
+          const next = only ? only[k]! : k;
           const v = t.vault[next]!;
           let ctx = contexts[v];
           if (ctx === undefined) {

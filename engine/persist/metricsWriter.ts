@@ -49,6 +49,11 @@ interface ChunkJob {
  */
 export async function writeVaultMetrics(store: Store, world: World, afterTs = -Infinity, signal?: AbortSignal): Promise<number> {
   await clearVaultMetrics(store, afterTs);
+  return appendVaultMetrics(store, world, afterTs, signal);
+}
+
+/** writeVaultMetrics without the clear: the rows of the series `world` holds now (a recompute in passes writes each pass's). */
+export async function appendVaultMetrics(store: Store, world: World, afterTs = -Infinity, signal?: AbortSignal): Promise<number> {
   const jobs = planChunks(world, afterTs);
   if (jobs.length === 0) return 0;
   const buffer = new ArrayBuffer(METRICS_CHUNK_BYTES);

@@ -25,15 +25,31 @@ export function publishesUnitPrice(vaultType: string): boolean {
 }
 
 /**
- * An empty series with room for `capacity` points. All columns share one SharedArrayBuffer
+ * Memory that series are carved from one after another (whole multiples of 8 bytes), instead of
+ * a buffer each: a recompute in passes reads every pass's series into one (its `used` set back
+ * to 0), so the memory is the budget's whatever the number of passes — a buffer per series would
+ * stay alive until the pool's idle workers collect their garbage, which they may never do.
+ * A series carved from it holds what the last load wrote there, as a reused one does.
+ */
+export interface SeriesArena {
+  buffer: SharedArrayBuffer;
+  used: number;
+}
+
+/**
+ * An empty series with room for `capacity` points (in `arena` while it has the room). All columns share one SharedArrayBuffer
  * (one allocation instead of nine; pages are faulted in only where values are written).
  * `apy: false` (a serving world) allocates no APY columns: apyAt computes a point's on read.
  */
-export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts: { apy?: boolean } = {}): VaultSeries {
+export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts: { apy?: boolean; arena?: SeriesArena } = {}): VaultSeries {
   const cap = Math.max(1, Math.ceil(capacity));
   const apy = opts.apy ?? true;
-  const block = new SharedArrayBuffer(cap * (apy ? BYTES_PER_POINT : BYTES_PER_POINT - APY_BYTES_PER_POINT));
-  let offset = 0;
+  const bytes = cap * (apy ? BYTES_PER_POINT : BYTES_PER_POINT - APY_BYTES_PER_POINT);
+  const arena = opts.arena;
+  const carved = arena !== undefined && arena.used + bytes <= arena.buffer.byteLength;
+  const block = carved ? arena.buffer : new SharedArrayBuffer(bytes);
+  let offset = carved ? arena.used : 0;
+  if (carved) arena.used += bytes;
   const f64 = (): Float64Array => {
     const a = new Float64Array(block, offset, cap);
     offset += cap * 8;
@@ -63,8 +79,11 @@ export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts:
   };
 }
 
-/** ts, block, unit_price_f and three APY doubles; assets, supply, published and unit price 128-bit */
-const BYTES_PER_POINT = 6 * 8 + 4 * 16;
+/**
+ * Bytes of a point with its APY columns (a serving world's has APY_BYTES_PER_POINT fewer): ts,
+ * block, unit_price_f and three APY doubles; assets, supply, published and unit price 128-bit.
+ */
+export const BYTES_PER_POINT = 6 * 8 + 4 * 16;
 const APY_BYTES_PER_POINT = 3 * 8;
 const NO_APY = new Float64Array(0);
 
