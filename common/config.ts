@@ -279,10 +279,11 @@ export const configSchema = (vaultTypes: VaultTypes) =>
     recompute: v.optional(
       v.strictObject({
         /**
-         * MiB of vault series `recompute --full` holds at once: it reads and computes the vaults in
-         * passes of at most this many (engine/persist/recomputeInPasses.ts); 112 bytes a snapshot
+         * MiB of vault series and events `recompute --full` holds at once: it reads and computes the
+         * vaults in passes of at most this many (engine/persist/recomputeInPasses.ts); 112 bytes a
+         * snapshot, 149 an event
          */
-        series_memory_mb: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(16, 'must be at least 16')), 1024),
+        pass_memory_mb: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(16, 'must be at least 16')), 1024),
       }),
       {},
     ),

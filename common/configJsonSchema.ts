@@ -60,8 +60,8 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'stream.idle_timeout_seconds': 'A WebSocket silent this long is closed; the server pings live ones (default 120, 8 to 960).',
   'stream.replay_generations': 'Generations of messages kept per topic for `since` replays; older asks get one resync (default 64).',
   recompute: 'Batch recomputes (`vaultd recompute`).',
-  'recompute.series_memory_mb':
-    'MiB of vault series `recompute --full` holds at once: it reads and computes the vaults in passes of at most this many (112 bytes a snapshot; default 1024, at least 16).',
+  'recompute.pass_memory_mb':
+    'MiB of vault series and events `recompute --full` holds at once: it reads and computes the vaults in passes of at most this many (112 bytes a snapshot, 149 an event; default 1024, at least 16).',
   demo: 'The demo world under `vaultd serve` when no chains are configured.',
   'demo.hour_seconds':
     'Real seconds per simulated hour of the living demo world: 3600 (default) follows the wall clock; less runs the world ahead, one hour per round.',

@@ -3,6 +3,7 @@
 // transaction hashes are 256-bit words, amounts are 128-bit words, all on SharedArrayBuffers
 // so pool workers read them without copies. Two million events take ~150 bytes each and no
 // per-row object; a row object (EventRow) is made only where one row is formatted.
+import { carve, type SharedArena } from './arena.js';
 import { EVENT_KINDS, type EventKind, type EventRow } from './rows.js';
 import { I128Array } from './int128.js';
 import { ADDRESS_LENGTH, AddressIndex, NOT_AN_ADDRESS } from './addressIndex.js';
@@ -129,28 +130,47 @@ export function createDictionaries(): EventDictionaries {
   return { vaults: new Dictionary(), wallets: new Dictionary(), tokens: new Dictionary(), kinds: Dictionary.of(EVENT_KINDS), requests: new Dictionary() };
 }
 
-const f64 = (n: number) => new Float64Array(new SharedArrayBuffer(n * 8));
-const i32 = (n: number) => new Int32Array(new SharedArrayBuffer(n * 4));
+const round8 = (bytes: number) => Math.ceil(bytes / 8) * 8;
 
-/** An empty table with room for `capacity` rows. */
-export function createEventTable(capacity: number, dict: EventDictionaries = createDictionaries()): EventTable {
+/** Bytes of a table with room for `capacity` rows (what createEventTable carves from an arena). */
+export function eventTableBytes(capacity: number): number {
   const n = Math.max(capacity, 1);
+  return 3 * 8 * n + 7 * round8(4 * n) + round8(n) + 2 * 16 * n + HASH_WORDS * 8 * n;
+}
+
+/** An empty table with room for `capacity` rows (in `arena` while it has the room: model/arena.ts). */
+export function createEventTable(capacity: number, dict: EventDictionaries = createDictionaries(), arena?: SharedArena): EventTable {
+  const n = Math.max(capacity, 1);
+  const at = (bytes: number) => carve(arena, bytes);
+  const f64 = () => {
+    const { buffer, offset } = at(n * 8);
+    return new Float64Array(buffer, offset, n);
+  };
+  const i32 = () => {
+    const { buffer, offset } = at(n * 4);
+    return new Int32Array(buffer, offset, n);
+  };
+  const u64 = (words: number) => {
+    const { buffer, offset } = at(n * words * 8);
+    return new BigUint64Array(buffer, offset, n * words);
+  };
+  const kind = at(n);
   return {
     length: 0,
-    chain_id: f64(n),
-    block_number: f64(n),
-    log_index: i32(n),
-    sub_index: i32(n),
-    ts: f64(n),
-    vault: i32(n),
-    kind: new Uint8Array(new SharedArrayBuffer(n)),
-    wallet: i32(n),
-    counterparty: i32(n),
-    token: i32(n),
-    request: i32(n),
-    assets: new I128Array(n),
-    shares: new I128Array(n),
-    hashes: new BigUint64Array(new SharedArrayBuffer(n * HASH_WORDS * 8)),
+    chain_id: f64(),
+    block_number: f64(),
+    log_index: i32(),
+    sub_index: i32(),
+    ts: f64(),
+    vault: i32(),
+    kind: new Uint8Array(kind.buffer, kind.offset, n),
+    wallet: i32(),
+    counterparty: i32(),
+    token: i32(),
+    request: i32(),
+    assets: new I128Array(u64(2)),
+    shares: new I128Array(u64(2)),
+    hashes: u64(HASH_WORDS),
     hasHashes: true,
     oddHashes: new Map(),
     dict,

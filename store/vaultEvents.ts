@@ -6,17 +6,73 @@ import { HASH_WORDS, NONE } from '../model/events.js';
 import { forEachChunk, type OnChunk } from './chunkStream.js';
 import type { Store } from './store.js';
 
-/** Which events: those with ts in (after, until] (unix s); a missing bound is open. */
+/**
+ * Which events: those with ts in (after, until] (unix s); a missing bound is open. `pass`: only
+ * those stagePassEvents staged (a recompute pass's vaults').
+ */
 export interface EventSpan {
   after?: number;
   until?: number;
+  pass?: boolean;
 }
+
+const PASS_EVENTS = 'vaultd_pass_events';
+const POSITION_IDS = 'vaultd_position_ids';
 
 function selected(span: EventSpan): string {
   const where: string[] = [];
   if (span.after !== undefined) where.push(`epoch(ts) > ${Number(span.after)}`);
   if (span.until !== undefined) where.push(`epoch(ts) <= ${Number(span.until)}`);
-  return `(SELECT * FROM vault_events${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''})`;
+  return `(SELECT * FROM ${span.pass ? PASS_EVENTS : 'vault_events'}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''})`;
+}
+
+const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/**
+ * Stage the events of `vaults` (a recompute pass's) in a temp table, read once from vault_events:
+ * the load's dictionaries, count and rows then read only them (`{ pass: true }`).
+ */
+export async function stagePassEvents(store: Store, vaults: readonly string[]): Promise<void> {
+  const list = vaults.length === 0 ? 'NULL' : vaults.map(literal).join(', ');
+  await store.run('recompute.pass.events', `CREATE OR REPLACE TEMP TABLE ${PASS_EVENTS} AS SELECT * FROM vault_events WHERE vault_id IN (${list})`);
+}
+
+/**
+ * Stage every position's id as a load of all events numbers it (engine/publish/walletIndex.ts):
+ * positions — (wallet, vault) pairs — in the world order (ts, chain, block, log, sub-index) of
+ * their first event, from 0 (a struct orders by its fields in turn; an aggregate and a sort,
+ * both of which DuckDB spills to disk past its memory limit). A recompute in passes loads each pass's events alone and names
+ * their positions by these ids.
+ */
+export async function stagePositionIds(store: Store): Promise<void> {
+  await store.run(
+    'recompute.position_ids',
+    `CREATE OR REPLACE TEMP TABLE ${POSITION_IDS} AS
+       SELECT wallet, vault_id, (row_number() OVER (ORDER BY first) - 1)::INTEGER AS p
+         FROM (SELECT wallet, vault_id, min({'ts': ts, 'chain_id': chain_id, 'block_number': block_number, 'log_index': log_index, 'sub_index': sub_index}) AS first
+                 FROM vault_events GROUP BY wallet, vault_id)`,
+  );
+}
+
+/** The staged ids (stagePositionIds) of the positions in `vaults`. */
+export function positionIdsOf(store: Store, vaults: readonly string[]): Promise<{ wallet: string; vault_id: string; p: number }[]> {
+  const list = vaults.length === 0 ? 'NULL' : vaults.map(literal).join(', ');
+  return store.rows('recompute.pass.position_ids', `SELECT wallet, vault_id, p FROM ${POSITION_IDS} WHERE vault_id IN (${list})`);
+}
+
+/** Events per vault id. */
+export async function eventCountsByVault(store: Store): Promise<Map<string, number>> {
+  const rows = await store.rows<{ vault_id: string; n: number }>(
+    'recompute.event_counts',
+    'SELECT vault_id, count(*)::DOUBLE AS n FROM vault_events GROUP BY vault_id',
+  );
+  return new Map(rows.map((r) => [r.vault_id, r.n]));
+}
+
+/** Drop what stagePassEvents and stagePositionIds staged. */
+export async function dropPassTables(store: Store): Promise<void> {
+  await store.run('recompute.pass.drop', `DROP TABLE IF EXISTS ${PASS_EVENTS}`);
+  await store.run('recompute.pass.drop', `DROP TABLE IF EXISTS ${POSITION_IDS}`);
 }
 
 export async function countEvents(store: Store, span: EventSpan): Promise<number> {

@@ -12,7 +12,7 @@ import { createEngine, inThreadCompute } from '../engine/engine.js';
 import { writeActivity } from '../engine/persist/activityWriter.js';
 import { writeVaultMetrics } from '../engine/persist/metricsWriter.js';
 import { writePositions } from '../engine/persist/positionsWriter.js';
-import { planPasses, recomputeInPasses } from '../engine/persist/recomputeInPasses.js';
+import { passBytes, planPasses, recomputeInPasses } from '../engine/persist/recomputeInPasses.js';
 import { BYTES_PER_POINT } from '../engine/series/vaultSeries.js';
 import type { VaultRow } from '../model/rows.js';
 import { createStore, type Store } from '../store/store.js';
@@ -90,7 +90,7 @@ describe('recompute --full in passes', () => {
     const args = ['recompute', '--full', '--db', path];
     if (mb !== null) {
       const config = join(dir, `passes-${mb}.json`);
-      writeFileSync(config, JSON.stringify({ recompute: { series_memory_mb: mb } }));
+      writeFileSync(config, JSON.stringify({ recompute: { pass_memory_mb: mb } }));
       args.push('--config', config);
     }
     const r = vaultd(args);
@@ -118,7 +118,7 @@ describe('recompute --full in passes', () => {
     const seen: number[] = [];
     try {
       const r = await store.transaction('test.derived', () =>
-        recomputeInPasses(common, store, inThreadCompute, { seriesBytes: 1, writeMemory: '256MB', onProgress: (f) => seen.push(f) }),
+        recomputeInPasses(common, store, inThreadCompute, { passBytes: 1, writeMemory: '256MB', onProgress: (f) => seen.push(f) }),
       );
       passes = r.passes;
       vaults = r.vaults;
@@ -136,26 +136,32 @@ describe('recompute --full in passes', () => {
   it('planPasses: every vault once, in table order, each pass within the budget unless one vault alone exceeds it', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.option(fc.integer({ min: 0, max: 5_000 }), { nil: null }), { maxLength: 40 }),
+        fc.array(fc.record({ n: fc.option(fc.integer({ min: 0, max: 5_000 }), { nil: null }), e: fc.integer({ min: 0, max: 3_000 }) }), { maxLength: 40 }),
         fc.integer({ min: 1, max: 20_000 }),
         (sizes, budgetPoints) => {
           const vaults = sizes.map((_, k) => ({ vault_id: `v${k}` }) as VaultRow);
           // table order: shuffled against the registry's
-          const layout = sizes.flatMap((n, k) => (n === null ? [] : [{ vault_id: `v${k}`, lo: (k * 7919) % 104_729, n }]));
+          const layout = sizes.flatMap(({ n }, k) => (n === null ? [] : [{ vault_id: `v${k}`, lo: (k * 7919) % 104_729, n }]));
+          const events = new Map(sizes.map(({ e }, k) => [`v${k}`, e]));
           const budget = budgetPoints * BYTES_PER_POINT;
-          const passes = planPasses(vaults, layout, budget);
+          const passes = planPasses(vaults, layout, events, budget);
           const ids = passes.flatMap((p) => p.vaults.map((v) => v.vault_id));
           expect([...ids].sort()).toEqual(vaults.map((v) => v.vault_id).sort());
           const lo = new Map(layout.map((r) => [r.vault_id, r.lo]));
           const los = ids.map((id) => lo.get(id) ?? -1);
           expect([...los].sort((a, b) => a - b)).toEqual(los);
+          const of = (v: VaultRow) => sizes[Number(v.vault_id.slice(1))]!;
           for (const p of passes) {
-            expect(p.points).toBe(p.vaults.reduce((n, v) => n + (sizes[Number(v.vault_id.slice(1))] ?? 0), 0));
-            if (p.vaults.length > 1) expect(p.points * BYTES_PER_POINT).toBeLessThanOrEqual(budget);
+            expect(p.points).toBe(p.vaults.reduce((n, v) => n + (of(v).n ?? 0), 0));
+            expect(p.events).toBe(p.vaults.reduce((n, v) => n + of(v).e, 0));
+            expect(p.bytes).toBe(passBytes(p.vaults.length, p.points, p.events));
+            if (p.vaults.length > 1) expect(p.bytes).toBeLessThanOrEqual(budget);
           }
           // greedy: a pass ends only where its next vault would not have fit
-          const points = (v: VaultRow) => sizes[Number(v.vault_id.slice(1))] ?? 0;
-          for (let k = 1; k < passes.length; k++) expect((passes[k - 1]!.points + points(passes[k]!.vaults[0]!)) * BYTES_PER_POINT).toBeGreaterThan(budget);
+          for (let k = 1; k < passes.length; k++) {
+            const [prev, next] = [passes[k - 1]!, of(passes[k]!.vaults[0]!)];
+            expect(passBytes(prev.vaults.length + 1, prev.points + (next.n ?? 0), prev.events + next.e)).toBeGreaterThan(budget);
+          }
         },
       ),
     );

@@ -148,8 +148,8 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * `recompute --full`: the series a few vaults at a time (engine/persist/recomputeInPasses.ts),
- * as many as `recompute.series_memory_mb` holds, in one transaction for the three tables.
+ * `recompute --full`: a few vaults at a time (engine/persist/recomputeInPasses.ts),
+ * as many as `recompute.pass_memory_mb` holds, in one transaction for the three tables.
  * Prints what the in-memory recompute prints: its stages, then the summary line.
  */
 async function recomputeFullInPasses(common: Common, store: Store, config: Config, progress: Progress, afterLoad: () => void): Promise<void> {
@@ -158,7 +158,7 @@ async function recomputeFullInPasses(common: Common, store: Store, config: Confi
   let t0 = 0;
   const work = store.transaction('recompute.derived', async () => {
     const r = await recomputeInPasses(common, store, poolCompute(pool), {
-      seriesBytes: config.recompute.series_memory_mb * 2 ** 20,
+      passBytes: config.recompute.pass_memory_mb * 2 ** 20,
       writeMemory: RECOMPUTE_WRITE_MEMORY,
       signal,
       afterLoad,
@@ -175,7 +175,7 @@ async function recomputeFullInPasses(common: Common, store: Store, config: Confi
   for (const [stage, ms] of Object.entries(r.timings)) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);
   process.stdout.write(
     `recomputed ${r.vaults} vaults, ${r.metricRows} hourly metric rows written, ${r.positions.rows} positions ` +
-      `(${r.positions.skippedRows} corrupt rows skipped), ${r.activityRows} activity rows; ${r.passes} pass${r.passes === 1 ? '' : 'es'} of at most ${config.recompute.series_memory_mb} MiB of series\n`,
+      `(${r.positions.skippedRows} corrupt rows skipped), ${r.activityRows} activity rows; ${r.passes} pass${r.passes === 1 ? '' : 'es'} of at most ${config.recompute.pass_memory_mb} MiB\n`,
   );
 }
 

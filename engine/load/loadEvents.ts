@@ -4,6 +4,7 @@
 // and joined back in SQL as integers (store/vaultEvents.ts); block and transaction hashes
 // arrive as 64-bit words parsed by DuckDB; numbers and amounts are copied from the chunks'
 // vector memory.
+import type { SharedArena } from '../../model/arena.js';
 import type { EventTable } from '../../model/events.js';
 import { createEventTable, HASH_WORDS, withCapacity, type Dictionary } from '../../model/events.js';
 import type { Store } from '../../store/store.js';
@@ -39,6 +40,8 @@ export interface LoadEventsOptions {
   hashes?: boolean;
   /** a stop: the read ends between chunks (throwing the signal's reason) */
   signal?: AbortSignal;
+  /** carve a new table from this memory while it has the room (model/arena.ts) */
+  arena?: SharedArena;
 }
 
 /**
@@ -49,7 +52,7 @@ export interface LoadEventsOptions {
 export async function loadEventTable(store: Store, into: EventTable | null, span: EventSpan = {}, opts: LoadEventsOptions = {}): Promise<EventTable> {
   const spare = opts.spare ?? 0;
   const n = await countEvents(store, span);
-  const base = into ?? createEventTable(n + spare);
+  const base = into ?? createEventTable(n + spare, undefined, opts.arena);
   const table = withCapacity(base, base.length + n + (n > 0 ? spare : 0));
   if (n === 0) return table;
 

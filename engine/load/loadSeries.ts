@@ -6,9 +6,10 @@
 // freshly built world) stream in table order and land by position. Only rows in 2,048-row
 // blocks that interleave several vaults (hours appended live) are read with an integer vault
 // index joined in SQL and scattered one by one.
+import type { SharedArena } from '../../model/arena.js';
 import type { VaultSeries } from '../../model/world.js';
 import { keepsApy } from '../series/apyWindows.js';
-import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type SeriesArena, type VaultSeriesMeta } from '../series/vaultSeries.js';
+import { capacityOf, createVaultSeries, DEFAULT_SPARE_HOURS, publishesUnitPrice, type VaultSeriesMeta } from '../series/vaultSeries.js';
 import type { Store } from '../../store/store.js';
 import { withStreamingBuffer } from '../../store/chunkStream.js';
 import { snapshotBlockLayout, snapshotLayout, streamSnapshotsByRowid, streamSnapshotsOfRanges } from '../../store/vaultSnapshots.js';
@@ -30,8 +31,8 @@ export interface LoadSeriesOptions {
   reuse?: ReadonlyMap<string, VaultSeries>;
   /** allocate APY columns (default true); a serving world computes APY on read (apyAt) */
   apy?: boolean;
-  /** carve the series from this memory while it has the room (engine/series/vaultSeries.ts SeriesArena) */
-  arena?: SeriesArena;
+  /** carve the series from this memory while it has the room (model/arena.ts) */
+  arena?: SharedArena;
   /** called once with what the load did (logging, tests) */
   onStats?: (stats: LoadSeriesStats) => void;
   /** a stop: the read ends between chunks (throwing the signal's reason) */
@@ -164,7 +165,7 @@ function seriesFor(
   spare: number,
   reuse: ReadonlyMap<string, VaultSeries> | undefined,
   apy: boolean,
-  arena: SeriesArena | undefined,
+  arena: SharedArena | undefined,
 ): VaultSeries {
   const old = reuse?.get(v.vault_id);
   if (!old || capacityOf(old) < rows || keepsApy(old) !== apy) return createVaultSeries(v, rows + spare, { apy, arena });

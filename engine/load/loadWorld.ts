@@ -18,6 +18,7 @@ import { buildWalletIndex } from '../publish/walletIndex.js';
 import { decimal128Words, float64Items, int32Items } from './vectorMemory.js';
 import { primeUsdTableWords, USD_PRICE_DECIMALS } from '../positions/usdPriceCache.js';
 import { loadEventTable } from './loadEvents.js';
+import { createEventTable } from '../../model/events.js';
 import { loadHistory, loadRequestTerms } from './loadHistory.js';
 
 /** Room for appended events (a few weeks of a busy world's hours) before the table is copied to grow. */
@@ -35,6 +36,8 @@ export interface LoadWorldOptions {
    * recompute that loads them a few vaults at a time (engine/persist/recomputeInPasses.ts)
    */
   series?: boolean;
+  /** read the events (default true); false: none (an empty table and index), as `series` */
+  events?: boolean;
   /**
    * read what only served views read (default true): the history views of the past answer from
    * and the async requests' terms; false (a batch recompute, which serves nothing): neither
@@ -49,7 +52,9 @@ export async function loadWorld(common: Common, store: Store, opts: LoadWorldOpt
   // events and prices each on a connection of their own, the rest on this one: one table's
   // query runs while another's chunks are copied (~0.2 s of a demo world's cold start)
   const [events, prices, [series, allocations, tvlSources, priceProviderErrors, chainHeads, history, requestTerms]] = await allSettled([
-    onSibling(store, (s) => loadEventTable(s, null, {}, { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true, signal: opts.signal })),
+    opts.events === false
+      ? Promise.resolve(createEventTable(0))
+      : onSibling(store, (s) => loadEventTable(s, null, {}, { spare: EVENT_SPARE_ROWS, hashes: opts.eventHashes ?? true, signal: opts.signal })),
     onSibling(store, (s) => loadPrices(s, undefined, opts.signal)),
     (async () =>
       [

@@ -14,7 +14,7 @@ export async function writePositions(store: Store, world: World): Promise<{ rows
   const items = world.positionItems as PositionItems | null;
   const rows = items?.rows ?? positionItemsInThread(world, true).rows!;
   await clearPositions(store);
-  const out = await positionRows(store, world);
+  const out = await positionRows(store, world, (p) => p + 1);
   for (let p = 0; p < world.walletIndex.positions; p++) {
     const r = rows[p];
     if (r) out.push(p, r);
@@ -26,10 +26,16 @@ export async function writePositions(store: Store, world: World): Promise<{ rows
 
 /**
  * writePositions without the clear, for the positions `outputs` computed (with the table's
- * columns) over the series `world` holds now: a recompute in passes writes each pass's.
+ * columns) over `world`: a recompute in passes writes each pass's, whose world holds the pass's
+ * events alone, and names position p by `id(p)` (its id among all events' positions).
  */
-export async function appendPositionRows(store: Store, world: World, outputs: readonly PositionsOutput[]): Promise<{ rows: number; skippedRows: number }> {
-  const out = await positionRows(store, world);
+export async function appendPositionRows(
+  store: Store,
+  world: World,
+  outputs: readonly PositionsOutput[],
+  id: (p: number) => number,
+): Promise<{ rows: number; skippedRows: number }> {
+  const out = await positionRows(store, world, id);
   let skippedRows = 0;
   for (const o of outputs) {
     if (o.rows === null) throw new Error('appendPositionRows: the positions were computed without the table');
@@ -43,8 +49,12 @@ export async function appendPositionRows(store: Store, world: World, outputs: re
   return { rows: out.close(), skippedRows };
 }
 
-/** Rows into the positions table: position p's id (p + 1), wallet, vault, its columns and its vault's latest snapshot time. */
-async function positionRows(store: Store, world: World): Promise<{ push(p: number, r: NonNullable<PositionRow>): void; close(): number }> {
+/** Rows into the positions table: position p's id (`id(p)`), wallet, vault, its columns and its vault's latest snapshot time. */
+async function positionRows(
+  store: Store,
+  world: World,
+  id: (p: number) => number,
+): Promise<{ push(p: number, r: NonNullable<PositionRow>): void; close(): number }> {
   const loader = await createChunkLoader(store, 'positions', [
     'bigint',
     'varchar',
@@ -69,7 +79,7 @@ async function positionRows(store: Store, world: World): Promise<{ push(p: numbe
         const ctx = positionContext(world, vaultId);
         now.set(vaultId, ctx ? positionNow(ctx) : null);
       }
-      loader.push([p + 1, wallets[x.posWallet[p]!]!, vaultId, ...r, now.get(vaultId)!]);
+      loader.push([id(p), wallets[x.posWallet[p]!]!, vaultId, ...r, now.get(vaultId)!]);
     },
     close() {
       loader.close();

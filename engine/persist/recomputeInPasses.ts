@@ -1,22 +1,29 @@
-// `vaultd recompute --full` in passes (issue #39): the events, prices and wallet index are read
-// once, then the vaults' series a few at a time — as many as `recompute.series_memory_mb` holds —
-// and each pass computes its vaults' series on the pool, writes their hourly metrics, their
-// events' activity deltas and their positions, and lets them go. Every position and every event
-// belongs to one vault, and nothing of one vault's rows reads another's series, so the tables
-// hold exactly the rows a recompute holding every series at once writes (the engine's
-// recomputeFull, which a server still runs: it publishes what it computes);
-// test/recomputeInPasses.test.ts holds the two equal. The series were most of a full
-// recompute's memory: 112 bytes a snapshot, 19 GB at 10,000 vaults.
+// `vaultd recompute --full` in passes (issue #39): the registry and prices are read once, then
+// the vaults a few at a time — as many as `recompute.pass_memory_mb` holds of their series and
+// events — and each pass reads its vaults' events and series, computes the series on the pool,
+// writes their hourly metrics, their events' activity deltas and their positions, and lets them
+// go. Every position and every event belongs to one vault, and nothing of one vault's rows reads
+// another's, so the tables hold exactly the rows a recompute holding everything at once writes
+// (the engine's recomputeFull, which a server still runs: it publishes what it computes); a
+// position's id is the one a load of all events gives it, ranked in SQL once
+// (store/vaultEvents.ts stagePositionIds). test/recomputeInPasses.test.ts holds the two equal.
+// Held at once, the series (112 bytes a snapshot) and events were a full recompute's memory:
+// 19 GB and 1.8 GB at 10,000 vaults.
 import type { Common } from '../../common/common.js';
 import type { World } from '../../model/world.js';
 import type { Store } from '../../store/store.js';
 import { clearActivityDeltas, clearPositions, clearVaultMetrics } from '../../store/derived.js';
+import { dropPassTables, eventCountsByVault, positionIdsOf, stagePassEvents, stagePositionIds } from '../../store/vaultEvents.js';
 import { snapshotLayout } from '../../store/vaultSnapshots.js';
 import type { SeriesCompute, StageTimings } from '../engine.js';
 import { loadVaultSeries, type SeriesLayoutCache } from '../load/loadSeries.js';
+import { loadEventTable } from '../load/loadEvents.js';
 import { loadWorld } from '../load/loadWorld.js';
+import type { SharedArena } from '../../model/arena.js';
+import { createEventTable, eventTableBytes } from '../../model/events.js';
+import { buildWalletIndex } from '../publish/walletIndex.js';
 import { computePositions, positionsInput, positionsShared, type PositionsOutput } from '../positions/positionItems.js';
-import { BYTES_PER_POINT, type SeriesArena } from '../series/vaultSeries.js';
+import { BYTES_PER_POINT } from '../series/vaultSeries.js';
 import { appendActivity } from './activityWriter.js';
 import { appendVaultMetrics } from './metricsWriter.js';
 import { appendPositionRows } from './positionsWriter.js';
@@ -25,8 +32,8 @@ import { appendPositionRows } from './positionsWriter.js';
 const TASK_POSITIONS = 20_000;
 
 export interface PassesOptions {
-  /** bytes of series one pass may hold (a vault larger than that is a pass alone) */
-  seriesBytes: number;
+  /** bytes of series and events one pass may hold (a vault larger than that is a pass alone) */
+  passBytes: number;
   /** DuckDB's memory limit while the derived tables are written and the series read */
   writeMemory: string;
   signal?: AbortSignal;
@@ -45,57 +52,50 @@ export interface PassesResult {
   timings: StageTimings;
 }
 
-/** A pass: its vaults (registry rows) and their snapshots. */
+/** A pass: its vaults (registry rows), their snapshots and events, and the bytes those take in memory. */
 export interface Pass {
   vaults: World['registry']['vaults'];
   points: number;
+  events: number;
+  bytes: number;
+}
+
+/** Bytes a pass's series and event table take (each vault's series at least one point). */
+export function passBytes(vaults: number, points: number, events: number): number {
+  return (points + vaults) * BYTES_PER_POINT + eventTableBytes(events);
 }
 
 /**
- * The registry's vaults cut into passes of at most `budget` bytes of series, in the table's
- * order (each pass reads a compact range of rowids); a vault with no snapshot goes in the
- * first pass (its events still have activity rows), a vault past the budget alone in one.
+ * The registry's vaults cut into passes of at most `budget` bytes of series and events, in the
+ * snapshots table's order (each pass reads a compact range of rowids); a vault with no snapshot
+ * goes in the first pass (its events still have activity rows), a vault past the budget alone
+ * in one.
  */
-export function planPasses(vaults: World['registry']['vaults'], layout: readonly { vault_id: string; lo: number; n: number }[], budget: number): Pass[] {
+export function planPasses(
+  vaults: World['registry']['vaults'],
+  layout: readonly { vault_id: string; lo: number; n: number }[],
+  events: ReadonlyMap<string, number>,
+  budget: number,
+): Pass[] {
   const rows = new Map(layout.map((r) => [r.vault_id, r]));
   const order = [...vaults].sort((a, b) => (rows.get(a.vault_id)?.lo ?? -1) - (rows.get(b.vault_id)?.lo ?? -1));
   const passes: Pass[] = [];
-  let pass: Pass = { vaults: [], points: 0 };
+  let pass: Pass = { vaults: [], points: 0, events: 0, bytes: 0 };
   for (const v of order) {
     const n = rows.get(v.vault_id)?.n ?? 0;
-    if (pass.vaults.length > 0 && (pass.points + n) * BYTES_PER_POINT > budget) {
+    const e = events.get(v.vault_id) ?? 0;
+    const bytes = passBytes(pass.vaults.length + 1, pass.points + n, pass.events + e);
+    if (pass.vaults.length > 0 && bytes > budget) {
       passes.push(pass);
-      pass = { vaults: [], points: 0 };
+      pass = { vaults: [], points: 0, events: 0, bytes: 0 };
     }
     pass.vaults.push(v);
     pass.points += n;
+    pass.events += e;
+    pass.bytes = passBytes(pass.vaults.length, pass.points, pass.events);
   }
   if (pass.vaults.length > 0) passes.push(pass);
   return passes;
-}
-
-/** `items` grouped by `group(i)` in [0, groups): a counting sort, ascending within a group. */
-function groupBy(count: number, groups: number, group: (i: number) => number): { start: Int32Array; items: Int32Array } {
-  const start = new Int32Array(groups + 1);
-  for (let i = 0; i < count; i++) start[group(i) + 1]!++;
-  for (let g = 0; g < groups; g++) start[g + 1]! += start[g]!;
-  const at = start.slice(0, groups);
-  const items = new Int32Array(count);
-  for (let i = 0; i < count; i++) items[at[group(i)]!++] = i;
-  return { start, items };
-}
-
-/** The members of `groups` of a groupBy, ascending. */
-function membersOf(g: { start: Int32Array; items: Int32Array }, groups: readonly number[]): Int32Array {
-  let n = 0;
-  for (const k of groups) n += g.start[k + 1]! - g.start[k]!;
-  const out = new Int32Array(n);
-  let at = 0;
-  for (const k of groups) {
-    out.set(g.items.subarray(g.start[k]!, g.start[k + 1]!), at);
-    at += g.start[k + 1]! - g.start[k]!;
-  }
-  return out.sort();
 }
 
 /**
@@ -126,22 +126,17 @@ export async function recomputeInPasses(common: Common, store: Store, compute: S
   }
 
   async function inPasses(): Promise<PassesResult> {
-    const world = await timed('load', () => loadWorld(common, store, { eventHashes: false, series: false, views: false, signal }));
+    // the registry, prices and what else every pass shares; no series, no events (each pass reads its own)
+    const world = await timed('load', () => loadWorld(common, store, { eventHashes: false, series: false, events: false, views: false, signal }));
     const layout: SeriesLayoutCache = { perVault: await timed('load', () => snapshotLayout(store)) };
-    const passes = planPasses(world.registry.vaults, layout.perVault!, opts.seriesBytes);
+    // every position's id as a load of all events numbers them (a pass's own index numbers only its own)
+    await timed('load', () => stagePositionIds(store));
+    const passes = planPasses(world.registry.vaults, layout.perVault!, await timed('load', () => eventCountsByVault(store)), opts.passBytes);
     const total = passes.reduce((n, p) => n + p.points, 0);
-    // every pass's series in one memory of the largest pass's size (a vault alone past the budget may make it larger)
-    const arena: SeriesArena = { buffer: new SharedArrayBuffer(Math.max(8, ...passes.map((p) => (p.points + p.vaults.length) * BYTES_PER_POINT))), used: 0 };
+    // every pass's events and series in one memory of the largest pass's size (a vault alone past the budget may make it larger)
+    const arena: SharedArena = { buffer: new SharedArrayBuffer(Math.max(8, ...passes.map((p) => p.bytes))), used: 0 };
     opts.afterLoad?.();
     common.logger.debug({ passes: passes.length, arena_bytes: arena.buffer.byteLength, memory: process.memoryUsage() }, 'recompute loaded');
-
-    // each vault's events and positions, by the vault's index in the events' dictionary
-    const t = world.events;
-    const x = world.walletIndex;
-    const dictVaults = t.dict.vaults.values;
-    const vaultIndex = new Map(dictVaults.map((id, k) => [id, k]));
-    const eventsByVault = groupBy(t.length, dictVaults.length, (i) => t.vault[i]!);
-    const positionsByVault = groupBy(x.positions, dictVaults.length, (p) => x.posVault[p]!);
 
     await clearVaultMetrics(store);
     await clearActivityDeltas(store);
@@ -160,36 +155,62 @@ export async function recomputeInPasses(common: Common, store: Store, compute: S
     for (const pass of passes) {
       passNo++;
       signal?.throwIfAborted();
-      arena.used = 0; // the last pass's series are done with: written, and their positions valued
+      arena.used = 0; // the last pass's events and series are done with: written, and their positions valued
       await store.withMemoryLimit(opts.writeMemory, async () => {
+        const ids = pass.vaults.map((v) => v.vault_id);
+        world.events = await timed('load', async () => {
+          await stagePassEvents(store, ids);
+          return loadEventTable(store, null, { pass: true }, { hashes: false, arena, signal });
+        });
+        world.walletIndex = buildWalletIndex(world.events);
+        const id = await timed('load', () => globalIds(store, world, ids));
         world.series = await timed('load', () => loadVaultSeries(store, pass.vaults, { apy: true, capacityHours: 0, layout, arena, signal }));
         step(pass, 0.25);
         signal?.throwIfAborted();
         await timed('series', () => compute.run([...world.series.values()].map((series) => ({ series, from: 0 }))));
         step(pass, 0.35);
         signal?.throwIfAborted();
-        const mine = pass.vaults.map((v) => vaultIndex.get(v.vault_id)).filter((k): k is number => k !== undefined);
         // the positions on the pool while DuckDB writes the metrics and the activity
-        const positions = timed('positions', () => passPositions(world, membersOf(positionsByVault, mine), compute));
+        const all = Int32Array.from({ length: world.walletIndex.positions }, (_, p) => p);
+        const positions = timed('positions', () => passPositions(world, all, compute));
         positions.catch(() => undefined); // awaited below
         result.metricRows += await timed('write_metrics', () => appendVaultMetrics(store, world, -Infinity, signal));
         step(pass, 0.75);
-        result.activityRows += await timed('write_activity', () => appendActivity(store, world, membersOf(eventsByVault, mine), signal));
+        result.activityRows += await timed('write_activity', () => appendActivity(store, world, null, signal));
         step(pass, 0.9);
         const outputs = await positions;
         signal?.throwIfAborted();
-        const written = await timed('write_positions', () => appendPositionRows(store, world, outputs));
+        const written = await timed('write_positions', () => appendPositionRows(store, world, outputs, id));
         result.positions.rows += written.rows;
         result.positions.skippedRows += written.skippedRows;
       });
-      world.series = new Map(); // the pass's series go
+      // the pass's series (their arena is reused), events and index go
+      world.series = new Map();
+      world.events = createEventTable(0);
+      world.walletIndex = buildWalletIndex(world.events);
       common.logger.debug({ pass: passNo, vaults: pass.vaults.length, snapshots: pass.points, memory: process.memoryUsage() }, 'recompute pass');
       step(pass, 1);
       done += pass.points;
     }
-    common.logger.info({ passes: passes.length, series_bytes: opts.seriesBytes, snapshots: total }, 'recomputed in passes');
+    await dropPassTables(store);
+    common.logger.info({ passes: passes.length, pass_bytes: opts.passBytes, snapshots: total }, 'recomputed in passes');
     return result;
   }
+}
+
+/** Each of the pass's positions' id in the positions table (1 + its id among all events' positions). */
+async function globalIds(store: Store, world: World, vaults: readonly string[]): Promise<(p: number) => number> {
+  const staged = new Map<string, number>();
+  for (const r of await positionIdsOf(store, vaults)) staged.set(`${r.vault_id}\n${r.wallet}`, r.p);
+  const x = world.walletIndex;
+  const dict = world.events.dict;
+  const ids = new Int32Array(x.positions);
+  for (let p = 0; p < x.positions; p++) {
+    const g = staged.get(`${dict.vaults.values[x.posVault[p]!]!}\n${dict.wallets.values[x.posWallet[p]!]!}`);
+    if (g === undefined) throw new Error(`recompute pass: position ${p} has no staged id`);
+    ids[p] = g + 1;
+  }
+  return (p) => ids[p]!;
 }
 
 /** The positions table's columns of `list` (positions of the pass's vaults), on the pool when there are many. */

@@ -1,6 +1,7 @@
 // Allocation and hour-by-hour growth of the resident VaultSeries (model/world.ts):
 // every column lives on a SharedArrayBuffer with spare capacity, so the incremental path
 // appends an hour without reallocating and the compute pool reads it without copies.
+import { carve, type SharedArena } from '../../model/arena.js';
 import { I128Array } from '../../model/int128.js';
 import { familyOf } from '../../families/index.js';
 import type { VaultSeries } from '../../model/world.js';
@@ -25,31 +26,16 @@ export function publishesUnitPrice(vaultType: string): boolean {
 }
 
 /**
- * Memory that series are carved from one after another (whole multiples of 8 bytes), instead of
- * a buffer each: a recompute in passes reads every pass's series into one (its `used` set back
- * to 0), so the memory is the budget's whatever the number of passes — a buffer per series would
- * stay alive until the pool's idle workers collect their garbage, which they may never do.
- * A series carved from it holds what the last load wrote there, as a reused one does.
- */
-export interface SeriesArena {
-  buffer: SharedArrayBuffer;
-  used: number;
-}
-
-/**
- * An empty series with room for `capacity` points (in `arena` while it has the room). All columns share one SharedArrayBuffer
+ * An empty series with room for `capacity` points (in `arena` while it has the room: model/arena.ts). All columns share one SharedArrayBuffer
  * (one allocation instead of nine; pages are faulted in only where values are written).
  * `apy: false` (a serving world) allocates no APY columns: apyAt computes a point's on read.
  */
-export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts: { apy?: boolean; arena?: SeriesArena } = {}): VaultSeries {
+export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts: { apy?: boolean; arena?: SharedArena } = {}): VaultSeries {
   const cap = Math.max(1, Math.ceil(capacity));
   const apy = opts.apy ?? true;
-  const bytes = cap * (apy ? BYTES_PER_POINT : BYTES_PER_POINT - APY_BYTES_PER_POINT);
-  const arena = opts.arena;
-  const carved = arena !== undefined && arena.used + bytes <= arena.buffer.byteLength;
-  const block = carved ? arena.buffer : new SharedArrayBuffer(bytes);
-  let offset = carved ? arena.used : 0;
-  if (carved) arena.used += bytes;
+  const carved = carve(opts.arena, cap * (apy ? BYTES_PER_POINT : BYTES_PER_POINT - APY_BYTES_PER_POINT));
+  const block = carved.buffer;
+  let offset = carved.offset;
   const f64 = (): Float64Array => {
     const a = new Float64Array(block, offset, cap);
     offset += cap * 8;
