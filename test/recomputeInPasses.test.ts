@@ -118,7 +118,7 @@ describe('recompute --full in passes', () => {
     const seen: number[] = [];
     try {
       const r = await store.transaction('test.derived', () =>
-        recomputeInPasses(common, store, inThreadCompute, { passBytes: 1, writeMemory: '256MB', onProgress: (f) => seen.push(f) }),
+        recomputeInPasses(common, store, inThreadCompute, { passBytes: 1, onProgress: (f) => seen.push(f) }),
       );
       passes = r.passes;
       vaults = r.vaults;

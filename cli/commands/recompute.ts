@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
 import { createProgress, type Progress } from '../../common/progress.js';
 import { rowsStreamed } from '../../store/chunkStream.js';
-import { inputRows } from '../../store/queries.js';
+import { checkpointFile, inputRows } from '../../store/queries.js';
 import { createEngine, poolCompute } from '../../engine/engine.js';
 import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
@@ -143,6 +143,8 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     // the store closes with the shutdown; a failed run's growth is cut after
     await common.shutdown.close('done');
     if (failed) await trimAfterFailure(common, config.db);
+    // the run's peak resident memory, the store's close included (getrusage: every thread's, DuckDB's too)
+    else if (values.full) common.logger.info({ max_rss_bytes: process.resourceUsage().maxRSS * 1024 }, 'recompute peak memory');
   }
   return 0;
 }
@@ -156,15 +158,21 @@ async function recomputeFullInPasses(common: Common, store: Store, config: Confi
   const signal = common.shutdown.signal;
   const pool = createComputePool(common, { threads: 2 });
   let t0 = 0;
-  const work = store.transaction('recompute.derived', async () => {
-    const r = await recomputeInPasses(common, store, poolCompute(pool), {
-      passBytes: config.recompute.pass_memory_mb * 2 ** 20,
-      writeMemory: RECOMPUTE_WRITE_MEMORY,
-      signal,
-      afterLoad,
-      onProgress: (f) => progress.update(PASS_FROM + Math.floor((100 - PASS_FROM) * f), 100),
+  // DuckDB's pool stays small through it all (what it reads and sorts spills), the commit and
+  // the checkpoint too
+  const work = store.withMemoryLimit(RECOMPUTE_WRITE_MEMORY, async () => {
+    const r = await store.transaction('recompute.derived', async () => {
+      const r = await recomputeInPasses(common, store, poolCompute(pool), {
+        passBytes: config.recompute.pass_memory_mb * 2 ** 20,
+        signal,
+        afterLoad,
+        onProgress: (f) => progress.update(PASS_FROM + Math.floor((100 - PASS_FROM) * f), 100),
+      });
+      t0 = performance.now();
+      return r;
     });
-    t0 = performance.now();
+    // the checkpoint too, here rather than at the close (under the store's 4 GB pool: ~1 GB more after a run of many passes)
+    await checkpointFile(store);
     return r;
   });
   common.shutdown.add('recompute', () => work.then(settled, settled));

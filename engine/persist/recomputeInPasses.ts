@@ -34,8 +34,6 @@ const TASK_POSITIONS = 20_000;
 export interface PassesOptions {
   /** bytes of series and events one pass may hold (a vault larger than that is a pass alone) */
   passBytes: number;
-  /** DuckDB's memory limit while the derived tables are written and the series read */
-  writeMemory: string;
   signal?: AbortSignal;
   /** once the events, prices and index are read (the series not yet) */
   afterLoad?: () => void;
@@ -100,8 +98,9 @@ export function planPasses(
 
 /**
  * Replace vault_metrics_hourly, activity_deltas and positions with a full recompute's rows, in
- * passes. Call it inside one transaction: a failure or a stop (`signal`, seen between chunks
- * and passes) then leaves the previous tables.
+ * passes. Call it inside one transaction (and with a small DuckDB memory limit: its reads and
+ * sorts spill): a failure or a stop (`signal`, seen between chunks and passes) then leaves the
+ * previous tables.
  */
 export async function recomputeInPasses(common: Common, store: Store, compute: SeriesCompute, opts: PassesOptions): Promise<PassesResult> {
   const timings: StageTimings = { load: 0, series: 0, positions: 0, write_metrics: 0, write_activity: 0, write_positions: 0 };
@@ -156,34 +155,32 @@ export async function recomputeInPasses(common: Common, store: Store, compute: S
       passNo++;
       signal?.throwIfAborted();
       arena.used = 0; // the last pass's events and series are done with: written, and their positions valued
-      await store.withMemoryLimit(opts.writeMemory, async () => {
-        const ids = pass.vaults.map((v) => v.vault_id);
-        world.events = await timed('load', async () => {
-          await stagePassEvents(store, ids);
-          return loadEventTable(store, null, { pass: true }, { hashes: false, arena, signal });
-        });
-        world.walletIndex = buildWalletIndex(world.events);
-        const id = await timed('load', () => globalIds(store, world, ids));
-        world.series = await timed('load', () => loadVaultSeries(store, pass.vaults, { apy: true, capacityHours: 0, layout, arena, signal }));
-        step(pass, 0.25);
-        signal?.throwIfAborted();
-        await timed('series', () => compute.run([...world.series.values()].map((series) => ({ series, from: 0 }))));
-        step(pass, 0.35);
-        signal?.throwIfAborted();
-        // the positions on the pool while DuckDB writes the metrics and the activity
-        const all = Int32Array.from({ length: world.walletIndex.positions }, (_, p) => p);
-        const positions = timed('positions', () => passPositions(world, all, compute));
-        positions.catch(() => undefined); // awaited below
-        result.metricRows += await timed('write_metrics', () => appendVaultMetrics(store, world, -Infinity, signal));
-        step(pass, 0.75);
-        result.activityRows += await timed('write_activity', () => appendActivity(store, world, null, signal));
-        step(pass, 0.9);
-        const outputs = await positions;
-        signal?.throwIfAborted();
-        const written = await timed('write_positions', () => appendPositionRows(store, world, outputs, id));
-        result.positions.rows += written.rows;
-        result.positions.skippedRows += written.skippedRows;
+      const ids = pass.vaults.map((v) => v.vault_id);
+      world.events = await timed('load', async () => {
+        await stagePassEvents(store, ids);
+        return loadEventTable(store, null, { pass: true }, { hashes: false, arena, signal });
       });
+      world.walletIndex = buildWalletIndex(world.events);
+      const id = await timed('load', () => globalIds(store, world, ids));
+      world.series = await timed('load', () => loadVaultSeries(store, pass.vaults, { apy: true, capacityHours: 0, layout, arena, signal }));
+      step(pass, 0.25);
+      signal?.throwIfAborted();
+      await timed('series', () => compute.run([...world.series.values()].map((series) => ({ series, from: 0 }))));
+      step(pass, 0.35);
+      signal?.throwIfAborted();
+      // the positions on the pool while DuckDB writes the metrics and the activity
+      const all = Int32Array.from({ length: world.walletIndex.positions }, (_, p) => p);
+      const positions = timed('positions', () => passPositions(world, all, compute));
+      positions.catch(() => undefined); // awaited below
+      result.metricRows += await timed('write_metrics', () => appendVaultMetrics(store, world, -Infinity, signal));
+      step(pass, 0.75);
+      result.activityRows += await timed('write_activity', () => appendActivity(store, world, null, signal));
+      step(pass, 0.9);
+      const outputs = await positions;
+      signal?.throwIfAborted();
+      const written = await timed('write_positions', () => appendPositionRows(store, world, outputs, id));
+      result.positions.rows += written.rows;
+      result.positions.skippedRows += written.skippedRows;
       // the pass's series (their arena is reused), events and index go
       world.series = new Map();
       world.events = createEventTable(0);
