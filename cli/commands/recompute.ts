@@ -1,6 +1,8 @@
-// `vaultd recompute [--full]`: batch recompute of every derived table and a new snapshot,
-// with timings per stage. Without --full, hourly metrics are only appended past the last
-// hour already written; positions and activity are always rewritten whole.
+// `vaultd recompute [--full]`: batch recompute of every derived table, with timings per stage.
+// --full works in passes of a few vaults (engine/persist/recomputeInPasses.ts): its memory is
+// set by `recompute.pass_memory_mb`, not by the world. Without --full, the engine recomputes a
+// snapshot in memory, hourly metrics are only appended past the last hour already written, and
+// positions and activity are rewritten whole.
 import { createCommon } from '../../common/common.js';
 import { type Config, loadConfig } from '../../common/config.js';
 import { VAULT_TYPES } from '../../families/index.js';
@@ -12,7 +14,7 @@ import { createComputePool } from '../../engine/pool/computePool.js';
 import { writeActivity } from '../../engine/persist/activityWriter.js';
 import { writeVaultMetrics } from '../../engine/persist/metricsWriter.js';
 import { writePositions } from '../../engine/persist/positionsWriter.js';
-import { recomputeInPasses } from '../../engine/persist/recomputeInPasses.js';
+import { type PassesOptions, recomputeInPasses } from '../../engine/persist/recomputeInPasses.js';
 import type { Common } from '../../common/common.js';
 import { describeError, isStopped, VaultdError } from '../../common/errors.js';
 import type { Store } from '../../store/store.js';
@@ -28,8 +30,10 @@ import { checkShardFlags, mergeCommand, shardCommand } from './recomputeShard.js
  * are written in one transaction, and DuckDB keeps the blocks it writes for it in memory up to
  * its limit: at the store's 4 GB that was ~1.3 GiB on top of the resident world on the
  * benchmark world (peak RSS 3.8 GiB); at 256 MB it evicts them to the file it already wrote
- * them to (peak 2.8 GiB, and a few seconds faster). Not for the load: its sorts and joins
- * need more (the events' read ran out of memory under it at 2,000 vaults).
+ * them to (peak 2.8 GiB, and a few seconds faster). A recompute in passes runs under it
+ * throughout, its reads too (a pass's events are few, and the positions' ranking spills); the
+ * in-memory recompute's load does not (its read of every event ran out of memory under it at
+ * 2,000 vaults).
  */
 export const RECOMPUTE_WRITE_MEMORY = '256MB';
 
@@ -67,9 +71,13 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   try {
     if (values.full) {
       progress.update(0, stages);
-      await recomputeFullInPasses(common, store, config, progress, () => {
-        clearInterval(loading);
-        progress.update(AFTER.load, stages);
+      await recomputeFullInPasses(common, store, config, progress, {
+        afterLoad: () => {
+          clearInterval(loading);
+          progress.update(AFTER.load, stages);
+        },
+        // the passes share what is left after the load by snapshots
+        onProgress: (f) => progress.update(AFTER.load + Math.floor((stages - AFTER.load) * f), stages),
       });
       return 0;
     }
@@ -154,7 +162,13 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
  * as many as `recompute.pass_memory_mb` holds, in one transaction for the three tables.
  * Prints what the in-memory recompute prints: its stages, then the summary line.
  */
-async function recomputeFullInPasses(common: Common, store: Store, config: Config, progress: Progress, afterLoad: () => void): Promise<void> {
+async function recomputeFullInPasses(
+  common: Common,
+  store: Store,
+  config: Config,
+  progress: Progress,
+  on: Pick<PassesOptions, 'afterLoad' | 'onProgress'>,
+): Promise<void> {
   const signal = common.shutdown.signal;
   const pool = createComputePool(common, { threads: 2 });
   let t0 = 0;
@@ -165,8 +179,7 @@ async function recomputeFullInPasses(common: Common, store: Store, config: Confi
       const r = await recomputeInPasses(common, store, poolCompute(pool), {
         passBytes: config.recompute.pass_memory_mb * 2 ** 20,
         signal,
-        afterLoad,
-        onProgress: (f) => progress.update(PASS_FROM + Math.floor((100 - PASS_FROM) * f), 100),
+        ...on,
       });
       t0 = performance.now();
       return r;
@@ -178,7 +191,7 @@ async function recomputeFullInPasses(common: Common, store: Store, config: Confi
   common.shutdown.add('recompute', () => work.then(settled, settled));
   const r = await work;
   r.timings.commit = Math.round((performance.now() - t0) * 10) / 10;
-  progress.update(100, 100);
+  on.onProgress?.(1);
   progress.stop();
   for (const [stage, ms] of Object.entries(r.timings)) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);
   process.stdout.write(
@@ -186,9 +199,6 @@ async function recomputeFullInPasses(common: Common, store: Store, config: Confi
       `(${r.positions.skippedRows} corrupt rows skipped), ${r.activityRows} activity rows; ${r.passes} pass${r.passes === 1 ? '' : 'es'} of at most ${config.recompute.pass_memory_mb} MiB\n`,
   );
 }
-
-/** The progress where the passes start (the load of events, prices and the index before). */
-const PASS_FROM = 20;
 
 /**
  * A failed run (a full disk) rolled back, but the file keeps the blocks it grew by: cut them,
