@@ -14,7 +14,7 @@
 // side, and a bench throws if its alternatives disagree on the outputs they compute.
 // Arguments filter bench files by substring: `node dist/bench/run.js series`.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, freemem, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,7 +26,7 @@ export interface BenchOutput {
 
 interface LatestFile {
   updated_at: string;
-  machine: { node: string; cpus: number; cpu_model: string; memory_gib: number };
+  machine: { node: string; cpus: number; cpu_model: string; memory_gib: number; free_memory_gib: number };
   results: Record<string, { ran_at: string; seconds: number; results: Record<string, unknown> }>;
 }
 
@@ -82,6 +82,8 @@ function readLatest(): LatestFile {
       cpus: availableParallelism(),
       cpu_model: cpus()[0]?.model ?? 'unknown',
       memory_gib: Math.round(totalmem() / 2 ** 30),
+      // what was free when the run started (a busy machine's figures are not a quiet one's)
+      free_memory_gib: Math.round((freemem() / 2 ** 30) * 10) / 10,
     },
     results: prev.results ?? {},
   };

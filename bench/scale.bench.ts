@@ -8,7 +8,7 @@
 // include=returns, whose CPU per request is held to 1.2× the plain one's; and, as its floor,
 // bare uWebSockets.js answering the same bytes at the same rate); then the
 // scaling curve: build and `recompute --full` (wall, peak RSS) at each size of
-// VAULTD_SCALE_CURVE (vault counts, default 250,500,2000,4000; empty to skip), same wallets
+// VAULTD_SCALE_CURVE (vault counts, default 250,4000,10000 beside the main 1,000; empty to skip), same wallets
 // per vault and days. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;
 // the curve's worlds are built once and their build figures are those of that first build).
 // Size: VAULTD_SCALE_VAULTS (1000; 100 wallets per vault, 730 days — VAULTD_SCALE_WALLETS,
@@ -215,7 +215,7 @@ interface CurvePoint {
 
 /** Build (cached) and recompute --full at each size of VAULTD_SCALE_CURVE, same wallets per vault and days; `main` is the run's own size. */
 async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoint[]> {
-  const sizes = (process.env.VAULTD_SCALE_CURVE ?? '250,500,2000,4000')
+  const sizes = (process.env.VAULTD_SCALE_CURVE ?? '250,4000,10000')
     .split(',')
     .filter((x) => x.trim() !== '')
     .map(Number);
@@ -523,7 +523,7 @@ export async function run(): Promise<BenchOutput> {
           figure: `curve: ${c.vaults} vaults (${c.vaults * (p.wallets / p.vaults)} wallets, ${p.days} d)`,
           value: `recompute ${sec(c.recompute_ms)}, ${gib(c.recompute_rss_mib)}`,
           baseline: `build ${sec(c.build_ms)}, ${gib(c.build_rss_mib)}${c.build_cached ? ' (earlier run)' : ''}`,
-          target: '',
+          target: `≤ ${TARGETS.recompute_rss_gib} GiB each (issue #39)`,
         })),
       ],
     };

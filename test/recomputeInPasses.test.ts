@@ -2,8 +2,9 @@
 // writes — vault_metrics_hourly, activity_deltas, positions — hold exactly the rows the engine's
 // recompute writes when it holds every series at once (its recomputeFull, which a server runs,
 // with the writers the batch recompute used before passes), at budgets from one vault a pass to
-// all of them in one, on the default demo world. And planPasses covers every vault once, within
-// the budget.
+// all of them in one, on the default demo world and on a world extended hour by hour (whose
+// newest rows interleave the vaults in the table). And planPasses covers every vault once,
+// within the budget.
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -15,7 +16,10 @@ import { writePositions } from '../engine/persist/positionsWriter.js';
 import { passBytes, planPasses, recomputeInPasses } from '../engine/persist/recomputeInPasses.js';
 import { BYTES_PER_POINT } from '../engine/series/vaultSeries.js';
 import type { VaultRow } from '../model/rows.js';
+import { createDemoWorld } from '../jobs/demo/createDemoWorld.js';
+import { extendDemoWorld } from '../jobs/demo/extendDemoWorld.js';
 import { createStore, type Store } from '../store/store.js';
+import { snapshotLayout } from '../store/vaultSnapshots.js';
 import { vaultd } from './helpers/cli.js';
 import { tempDir, testCommon } from './helpers/common.js';
 
@@ -131,6 +135,41 @@ describe('recompute --full in passes', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual(seen);
     const diff = await differences(path, oracle);
     for (const t of TABLES) expect(diff[t], t).toEqual({ rows: diff[t]!.rows, onlyA: 0, onlyB: 0 });
+  });
+
+  it('a world extended hour by hour (the newest hours of all vaults interleaved in the table): one vault a pass, the same tables', async () => {
+    const common = testCommon();
+    const live = join(dir, 'live.duckdb');
+    const now = Date.parse('2026-03-01T00:00:00Z') / 1000;
+    await createDemoWorld(common, { path: live, params: { seed: 5, now, vaults: null, wallets: 80, days: 40 }, force: true });
+    const store = await createStore(common, { path: live, mustExist: true });
+    try {
+      expect(await extendDemoWorld(store, now + 5 * 3600)).not.toBeNull();
+    } finally {
+      await store.close();
+      await common.shutdown.close('done');
+    }
+    const atOnce = join(dir, 'live-oracle.duckdb');
+    copyFileSync(live, atOnce);
+    await recomputeAtOnce(atOnce);
+    const c2 = testCommon();
+    const passed = await createStore(c2, { path: live, mustExist: true });
+    let interleaved = false;
+    try {
+      // the appended hours interleave the vaults' rows: the load reads them through its block layout
+      const layout = await snapshotLayout(passed);
+      interleaved = layout.some((r) => r.hi - r.lo + 1 !== r.n);
+      await passed.transaction('test.derived', () => recomputeInPasses(c2, passed, inThreadCompute, { passBytes: 1 }));
+    } finally {
+      await passed.close();
+      await c2.shutdown.close('done');
+    }
+    expect(interleaved).toBe(true);
+    const diff = await differences(live, atOnce);
+    for (const t of TABLES) {
+      expect(diff[t], t).toEqual({ rows: diff[t]!.rows, onlyA: 0, onlyB: 0 });
+      expect(diff[t]!.rows, t).toBeGreaterThan(0);
+    }
   });
 
   it('planPasses: every vault once, in table order, each pass within the budget unless one vault alone exceeds it', () => {

@@ -22,20 +22,17 @@ import { loadWorld } from '../load/loadWorld.js';
 import type { SharedArena } from '../../model/arena.js';
 import { createEventTable, eventTableBytes } from '../../model/events.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
-import { computePositions, positionsInput, positionsShared, type PositionsOutput } from '../positions/positionItems.js';
+import { computePositions, positionsInput, positionsShared, TASK_POSITIONS, type PositionsOutput } from '../positions/positionItems.js';
 import { BYTES_PER_POINT } from '../series/vaultSeries.js';
 import { appendActivity } from './activityWriter.js';
 import { appendVaultMetrics } from './metricsWriter.js';
 import { appendPositionRows } from './positionsWriter.js';
 
-/** Positions per pool task at least (fewer are not worth a worker's round trip), in at most 8 tasks. */
-const TASK_POSITIONS = 20_000;
-
 export interface PassesOptions {
   /** bytes of series and events one pass may hold (a vault larger than that is a pass alone) */
   passBytes: number;
   signal?: AbortSignal;
-  /** once the events, prices and index are read (the series not yet) */
+  /** once the registry and prices are read, the positions' ids ranked and the passes planned */
   afterLoad?: () => void;
   /** the part of the passes' work done, from 0 to 1 (by snapshots, a pass's steps in fixed shares) */
   onProgress?: (fraction: number) => void;

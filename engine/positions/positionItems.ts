@@ -375,7 +375,7 @@ export function mergePositions(positions: number, outputs: readonly PositionsOut
 }
 
 /** Positions per task: fewer are not worth a worker round trip (and run in-thread). */
-const TASK_POSITIONS = 20_000;
+export const TASK_POSITIONS = 20_000;
 
 /** What the items of one publish were computed from: the next publish recomputes only what changed since. */
 export interface ItemsBasis {

@@ -6,11 +6,8 @@
 import type { World } from '../../model/world.js';
 import type { ShardPositionRow, ShardSeriesRow } from '../../store/parquetFiles.js';
 import type { SeriesCompute } from '../engine.js';
-import { computePositions, positionsInput, positionsShared, type PositionsOutput } from '../positions/positionItems.js';
+import { computePositions, positionsInput, positionsShared, TASK_POSITIONS, type PositionsOutput } from '../positions/positionItems.js';
 import { shardOf, type ShardSpec } from './shardOf.js';
-
-/** Positions per pool task (as a publish cuts them: fewer are not worth a worker round trip). */
-const TASK_POSITIONS = 20_000;
 
 export interface ShardResult {
   series: ShardSeriesRow[];
