@@ -41,8 +41,8 @@ export async function stagePassEvents(store: Store, vaults: readonly string[]): 
  * Stage every position's id as a load of all events numbers it (engine/publish/walletIndex.ts):
  * positions — (wallet, vault) pairs — in the world order (ts, chain, block, log, sub-index) of
  * their first event, from 0 (a struct orders by its fields in turn; an aggregate and a sort,
- * both of which DuckDB spills to disk past its memory limit). A recompute in passes loads each pass's events alone and names
- * their positions by these ids.
+ * both of which DuckDB spills to disk past its memory limit). A recompute in passes loads each
+ * pass's events alone and names their positions by these ids.
  */
 export async function stagePositionIds(store: Store): Promise<void> {
   await store.run(

@@ -26,8 +26,9 @@ export function publishesUnitPrice(vaultType: string): boolean {
 }
 
 /**
- * An empty series with room for `capacity` points (in `arena` while it has the room: model/arena.ts). All columns share one SharedArrayBuffer
- * (one allocation instead of nine; pages are faulted in only where values are written).
+ * An empty series with room for `capacity` points. All columns share one SharedArrayBuffer (one
+ * allocation instead of nine; pages are faulted in only where values are written), or one
+ * stretch of `arena` while it has the room (model/arena.ts).
  * `apy: false` (a serving world) allocates no APY columns: apyAt computes a point's on read.
  */
 export function createVaultSeries(meta: VaultSeriesMeta, capacity: number, opts: { apy?: boolean; arena?: SharedArena } = {}): VaultSeries {
