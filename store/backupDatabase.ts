@@ -25,16 +25,26 @@ const counts = async (store: Store) =>
     'SELECT (SELECT count(*) FROM vault_snapshots) AS snapshots, (SELECT count(*) FROM vault_events) AS events',
   ))!;
 
+/**
+ * Refuse `out` as the target of a backup of database `db`: the database itself, or an existing
+ * file (a backup never overwrites one). The command checks it before it opens the database, so
+ * the refusal comes at once, not after a wait for a server's job that holds the file; the copy
+ * checks it again.
+ */
+export function assertBackupTarget(out: string, db: string): void {
+  if (resolve(out) === resolve(db)) throw new VaultdError('USAGE', `--out "${out}" is the database itself; name another file`);
+  try {
+    statSync(resolve(out));
+  } catch {
+    return;
+  }
+  throw new VaultdError('USAGE', `"${out}" already exists; name a new file (a backup never overwrites one)`);
+}
+
 /** Copy the database `store` has open to `out` (which must not exist). */
 export async function backupDatabase(common: Common, store: Store, out: string): Promise<BackupResult> {
   const target = resolve(out);
-  if (target === store.path) throw new VaultdError('USAGE', `--out "${out}" is the database itself; name another file`);
-  try {
-    statSync(target);
-    throw new VaultdError('USAGE', `"${out}" already exists; name a new file (a backup never overwrites one)`);
-  } catch (err) {
-    if (err instanceof VaultdError) throw err;
-  }
+  assertBackupTarget(out, store.path);
   ensureDir(dirname(target));
   await store.run('backup.checkpoint', 'FORCE CHECKPOINT');
   const before = await counts(store);

@@ -197,8 +197,15 @@ describe('vaultd backup', () => {
     for (const w of written) expect(w.status, w.stderr).toBe(0);
     expect([...statuses.keys()]).toEqual([200]);
     expect(statuses.get(200)!).toBeGreaterThan(paths.length);
-    // a second backup to the same file is refused: a backup never overwrites one
-    const twice = vaultd(['backup', '--db', live, '--out', out]);
+    // a second backup to the same file is refused: a backup never overwrites one — at once, also
+    // while another process holds the database (this one, here), not after waiting for it
+    const holder = await createStore(testCommon(), { path: live, mustExist: true });
+    let twice: ReturnType<typeof vaultd>;
+    try {
+      twice = vaultd(['backup', '--db', live, '--out', out]);
+    } finally {
+      await holder.close();
+    }
     expect(twice.status).toBe(2);
     expect(twice.stderr).toBe(`vaultd backup: "${out}" already exists; name a new file (a backup never overwrites one)\n`);
     await writer.stop();

@@ -2,7 +2,7 @@
 // server serves it (store/backupDatabase.ts). Restoring is putting the copy in place of the
 // file (with no server running on it) and starting `vaultd serve`: it serves the same
 // snapshot, ETags included, since the publish identity is in the file.
-import { backupDatabase } from '../../store/backupDatabase.js';
+import { assertBackupTarget, backupDatabase } from '../../store/backupDatabase.js';
 import { BACKUP } from '../commandSpecs.js';
 import { withStoreOut } from './storeOut.js';
 
@@ -22,6 +22,6 @@ export function backupCommand(argv: string[]): Promise<number> {
           `${(r.bytes / 1048576).toFixed(1)} MiB in ${Math.round(performance.now() - t0)} ms\n`,
       );
     },
-    WAIT_MS,
+    { waitMs: WAIT_MS, checkOut: assertBackupTarget },
   );
 }

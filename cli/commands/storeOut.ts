@@ -14,7 +14,8 @@ type OutFlags = FlagSpecs & { out: FlagSpec; config: FlagSpec; db: FlagSpec };
 
 /**
  * Runs `work` with the parsed `--out` (as given) and an open store; `what` says what --out is
- * for (the USAGE message when it is missing), `waitMs` how long a held database is waited for.
+ * for (the USAGE message when it is missing), `waitMs` how long a held database is waited for,
+ * `checkOut` refuses a bad --out before the database is opened (at once, not after a wait).
  * Returns the exit code (0; failures throw).
  */
 export async function withStoreOut<F extends OutFlags>(
@@ -22,14 +23,15 @@ export async function withStoreOut<F extends OutFlags>(
   argv: string[],
   what: string,
   work: (x: { out: string; config: Config; common: Common; store: Store }) => Promise<void>,
-  waitMs?: number,
+  opts: { waitMs?: number; checkOut?: (out: string, db: string) => void } = {},
 ): Promise<number> {
   const { values } = parseFlags(spec, argv);
   const out = values.out as string | undefined;
   if (out === undefined || out === '') throw new VaultdError('USAGE', `missing --out ${what}`);
   const config = loadConfig(VAULT_TYPES, { config: values.config as string | undefined, db: values.db as string | undefined });
+  opts.checkOut?.(out, config.db);
   const common = createCommon(config);
-  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true }, waitMs);
+  const store = await openStoreWithRetry(common, { path: config.db, mustExist: true }, opts.waitMs);
   try {
     await work({ out, config, common, store });
   } finally {
