@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../store/migrations.js';
 import { migrationBackupPath } from '../store/migrationBackup.js';
 import { createStore } from '../store/store.js';
+import { openStoreWithRetry } from '../store/storeHandle.js';
 import { smallDemoDb, stopChildren, vaultd, vaultdAsync, vaultdSpawn, waitForListening } from './helpers/cli.js';
 import { tempDir, testCommon } from './helpers/common.js';
 
@@ -199,7 +200,8 @@ describe('vaultd backup', () => {
     expect(statuses.get(200)!).toBeGreaterThan(paths.length);
     // a second backup to the same file is refused: a backup never overwrites one — at once, also
     // while another process holds the database (this one, here), not after waiting for it
-    const holder = await createStore(testCommon(), { path: live, mustExist: true });
+    // (the server looks at the file now and then: wait for it as any command does)
+    const holder = await openStoreWithRetry(testCommon(), { path: live, mustExist: true });
     let twice: ReturnType<typeof vaultd>;
     try {
       twice = vaultd(['backup', '--db', live, '--out', out]);
