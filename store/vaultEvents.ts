@@ -26,15 +26,15 @@ function selected(span: EventSpan): string {
   return `(SELECT * FROM ${span.pass ? PASS_EVENTS : 'vault_events'}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''})`;
 }
 
-const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
+/** `vaults` as the list of an IN (…): quoted literals, or NULL (matches nothing) for none. */
+const inList = (vaults: readonly string[]) => (vaults.length === 0 ? 'NULL' : vaults.map((s) => `'${s.replaceAll("'", "''")}'`).join(', '));
 
 /**
  * Stage the events of `vaults` (a recompute pass's) in a temp table, read once from vault_events:
  * the load's dictionaries, count and rows then read only them (`{ pass: true }`).
  */
 export async function stagePassEvents(store: Store, vaults: readonly string[]): Promise<void> {
-  const list = vaults.length === 0 ? 'NULL' : vaults.map(literal).join(', ');
-  await store.run('recompute.pass.events', `CREATE OR REPLACE TEMP TABLE ${PASS_EVENTS} AS SELECT * FROM vault_events WHERE vault_id IN (${list})`);
+  await store.run('recompute.pass.events', `CREATE OR REPLACE TEMP TABLE ${PASS_EVENTS} AS SELECT * FROM vault_events WHERE vault_id IN (${inList(vaults)})`);
 }
 
 /**
@@ -56,8 +56,7 @@ export async function stagePositionIds(store: Store): Promise<void> {
 
 /** The staged ids (stagePositionIds) of the positions in `vaults`. */
 export function positionIdsOf(store: Store, vaults: readonly string[]): Promise<{ wallet: string; vault_id: string; p: number }[]> {
-  const list = vaults.length === 0 ? 'NULL' : vaults.map(literal).join(', ');
-  return store.rows('recompute.pass.position_ids', `SELECT wallet, vault_id, p FROM ${POSITION_IDS} WHERE vault_id IN (${list})`);
+  return store.rows('recompute.pass.position_ids', `SELECT wallet, vault_id, p FROM ${POSITION_IDS} WHERE vault_id IN (${inList(vaults)})`);
 }
 
 /** Events per vault id. */

@@ -89,7 +89,8 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     progress.update(0, stages);
     const writes: Record<string, number> = {};
     const t = (stage: string, t0: number) => (writes[stage] = Math.round((performance.now() - t0) * 10) / 10);
-    const lastWritten = values.full ? -Infinity : ((await lastMetricHour(store)) ?? -Infinity);
+    // --full ran in passes above: here only the hours past the last one written are appended
+    const lastWritten = (await lastMetricHour(store)) ?? -Infinity;
     let written: { metricRows: number; positions: { rows: number; skippedRows: number }; activityRows: number } | null = null;
     let t0 = 0;
     // The tables are written while the position items are computed on the pool: the hourly
@@ -138,11 +139,7 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
     progress.update(AFTER.positions, stages);
     progress.stop();
     // the engine's stages, then the writes (metrics and activity ran alongside positions)
-    for (const [stage, ms] of Object.entries({ ...timings, ...writes })) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);
-    process.stdout.write(
-      `recomputed ${world.series.size} vaults, ${metricRows} hourly metric rows written, ${positions.rows} positions ` +
-        `(${positions.skippedRows} corrupt rows skipped), ${activityRows} activity rows; snapshot generation ${snapshot.generation}\n`,
-    );
+    printRun({ ...timings, ...writes }, { vaults: world.series.size, metricRows, positions, activityRows }, `snapshot generation ${snapshot.generation}`);
   } catch (err) {
     failed = !isStopped(err);
     throw err;
@@ -193,10 +190,19 @@ async function recomputeFullInPasses(
   r.timings.commit = Math.round((performance.now() - t0) * 10) / 10;
   on.onProgress?.(1);
   progress.stop();
-  for (const [stage, ms] of Object.entries(r.timings)) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);
+  printRun(r.timings, r, `${r.passes} pass${r.passes === 1 ? '' : 'es'} of at most ${config.recompute.pass_memory_mb} MiB`);
+}
+
+/** A recompute's output: a line per stage, then the summary line, ending with `tail`. */
+function printRun(
+  timings: Record<string, number>,
+  r: { vaults: number; metricRows: number; positions: { rows: number; skippedRows: number }; activityRows: number },
+  tail: string,
+): void {
+  for (const [stage, ms] of Object.entries(timings)) process.stdout.write(`${stage.padEnd(16)} ${String(ms).padStart(9)} ms\n`);
   process.stdout.write(
     `recomputed ${r.vaults} vaults, ${r.metricRows} hourly metric rows written, ${r.positions.rows} positions ` +
-      `(${r.positions.skippedRows} corrupt rows skipped), ${r.activityRows} activity rows; ${r.passes} pass${r.passes === 1 ? '' : 'es'} of at most ${config.recompute.pass_memory_mb} MiB\n`,
+      `(${r.positions.skippedRows} corrupt rows skipped), ${r.activityRows} activity rows; ${tail}\n`,
   );
 }
 

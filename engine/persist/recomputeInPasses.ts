@@ -22,7 +22,7 @@ import { loadWorld } from '../load/loadWorld.js';
 import type { SharedArena } from '../../model/arena.js';
 import { createEventTable, eventTableBytes } from '../../model/events.js';
 import { buildWalletIndex } from '../publish/walletIndex.js';
-import { computePositions, positionsInput, positionsShared, TASK_POSITIONS, type PositionsOutput } from '../positions/positionItems.js';
+import { positionsInput, positionsInTasks, positionsShared, type PositionsOutput } from '../positions/positionItems.js';
 import { BYTES_PER_POINT } from '../series/vaultSeries.js';
 import { appendActivity } from './activityWriter.js';
 import { appendVaultMetrics } from './metricsWriter.js';
@@ -208,12 +208,11 @@ async function globalIds(store: Store, world: World, vaults: readonly string[]):
 }
 
 /** The positions table's columns of `list` (positions of the pass's vaults), on the pool when there are many. */
-async function passPositions(world: World, list: Int32Array, compute: SeriesCompute): Promise<PositionsOutput[]> {
-  if (list.length === 0) return [];
-  if (compute.positions === null || list.length < TASK_POSITIONS) return [computePositions(positionsInput(world, list, true, false))];
-  const shared = positionsShared(world, false);
-  const run = compute.positions;
-  const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
-  const cut = (k: number) => Math.round((k * list.length) / tasks);
-  return Promise.all(Array.from({ length: tasks }, (_, k) => run(positionsInput(world, list.slice(cut(k), cut(k + 1)), true, false, shared))));
+function passPositions(world: World, list: Int32Array, compute: SeriesCompute): Promise<PositionsOutput[]> {
+  return positionsInTasks(
+    list,
+    compute.positions,
+    (sub, shared) => positionsInput(world, sub, true, false, shared),
+    () => positionsShared(world, false),
+  );
 }

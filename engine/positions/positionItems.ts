@@ -428,6 +428,24 @@ export interface PositionItemsOptions {
 }
 
 /**
+ * The positions of `list` computed by the tasks `input` makes: on this thread when there are
+ * few (or no `run`), else in at most 8 lists on `run`, sharing one `share()`.
+ */
+export async function positionsInTasks(
+  list: Int32Array,
+  run: ((task: PositionsInput) => Promise<PositionsOutput>) | null,
+  input: (sub: Int32Array, shared?: PositionsShared) => PositionsInput,
+  share: () => PositionsShared,
+): Promise<PositionsOutput[]> {
+  if (list.length === 0) return [];
+  if (run === null || list.length < TASK_POSITIONS) return [computePositions(input(list))];
+  const shared = share();
+  const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
+  const cut = (k: number) => Math.round((k * list.length) / tasks);
+  return Promise.all(Array.from({ length: tasks }, (_, k) => run(input(list.slice(cut(k), cut(k + 1)), shared))));
+}
+
+/**
  * Every position's item of `world` (a published, frozen view), recomputing only what changed
  * since `basis` (the previous publish): in-thread when few, else in lists run by `run` (the
  * compute pool). `table` also returns the positions table's columns (a full computation).
@@ -448,15 +466,7 @@ export async function computePositionItems(
     ...positionsInput(world, sub, table, !table, shared),
     ...(defer ? { returns: false } : {}),
   });
-  let outputs: PositionsOutput[];
-  if (list.length === 0) outputs = [];
-  else if (run === null || list.length < TASK_POSITIONS) outputs = [computePositions(input(list))];
-  else {
-    const shared = positionsShared(world, !table);
-    const tasks = Math.min(8, Math.ceil(list.length / TASK_POSITIONS));
-    const cut = (k: number) => Math.round((k * list.length) / tasks);
-    outputs = await Promise.all(Array.from({ length: tasks }, (_, k) => run(input(list.slice(cut(k), cut(k + 1)), shared))));
-  }
+  const outputs = await positionsInTasks(list, run, input, () => positionsShared(world, !table));
   // the previous items' returns are merged with the new ones: made first if they were deferred
   if (from && from.items.returns === null) await from.items.returnsLater?.();
   const items = mergePositions(world.walletIndex.positions, outputs, from?.items ?? null);
