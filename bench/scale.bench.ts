@@ -7,15 +7,17 @@
 // the first start writes its snapshot files, as a serving writer does at every publish; with
 // include=returns, whose CPU per request is held to 1.2× the plain one's; and, as its floor,
 // bare uWebSockets.js answering the same bytes at the same rate); then the
-// scaling curve: build and `recompute --full` (wall, peak RSS) at each size of
+// scaling curve: build and `recompute --full` (wall, peak RSS, database size) at each size of
 // VAULTD_SCALE_CURVE (vault counts, default 250,4000,10000 beside the main 1,000; empty to skip), same wallets
-// per vault and days. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;
+// per vault and days, and up to VAULTD_SCALE_SERVE_MAX vaults (4000) `vaultd serve` on it: start, restart
+// from the saved snapshot, snapshot size, anonymous and file-backed memory after
+// VAULTD_SCALE_CURVE_TRAFFIC_S (15) of mixed traffic. VAULTD_SCALE_REBUILD=1 rebuilds the main world (a fresh build figure;
 // the curve's worlds are built once and their build figures are those of that first build).
 // Size: VAULTD_SCALE_VAULTS (1000; 100 wallets per vault, 730 days — VAULTD_SCALE_WALLETS,
 // VAULTD_SCALE_DAYS); VAULTD_SCALE_TRAFFIC_S (60), VAULTD_SCALE_RATE (5000 req/s),
 // VAULTD_SCALE_RATE_S (10). Worlds are cached in $VAULTD_SCALE_BENCH_DIR (<tmp>/vaultd-scale-bench).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,7 +113,7 @@ async function identity(base: string): Promise<{ etag: string | null; refreshed_
   return { etag: r.headers.get('etag'), refreshed_at: body.meta.refreshed_at };
 }
 
-const rssMib = (pid: number, field: 'VmRSS' | 'VmHWM') => {
+const rssMib = (pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile') => {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : null;
 };
@@ -211,6 +213,75 @@ interface CurvePoint {
   recompute_ms: number;
   recompute_rss_mib: number | null;
   stages_ms?: Record<string, number>;
+  /** the database file after the recompute, and its snapshot directory once served */
+  database_bytes?: number;
+  /** `vaultd serve` on the recomputed world: null where it was not run (serve_skipped says why) */
+  serve?: CurveServe | null;
+  serve_skipped?: string;
+}
+
+/** Serving one curve point's world: start (recomputing), restart from the saved snapshot, memory after a few seconds of traffic. */
+interface CurveServe {
+  recompute_start_ms: number;
+  restore_start_ms: number;
+  same_identity: boolean;
+  snapshot_bytes: number;
+  /** anonymous memory (the heap and the world in it) and file-backed resident memory, after start and after traffic */
+  rss_anon_after_start_mib: number | null;
+  rss_anon_after_traffic_mib: number | null;
+  rss_file_after_traffic_mib: number | null;
+  peak_rss_mib: number | null;
+  traffic: { seconds: number; requests: number; errors: number };
+}
+
+/**
+ * Curve points served at most at this size (VAULTD_SCALE_SERVE_MAX): a serving process holds
+ * its published world in the heap (issue #39's item 2 is open), ~1.8 GiB of RssAnon per 1,000
+ * vaults of this shape, so 10,000 vaults would not fit a 24 GiB machine.
+ */
+const CURVE_SERVE_MAX = Number(process.env.VAULTD_SCALE_SERVE_MAX ?? 4000);
+
+const dirBytes = (dir: string) => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+
+async function curveServe(db: string, dir: string): Promise<CurveServe> {
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
+  const port = await freePort();
+  const wallets = (await timedVaultd(['wallets', '--db', db, '--limit', '5000'])).stdout
+    .trim()
+    .split('\n')
+    .filter((w) => w.startsWith('0x'));
+  const cold = await serve(db, config, port);
+  const coldId = await identity(cold.base);
+  const snapshot = defaultSnapshotDir(db);
+  for (const t0 = performance.now(); !existsSync(join(snapshot, 'manifest.json')) && performance.now() - t0 < 900_000; )
+    await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 500));
+  await stop(cold);
+  const warm = await serve(db, config, port);
+  try {
+    const warmId = await identity(warm.base);
+    const pid = warm.child.pid!;
+    const anonAfterStart = rssMib(pid, 'RssAnon');
+    const vaults = ((await (await fetch(`${warm.base}/v1/vaults?limit=1000&include_hidden=true`)).json()) as { data: { vault_id: string }[] }).data.map(
+      (v) => v.vault_id,
+    );
+    const seconds = Number(process.env.VAULTD_SCALE_CURVE_TRAFFIC_S ?? 15);
+    const traffic = await mixedTraffic(warm.base, vaults, wallets, seconds);
+    return {
+      recompute_start_ms: Math.round(cold.ms),
+      restore_start_ms: Math.round(warm.ms),
+      same_identity: warmId.etag === coldId.etag && warmId.refreshed_at === coldId.refreshed_at,
+      snapshot_bytes: dirBytes(snapshot),
+      rss_anon_after_start_mib: anonAfterStart,
+      rss_anon_after_traffic_mib: rssMib(pid, 'RssAnon'),
+      rss_file_after_traffic_mib: rssMib(pid, 'RssFile'),
+      peak_rss_mib: rssMib(pid, 'VmHWM'),
+      traffic: { seconds, requests: traffic.requests, errors: traffic.errors },
+    };
+  } finally {
+    await stop(warm);
+  }
 }
 
 /** Build (cached) and recompute --full at each size of VAULTD_SCALE_CURVE, same wallets per vault and days; `main` is the run's own size. */
@@ -227,9 +298,16 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
     const dir = mkdtempSync(join(cacheDir(), 'curve-'));
     try {
       say(`scale: curve, ${worldLabel(q)}: recompute --full …`);
-      const rc = await timedVaultd(['recompute', '--full', '--db', workingCopy(world.path, dir)]);
+      const db = workingCopy(world.path, dir);
+      const rc = await timedVaultd(['recompute', '--full', '--db', db]);
       if (rc.code !== 0)
         throw new Error(`recompute --full at ${vaults} vaults failed (exit ${rc.code}): ${rc.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+      const databaseBytes = statSync(db).size;
+      let served: CurveServe | null = null;
+      if (vaults <= CURVE_SERVE_MAX) {
+        say(`scale: curve, ${worldLabel(q)}: vaultd serve, start and restart …`);
+        served = await curveServe(db, dir);
+      }
       points.push({
         vaults,
         build_ms: world.build.wall_ms,
@@ -238,6 +316,9 @@ async function scalingCurve(p: WorldParams, main: CurvePoint): Promise<CurvePoin
         recompute_ms: Math.round(rc.wall_ms),
         recompute_rss_mib: rc.peak_rss_mib,
         stages_ms: stages(rc.stdout),
+        database_bytes: databaseBytes,
+        serve: served,
+        ...(served ? {} : { serve_skipped: `more than ${CURVE_SERVE_MAX} vaults (VAULTD_SCALE_SERVE_MAX): a serving process holds the world in its heap` }),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -397,6 +478,8 @@ export async function run(): Promise<BenchOutput> {
     say(`scale: ${trafficS} s of mixed traffic …`);
     const traffic = await mixedTraffic(warm.base, vaults, wallets, trafficS);
     const rssAfterTraffic = rssMib(warm.child.pid!, 'VmRSS');
+    const anonAfterTraffic = rssMib(warm.child.pid!, 'RssAnon');
+    const fileAfterTraffic = rssMib(warm.child.pid!, 'RssFile');
     const rateS = Number(process.env.VAULTD_SCALE_RATE_S ?? 10);
     say(`scale: positions of random wallets at ${rate} req/s for ${rateS} s …`);
     const positions = await fixedRate(warm.base, wallets, rate, rateS);
@@ -406,6 +489,7 @@ export async function run(): Promise<BenchOutput> {
     say(`scale: positions with include=returns at ${rate} req/s (wrk) …`);
     const returnsWrk = positionsWrk ? await medianRound(() => fixedRateWrk(warm.base, warm.child.pid!, wallets, rate, rateS, dir, '?include=returns')) : null;
     const hwm = rssMib(warm.child.pid!, 'VmHWM');
+    const snapshotBytes = dirBytes(defaultSnapshotDir(work));
     say(`scale: baseline: the same bytes from bare uWebSockets.js at ${rate} req/s …`);
     const positionsBare = positionsWrk ? await medianRound(() => bareUwsPositions(port, wallets, rate, rateS, dir)) : null;
     await stop(warm);
@@ -433,7 +517,16 @@ export async function run(): Promise<BenchOutput> {
         restore_starts_ms: starts.map(Math.round),
         same_identity: sameIdentity,
       },
-      serve: { rss_after_start_mib: rssAfterStart, rss_after_traffic_mib: rssAfterTraffic, peak_rss_mib: hwm, traffic_s: trafficS, traffic },
+      serve: {
+        rss_after_start_mib: rssAfterStart,
+        rss_after_traffic_mib: rssAfterTraffic,
+        rss_anon_after_traffic_mib: anonAfterTraffic,
+        rss_file_after_traffic_mib: fileAfterTraffic,
+        snapshot_bytes: snapshotBytes,
+        peak_rss_mib: hwm,
+        traffic_s: trafficS,
+        traffic,
+      },
       positions,
       positions_wrk: positionsWrk,
       positions_bare_uws: positionsBare,
@@ -479,8 +572,8 @@ export async function run(): Promise<BenchOutput> {
         {
           figure: `serve RSS after ${trafficS} s mixed traffic`,
           value: gib(rssAfterTraffic),
-          baseline: `after start ${gib(rssAfterStart)}`,
-          target: `≤ ${TARGETS.serve_rss_gib} GiB`,
+          baseline: `after start ${gib(rssAfterStart)}; of it anonymous ${gib(anonAfterTraffic)}, file-backed ${gib(fileAfterTraffic)}`,
+          target: `≤ ${TARGETS.serve_rss_gib} GiB (issue #39: RssAnon ≤ 1 GiB)`,
         },
         {
           figure: `positions at ${rate} req/s (node client): p50 / p99`,
@@ -522,9 +615,17 @@ export async function run(): Promise<BenchOutput> {
         ...curve.map((c) => ({
           figure: `curve: ${c.vaults} vaults (${c.vaults * (p.wallets / p.vaults)} wallets, ${p.days} d)`,
           value: `recompute ${sec(c.recompute_ms)}, ${gib(c.recompute_rss_mib)}`,
-          baseline: `build ${sec(c.build_ms)}, ${gib(c.build_rss_mib)}${c.build_cached ? ' (earlier run)' : ''}`,
+          baseline: `build ${sec(c.build_ms)}, ${gib(c.build_rss_mib)}${c.build_cached ? ' (earlier run)' : ''}${c.database_bytes ? `; database ${gib(c.database_bytes / 2 ** 20)}` : ''}`,
           target: `≤ ${TARGETS.recompute_rss_gib} GiB each (issue #39)`,
         })),
+        ...curve
+          .filter((c) => c.serve)
+          .map((c) => ({
+            figure: `curve: ${c.vaults} vaults, serve: restart from the saved snapshot; RssAnon after ${c.serve!.traffic.seconds} s mixed traffic`,
+            value: `${c.serve!.restore_start_ms} ms; ${gib(c.serve!.rss_anon_after_traffic_mib)}`,
+            baseline: `start recomputing ${sec(c.serve!.recompute_start_ms)}; ${c.serve!.same_identity ? 'same ETag + refreshed_at' : 'IDENTITY DIFFERS'}; snapshot ${gib(c.serve!.snapshot_bytes / 2 ** 20)}; RssFile ${gib(c.serve!.rss_file_after_traffic_mib)}`,
+            target: `≤ ${TARGETS.restart_s} s at 10,000 vaults; RssAnon ≤ 1 GiB (issue #39)`,
+          })),
       ],
     };
   } finally {

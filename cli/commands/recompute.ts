@@ -60,27 +60,23 @@ export async function recomputeCommand(argv: string[]): Promise<number> {
   // compute ~30 %, hourly metrics ~45 %, activity ~10 %, positions ~15 %), so the percent means time
   const stages = 100;
   const AFTER = { load: 20, compute: 30, metrics: 75, activity: 85, positions: 100 } as const;
-  // the load's share moves with the rows read (at 10,000 vaults it is minutes of the run)
-  const toRead = await inputRows(store);
-  const read0 = rowsStreamed();
-  const loading = setInterval(
-    () => progress.update(Math.min(AFTER.load, Math.floor((AFTER.load * (rowsStreamed() - read0)) / Math.max(1, toRead))), stages),
-    1000,
-  );
-  loading.unref();
+  let loading: NodeJS.Timeout | undefined;
   try {
     if (values.full) {
+      // its load reads the registry and the prices alone (seconds); the passes read the rest
       progress.update(0, stages);
       await recomputeFullInPasses(common, store, config, progress, {
-        afterLoad: () => {
-          clearInterval(loading);
-          progress.update(AFTER.load, stages);
-        },
+        afterLoad: () => progress.update(AFTER.load, stages),
         // the passes share what is left after the load by snapshots
         onProgress: (f) => progress.update(AFTER.load + Math.floor((stages - AFTER.load) * f), stages),
       });
       return 0;
     }
+    // the load's share moves with the rows read (the whole world is read before any compute)
+    const toRead = await inputRows(store);
+    const read0 = rowsStreamed();
+    loading = setInterval(() => progress.update(Math.min(AFTER.load, Math.floor((AFTER.load * (rowsStreamed() - read0)) / Math.max(1, toRead))), stages), 1000);
+    loading.unref();
     const engine = createEngine(common, (work) => work(store), {
       compute: poolCompute(createComputePool(common, { threads: 2 })),
       eventHashes: false,
