@@ -6,6 +6,7 @@ export type { ActivityKey, ChainHead, ItemsAnswer, PointsAnswer, ReadModel, Wind
 export { metaText, PAGE_SUFFIX, type ListMeta, type Page, WindowMeta } from './page.js';
 export type { DeflatedItems } from './seriesBuffers.js';
 export { VAULT_LIST_LIMIT, type LatestPrice } from './buildSnapshot.js';
+export { type BoundedCache, createBoundedCache } from './boundedCache.js';
 // the published shapes, for the OpenAPI schemas' drift checks (server/schemas/engineShapes.ts)
 export type { ActivityRow } from '../activity/activityRows.js';
 export type { FeaturedCard, StrategyCard } from '../aggregates/cards.js';

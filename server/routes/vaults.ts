@@ -1,7 +1,7 @@
 // /v1/vaults, /featured, /slug/{slug}, /{vault_id}, /definition, /allocations (seed, DESIGN §5.2).
 import { includeKey, includes, parseQuery, parseVaultId } from '../params.js';
 import { type Body, type JsonBody, jsonPage } from '../reply.js';
-import type { Page, ReadModel } from '../../engine/publish/index.js';
+import { type BoundedCache, createBoundedCache, type Page, type ReadModel } from '../../engine/publish/index.js';
 import { asOfOnly, found, notFound, pageOr404, pinned, ready, type RouteContext, viewAt } from './context.js';
 
 /**
@@ -10,10 +10,12 @@ import { asOfOnly, found, notFound, pageOr404, pinned, ready, type RouteContext,
  * then answered as a fixed page is (a lookup; compressed once per encoding) instead of
  * serializing up to a thousand vaults a request (3.3 ms at 1,500 vaults). By include_hidden,
  * cursor and limit: cursors are the server's own (signed, the same for the same position).
- * The latest model's only (a view of the past answers once); the oldest out past LIST_PAGES_KEPT.
+ * The latest model's only (a view of the past answers once); past LIST_PAGES_KEPT pages or
+ * LIST_PAGE_BYTES, pages not asked for again go first (engine/publish/boundedCache.ts).
  */
 const LIST_PAGES_KEPT = 32;
-const listPages = new WeakMap<ReadModel, Map<string, Page>>();
+const LIST_PAGE_BYTES = 64 * 2 ** 20;
+const listPages = new WeakMap<ReadModel, BoundedCache<string, Page>>();
 
 export function vaultsList(ctx: RouteContext): Body {
   const base = ready(ctx);
@@ -51,9 +53,8 @@ export function vaultsList(ctx: RouteContext): Body {
   const built = jsonPage(body, model.refreshedAt, model.id, model.asOf);
   const page: Page = { prefix: Buffer.concat([...built.head, built.page.prefix]), etag: built.page.etag };
   let pages = listPages.get(model);
-  if (pages === undefined) listPages.set(model, (pages = new Map()));
-  if (pages.size >= LIST_PAGES_KEPT) pages.delete(pages.keys().next().value!);
-  pages.set(key, page);
+  if (pages === undefined) listPages.set(model, (pages = createBoundedCache({ entries: LIST_PAGES_KEPT, bytes: LIST_PAGE_BYTES })));
+  pages.set(key, page, page.prefix.length);
   return { kind: 'page', page };
 }
 
