@@ -243,20 +243,35 @@ const CURVE_SERVE_MAX = Number(process.env.VAULTD_SCALE_SERVE_MAX ?? 4000);
 
 const dirBytes = (dir: string) => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 
-async function curveServe(db: string, dir: string): Promise<CurveServe> {
+/** A config in `dir` whose rate limits no bench client reaches; its path. */
+function unlimitedConfig(dir: string): string {
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
-  const port = await freePort();
-  const wallets = (await timedVaultd(['wallets', '--db', db, '--limit', '5000'])).stdout
+  return config;
+}
+
+/** Up to `limit` wallets of `db` (`vaultd wallets`). */
+async function walletsOf(db: string, limit: number): Promise<string[]> {
+  return (await timedVaultd(['wallets', '--db', db, '--limit', String(limit)])).stdout
     .trim()
     .split('\n')
     .filter((w) => w.startsWith('0x'));
+}
+
+/** Waits (up to `ms`) for the snapshot a server of `db` writes once it listens, then a moment for its last file's rename. */
+async function snapshotWritten(db: string, ms: number): Promise<void> {
+  const manifest = join(defaultSnapshotDir(db), 'manifest.json');
+  for (const t0 = performance.now(); !existsSync(manifest) && performance.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 500));
+}
+
+async function curveServe(db: string, dir: string): Promise<CurveServe> {
+  const config = unlimitedConfig(dir);
+  const port = await freePort();
+  const wallets = await walletsOf(db, 5000);
   const cold = await serve(db, config, port);
   const coldId = await identity(cold.base);
-  const snapshot = defaultSnapshotDir(db);
-  for (const t0 = performance.now(); !existsSync(join(snapshot, 'manifest.json')) && performance.now() - t0 < 900_000; )
-    await new Promise((r) => setTimeout(r, 200));
-  await new Promise((r) => setTimeout(r, 500));
+  await snapshotWritten(db, 900_000);
   await stop(cold);
   const warm = await serve(db, config, port);
   try {
@@ -272,7 +287,7 @@ async function curveServe(db: string, dir: string): Promise<CurveServe> {
       recompute_start_ms: Math.round(cold.ms),
       restore_start_ms: Math.round(warm.ms),
       same_identity: warmId.etag === coldId.etag && warmId.refreshed_at === coldId.refreshed_at,
-      snapshot_bytes: dirBytes(snapshot),
+      snapshot_bytes: dirBytes(defaultSnapshotDir(db)),
       rss_anon_after_start_mib: anonAfterStart,
       rss_anon_after_traffic_mib: rssMib(pid, 'RssAnon'),
       rss_file_after_traffic_mib: rssMib(pid, 'RssFile'),
@@ -436,13 +451,9 @@ export async function run(): Promise<BenchOutput> {
     // every derived table by SQL alone (its twin's prices counted once) vs the whole recompute command
     const sqlAllMs = sql.total_ms + derived.total_ms;
 
-    const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ rate_limits: { anonymous_per_minute: 100_000_000, keyed_per_minute: 100_000_000 } }));
+    const config = unlimitedConfig(dir);
     const port = 19_000 + (process.pid % 1000);
-    const wallets = (await timedVaultd(['wallets', '--db', work, '--limit', String(p.wallets)])).stdout
-      .trim()
-      .split('\n')
-      .filter((w) => w.startsWith('0x'));
+    const wallets = await walletsOf(work, p.wallets);
     const rate = Number(process.env.VAULTD_SCALE_RATE ?? 5000);
     say('scale: vaultd serve, first start (recompute) …');
     const cold = await serve(work, config, port);
@@ -451,9 +462,7 @@ export async function run(): Promise<BenchOutput> {
     // own): positions at the fixed rate meanwhile, as after every publish of a serving writer
     say(`scale: positions at ${rate} req/s while the snapshot files are written …`);
     const duringWrite = await fixedRateWrk(cold.base, cold.child.pid!, wallets, rate, 5, dir);
-    const manifest = join(defaultSnapshotDir(work), 'manifest.json');
-    for (const t0 = performance.now(); !existsSync(manifest) && performance.now() - t0 < 300_000; ) await new Promise((r) => setTimeout(r, 200));
-    await new Promise((r) => setTimeout(r, 500));
+    await snapshotWritten(work, 300_000);
     await stop(cold);
     // three starts from the same saved files, the last kept serving: a start's read of 2 GB
     // into fresh memory is CPU-bound on both cores, and one start varies ±10 % on this VM
