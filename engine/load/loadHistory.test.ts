@@ -25,6 +25,7 @@ const sql = (s: string | null) => (s === null ? 'NULL' : `'${s.replaceAll("'", "
 const double = (x: number) => `'${x}'::DOUBLE`;
 // a big integer as text: `-N::HUGEINT` casts N before negating it, and 2^127 is out of range
 // (so -2^127, which fast-check draws, failed the insert)
+const huge = (x: bigint) => `'${x}'::HUGEINT`;
 
 const targets = [
   { address: '0xaaaa', chain_id: 1, kind: 'asset', protocol: { id: 'morpho-blue', name: 'Morpho Blue' } },
@@ -88,7 +89,7 @@ async function write(allocations: Allocation[], readings: Reading[], terms: Term
       `INSERT INTO tvl_source_values VALUES ${reads
         .map(
           ({ r }) =>
-            `(${sql(r.source)}, to_timestamp(${T0 + 3600 * r.hour})::TIMESTAMP, ${r.usd === null ? 'NULL' : `('${r.usd}'::HUGEINT / 1000000)::DECIMAL(38, 6)`}, ${sql(r.error)})`,
+            `(${sql(r.source)}, to_timestamp(${T0 + 3600 * r.hour})::TIMESTAMP, ${r.usd === null ? 'NULL' : `(${huge(r.usd)} / 1000000)::DECIMAL(38, 6)`}, ${sql(r.error)})`,
         )
         .join(', ')}`,
     );
@@ -98,7 +99,7 @@ async function write(allocations: Allocation[], readings: Reading[], terms: Term
       `INSERT INTO request_terms VALUES ${shuffled(terms)
         .map(
           ({ r, i }) =>
-            `(1, ${sql(r.vault)}, '0x${i.toString(16).padStart(4, '0')}', ${i}, ${r.deadline === null ? 'NULL' : `to_timestamp(${r.deadline})::TIMESTAMP`}, ${r.tip === null ? 'NULL' : `'${r.tip}'::HUGEINT`})`,
+            `(1, ${sql(r.vault)}, '0x${i.toString(16).padStart(4, '0')}', ${i}, ${r.deadline === null ? 'NULL' : `to_timestamp(${r.deadline})::TIMESTAMP`}, ${r.tip === null ? 'NULL' : huge(r.tip)})`,
         )
         .join(', ')}`,
     );
